@@ -1,0 +1,168 @@
+"""The venue: casino, pits, players, staff login state, terminals and the audit trail."""
+
+from __future__ import annotations
+
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Casino(models.Model):
+    """A venue. Every amount it knows is in its currency's minor units (cents for EUR/USD)."""
+
+    code = models.SlugField(max_length=32, unique=True)
+    name = models.CharField(max_length=120)
+    currency = models.CharField(max_length=3, help_text="ISO 4217 code, e.g. EUR")
+    currency_exponent = models.PositiveSmallIntegerField(
+        default=2, help_text="Minor units per major unit as a power of ten (2: cents)"
+    )
+    time_zone = models.CharField(max_length=64, default="UTC")
+    gaming_day_starts_at = models.TimeField(
+        default=dt.time(6, 0), help_text="Local time at which a new gaming day begins"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        permissions = [
+            ("run_table", "Run a live table as its dealer"),
+            ("supervise_pit", "See the pit, its tables and their results"),
+            ("approve_payout", "Approve or reject payouts above a table's threshold"),
+            ("void_round", "Void rounds and correct misscanned cards"),
+            ("adjust_balance", "Adjust a player's balance, with a reason"),
+            ("configure_tables", "Configure tables, limits, rule sets and side-bet paytables"),
+            ("manage_terminals", "Register terminals and issue or revoke their credentials"),
+            ("manage_staff", "Create staff accounts and assign roles"),
+            ("view_audit", "Read the audit trail, round records and reports"),
+            ("operate_cage", "Buy-ins, cash-outs, fills and credits at the cage"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.time_zone)
+
+    def gaming_day(self, moment: dt.datetime | None = None) -> dt.date:
+        """The gaming day a moment belongs to: local date, minus one before the day's start time."""
+        local = (moment or timezone.now()).astimezone(self.zone)
+        if local.time() < self.gaming_day_starts_at:
+            return local.date() - dt.timedelta(days=1)
+        return local.date()
+
+
+class Pit(models.Model):
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="pits")
+    name = models.CharField(max_length=60)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["casino", "name"], name="pit_unique_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Player(models.Model):
+    """A carded player. The PIN is stored hashed; repeated wrong PINs lock the card for a while."""
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="players")
+    card_number = models.CharField(max_length=32, unique=True)
+    display_name = models.CharField(max_length=120)
+    pin_hash = models.CharField(max_length=128)
+    failed_pin_attempts = models.PositiveSmallIntegerField(default=0)
+    locked_until = models.DateTimeField(null=True, blank=True)
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.display_name} ({self.card_number})"
+
+
+class StaffLoginState(models.Model):
+    """Consecutive failed logins of a staff account, and the lock they lead to."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="login_state"
+    )
+    failed_attempts = models.PositiveSmallIntegerField(default=0)
+    locked_until = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"login state of user {self.user_id}"
+
+    def is_locked(self, now: dt.datetime | None = None) -> bool:
+        return self.locked_until is not None and self.locked_until > (now or timezone.now())
+
+
+class Terminal(models.Model):
+    """A registered device: a player terminal or a card reader, bound to one table."""
+
+    class Kind(models.TextChoices):
+        PLAYER_TERMINAL = "player_terminal", "Player terminal"
+        CARD_READER = "card_reader", "Card reader"
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="terminals")
+    name = models.CharField(max_length=60)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    table = models.ForeignKey(
+        "tables.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="terminals"
+    )
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["casino", "name"], name="terminal_unique_name")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.get_kind_display()})"
+
+
+class TerminalCredential(models.Model):
+    """A terminal's secret, shown once when issued. Only its SHA-256 digest is stored."""
+
+    terminal = models.ForeignKey(Terminal, on_delete=models.PROTECT, related_name="credentials")
+    token_prefix = models.CharField(max_length=12, db_index=True)
+    token_digest = models.CharField(max_length=64, unique=True)
+    issued_at = models.DateTimeField(default=timezone.now)
+    issued_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.terminal} credential {self.token_prefix}…"
+
+
+class AuditRecord(models.Model):
+    """One link of the hash-chained audit trail. Append-only: see casino.audit."""
+
+    sequence = models.BigIntegerField(unique=True)
+    recorded_at = models.DateTimeField()
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    actor_name = models.CharField(max_length=150, blank=True)
+    role = models.CharField(max_length=40, blank=True)
+    terminal = models.ForeignKey(Terminal, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    action = models.CharField(max_length=80, db_index=True)
+    object_type = models.CharField(max_length=80, blank=True)
+    object_id = models.CharField(max_length=80, blank=True)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    previous_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64, unique=True)
+
+    class Meta:
+        ordering = ["sequence"]
+        indexes = [models.Index(fields=["object_type", "object_id"], name="audit_object_idx")]
+
+    def __str__(self) -> str:
+        return f"#{self.sequence} {self.action}"

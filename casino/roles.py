@@ -1,0 +1,54 @@
+"""Staff roles: Django groups with an explicit list of permissions each."""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEALER = "dealer"
+PIT_BOSS = "pit_boss"
+OPERATOR = "operator"
+AUDITOR = "auditor"
+CASHIER = "cashier"
+
+ROLE_LABELS = {
+    DEALER: "Dealer",
+    PIT_BOSS: "Pit boss",
+    OPERATOR: "Operator",
+    AUDITOR: "Auditor",
+    CASHIER: "Cashier",
+}
+
+# Codenames of permissions declared on casino.Casino (app label "casino").
+ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
+    DEALER: ("run_table",),
+    PIT_BOSS: ("supervise_pit", "approve_payout", "void_round", "adjust_balance", "view_audit"),
+    OPERATOR: ("configure_tables", "manage_terminals", "manage_staff", "supervise_pit"),
+    AUDITOR: ("view_audit",),
+    CASHIER: ("operate_cage",),
+}
+
+# The page each role lands on after login (URL names).
+ROLE_HOME = {
+    DEALER: "casino:dealer_home",
+    PIT_BOSS: "casino:pit_home",
+    OPERATOR: "casino:operator_home",
+    AUDITOR: "casino:audit_home",
+    CASHIER: "casino:cage_home",
+}
+
+ROLE_ORDER = (PIT_BOSS, OPERATOR, DEALER, CASHIER, AUDITOR)
+
+
+def role_of(user: Any) -> str:
+    """The user's role name (the first of their role groups), or "" for none."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return ""
+    cached = getattr(user, "_casino_role", None)
+    if cached is not None:
+        return str(cached)
+    names = set(user.groups.values_list("name", flat=True))
+    role = next((name for name in ROLE_ORDER if name in names), "")
+    if not role and user.is_superuser:
+        role = "superuser"
+    user._casino_role = role
+    return role

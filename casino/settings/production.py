@@ -1,0 +1,33 @@
+"""Production: every secret from the environment, HTTPS only, PostgreSQL required.
+
+Required: SECRET_KEY, DATABASE_URL (postgresql://...), ALLOWED_HOSTS. Passes
+`manage.py check --deploy --fail-level WARNING` when they are set.
+"""
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+from casino.settings.base import *  # noqa: F403
+from casino.settings.base import env_bool
+
+DEBUG = False
+if len(SECRET_KEY) < 50:  # noqa: F405
+    raise ImproperlyConfigured("SECRET_KEY must be set to at least 50 random characters in production")
+if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
+    raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL in production")
+if not os.environ.get("ALLOWED_HOSTS"):
+    raise ImproperlyConfigured("ALLOWED_HOSTS must be set in production")
+
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SESSION_COOKIE_SECURE = True
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_SECURE = True
+X_FRAME_OPTIONS = "DENY"
+LOGGING["root"]["level"] = os.environ.get("LOG_LEVEL", "WARNING")  # noqa: F405

@@ -1,0 +1,13 @@
+"""Test settings: fast password hashing, in-process Celery unless a broker is configured."""
+
+from casino.settings.base import *  # noqa: F403
+
+DEBUG = False
+SECRET_KEY = SECRET_KEY or "test-only-secret-key-not-for-production-use-0123456789"  # noqa: F405
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Tests always run tasks in-process so that they see the results in the same transaction.
+CELERY_TASK_ALWAYS_EAGER = True

@@ -1,0 +1,166 @@
+"""Staff pages: login, the landing page of each role, terminals and the audit trail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import login, logout
+from django.contrib.auth.decorators import login_required, permission_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from casino.audit import audit_verify
+from casino.errors import ServiceError
+from casino.models import Player, TerminalCredential
+from casino.roles import ROLE_HOME, role_of
+from casino.selectors import audit_record_list, casino_for_user, terminal_list
+from casino.services import (
+    AccountLockedError,
+    LoginRefusedError,
+    staff_login,
+    terminal_credential_issue,
+    terminal_credential_revoke,
+    terminal_register,
+)
+from tables.models import RuleSet, SideBetPaytable, Table
+
+
+@require_http_methods(["GET", "POST"])
+def login_view(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated and request.method == "GET":
+        return redirect("casino:home")
+    context: dict[str, Any] = {"username": ""}
+    status = 200
+    if request.method == "POST":
+        username = request.POST.get("username", "").strip()
+        password = request.POST.get("password", "")
+        context["username"] = username
+        try:
+            user = staff_login(request=request, username=username, password=password)
+        except AccountLockedError as error:
+            context.update(error=error.message, error_code=error.code)
+            status = 423
+        except LoginRefusedError as error:
+            context.update(error=error.message, error_code=error.code)
+            status = 401
+        else:
+            login(request, user)
+            return redirect("casino:home")
+    return render(request, "casino/login.html", context, status=status)
+
+
+@require_POST
+def logout_view(request: HttpRequest) -> HttpResponse:
+    logout(request)
+    return redirect("casino:login")
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    role = role_of(request.user)
+    if role in ROLE_HOME:
+        return redirect(ROLE_HOME[role])
+    if request.user.is_superuser:
+        return redirect("admin:index")
+    return render(request, "casino/no_role.html", status=403)
+
+
+def _tables(request: HttpRequest) -> Any:
+    casino = casino_for_user(request.user)
+    return Table.objects.filter(casino=casino).select_related("pit", "rule_set").order_by("name")
+
+
+@permission_required("casino.run_table", raise_exception=True)
+def dealer_home(request: HttpRequest) -> HttpResponse:
+    return render(request, "casino/dealer_home.html", {"tables": _tables(request)})
+
+
+@permission_required("casino.supervise_pit", raise_exception=True)
+def pit_home(request: HttpRequest) -> HttpResponse:
+    return render(request, "casino/pit_home.html", {"tables": _tables(request)})
+
+
+@permission_required("casino.configure_tables", raise_exception=True)
+def operator_home(request: HttpRequest) -> HttpResponse:
+    context = {
+        "tables": _tables(request),
+        "rule_sets": RuleSet.objects.prefetch_related("versions").order_by("game", "name"),
+        "paytables": SideBetPaytable.objects.prefetch_related("versions").order_by("kind", "name"),
+    }
+    return render(request, "casino/operator_home.html", context)
+
+
+@permission_required("casino.view_audit", raise_exception=True)
+def audit_home(request: HttpRequest) -> HttpResponse:
+    context: dict[str, Any] = {"records": audit_record_list(limit=100, action=request.GET.get("action", ""))}
+    if request.GET.get("verify"):
+        context["verification"] = audit_verify()
+    template = "casino/audit_home.html#audit-records" if request.htmx else "casino/audit_home.html"
+    return render(request, template, context)
+
+
+@permission_required("casino.operate_cage", raise_exception=True)
+def cage_home(request: HttpRequest) -> HttpResponse:
+    casino = casino_for_user(request.user)
+    players = Player.objects.filter(casino=casino).order_by("display_name")
+    return render(request, "casino/cage_home.html", {"players": players})
+
+
+@permission_required("casino.manage_terminals", raise_exception=True)
+@require_http_methods(["GET", "POST"])
+def terminals(request: HttpRequest) -> HttpResponse:
+    casino = casino_for_user(request.user)
+    context: dict[str, Any] = {"tables": _tables(request)}
+    if request.method == "POST" and casino is not None:
+        table_id = request.POST.get("table") or None
+        table = get_object_or_404(Table, pk=table_id, casino=casino) if table_id else None
+        try:
+            terminal = terminal_register(
+                casino=casino,
+                name=request.POST.get("name", "").strip(),
+                kind=request.POST.get("kind", ""),
+                table=table,
+                by=request.user,
+            )
+        except ServiceError as error:
+            messages.error(request, error.message)
+        else:
+            messages.success(request, f"Terminal {terminal.name} registered.")
+    context["terminals"] = terminal_list(casino=casino) if casino else []
+    return render(request, "casino/terminals.html", context)
+
+
+@permission_required("casino.manage_terminals", raise_exception=True)
+@require_POST
+def terminal_credential_issue_view(request: HttpRequest, terminal_id: int) -> HttpResponse:
+    casino = casino_for_user(request.user)
+    terminal = get_object_or_404(
+        casino.terminals if casino else TerminalCredential.objects.none(), pk=terminal_id
+    )
+    try:
+        credential, token = terminal_credential_issue(terminal=terminal, by=request.user)
+    except ServiceError as error:
+        messages.error(request, error.message)
+        return redirect("casino:terminals")
+    # The token is shown on this response only; it is not stored anywhere in clear.
+    return render(
+        request,
+        "casino/terminal_token.html",
+        {"terminal": terminal, "credential": credential, "token": token},
+    )
+
+
+@permission_required("casino.manage_terminals", raise_exception=True)
+@require_POST
+def terminal_credential_revoke_view(request: HttpRequest, credential_id: int) -> HttpResponse:
+    casino = casino_for_user(request.user)
+    credential = get_object_or_404(TerminalCredential, pk=credential_id, terminal__casino=casino)
+    try:
+        terminal_credential_revoke(credential=credential, by=request.user)
+    except ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, f"Credential {credential.token_prefix}… revoked.")
+    return redirect("casino:terminals")

@@ -1,0 +1,1 @@
+"""Accounts, transfers and postings: see wallet/services.py."""
