@@ -1,0 +1,96 @@
+"""Blackjack: rule sets, the round state machine, settlement and round scripts.
+
+Public API (see docs/round-script.md and the docstrings):
+
+- ``new_round(rules, bets=(), *, seats=(), shoe_remaining=None) -> RoundState``
+- ``validate_bet(state, bet) -> None`` (raises BetRefusedError)
+- ``legal_actions(state) -> tuple[Action, ...]``, ``next_card_target(state) -> CardTarget | None``
+- ``apply(state, action) -> (RoundState, tuple[Event, ...])``, ``replay(state, actions)``
+- ``settlement(state) -> tuple[PayoutLine, ...]``
+- ``state_to_dict`` / ``state_from_dict``, ``action_from_dict``
+- ``run_round`` / ``play_round`` drivers; ``script.play_script`` for round scripts.
+"""
+
+from tables.games.blackjack.actions import (
+    Action,
+    CancelBet,
+    CloseBetting,
+    CloseInsurance,
+    DealCard,
+    Decision,
+    DeclineInsurance,
+    Double,
+    Hit,
+    PlaceBet,
+    Split,
+    Stand,
+    Surrender,
+    TakeEvenMoney,
+    TakeInsurance,
+    action_from_dict,
+)
+from tables.games.blackjack.engine import (
+    CardTarget,
+    apply,
+    current_turn,
+    legal_actions,
+    new_round,
+    next_card_target,
+    play_round,
+    replay,
+    run_round,
+    scripted_chooser,
+    validate_bet,
+)
+from tables.games.blackjack.events import Event
+from tables.games.blackjack.rules import HOME_POLISH, LIVE_AMERICAN, RuleSet, profile
+from tables.games.blackjack.serialize import state_from_dict, state_to_dict
+from tables.games.blackjack.settlement import PayoutLine, settlement, totals
+from tables.games.blackjack.state import Bet, BetKind, Box, Hand, Phase, RoundState, Seat
+
+__all__ = [
+    "HOME_POLISH",
+    "LIVE_AMERICAN",
+    "Action",
+    "Bet",
+    "BetKind",
+    "Box",
+    "CancelBet",
+    "CardTarget",
+    "CloseBetting",
+    "CloseInsurance",
+    "DealCard",
+    "Decision",
+    "DeclineInsurance",
+    "Double",
+    "Event",
+    "Hand",
+    "Hit",
+    "PayoutLine",
+    "Phase",
+    "PlaceBet",
+    "RoundState",
+    "RuleSet",
+    "Seat",
+    "Split",
+    "Stand",
+    "Surrender",
+    "TakeEvenMoney",
+    "TakeInsurance",
+    "action_from_dict",
+    "apply",
+    "current_turn",
+    "legal_actions",
+    "new_round",
+    "next_card_target",
+    "play_round",
+    "profile",
+    "replay",
+    "run_round",
+    "scripted_chooser",
+    "settlement",
+    "state_from_dict",
+    "state_to_dict",
+    "totals",
+    "validate_bet",
+]
