@@ -49,18 +49,30 @@ def ratio_text(value: Fraction) -> str:
     return f"{value.numerator}:{value.denominator}"
 
 
-def settle_amount(multiplier: Fraction, stake_minor: int, unit_minor: int) -> tuple[int, Fraction]:
+def settle_amount(
+    multiplier: Fraction, stake_minor: int, unit_minor: int, *, is_rounded: bool | None = None
+) -> tuple[int, Fraction]:
     """Net amount for a stake at an exact multiplier, and the rounding remainder.
+
+    A payout at a fractional ratio (3:2, 6:5, half a stake) is rounded down to a multiple of
+    ``unit_minor`` (the table's smallest chip); a payout at a whole ratio (1:1, 2:1, 25:1) is
+    paid exactly. ``is_rounded`` overrides that choice.
 
     >>> settle_amount(Fraction(3, 2), 900, 1)
     (1350, Fraction(0, 1))
     >>> settle_amount(Fraction(3, 2), 901, 1)
     (1351, Fraction(1, 2))
-    >>> settle_amount(Fraction(3, 2), 901, 5)
-    (1350, Fraction(3, 2))
+    >>> settle_amount(Fraction(3, 2), 950, 50)
+    (1400, Fraction(25, 1))
+    >>> settle_amount(Fraction(1), 75, 50)
+    (75, Fraction(0, 1))
     """
     exact = multiplier * stake_minor
-    if exact.denominator == 1:
+    if is_rounded is None:
+        is_rounded = multiplier.denominator != 1
+    if not is_rounded:
+        if exact.denominator != 1:
+            raise ValueError(f"{exact} is not a whole number of minor units")
         return int(exact), Fraction(0)
     net = math.floor(exact / unit_minor) * unit_minor
     return net, exact - net
@@ -77,8 +89,11 @@ def make_line(
     stake_minor: int,
     rules: RuleSet,
     bet_id: str | None = None,
+    is_rounded: bool | None = None,
 ) -> PayoutLine:
-    net, remainder = settle_amount(multiplier, stake_minor, rules.payout_rounding_unit_minor)
+    net, remainder = settle_amount(
+        multiplier, stake_minor, rules.payout_rounding_unit_minor, is_rounded=is_rounded
+    )
     return PayoutLine(
         bet_id=bet.bet_id if bet_id is None else bet_id,
         player=bet.player,
@@ -144,6 +159,7 @@ def _box_hand_lines(
             bet = bets[stake.bet_id]
             kind = bet.kind
             line_outcome, line_rule, line_multiplier = outcome, rule, multiplier
+            is_rounded: bool | None = None
             if stake.bet_id in even_money:
                 line_outcome, line_rule, line_multiplier = "even_money", "3.3 even money 1:1", Fraction(1)
             elif original_only and live_loss:
@@ -153,6 +169,7 @@ def _box_hand_lines(
                 else:
                     charged.add(stake.bet_id)
                     line_multiplier = Fraction(-bet.stake_minor, stake.stake_minor)
+                    is_rounded = False  # exactly the original stake, never rounded
             lines.append(
                 make_line(
                     bet,
@@ -163,6 +180,7 @@ def _box_hand_lines(
                     multiplier=line_multiplier,
                     stake_minor=stake.stake_minor,
                     rules=rules,
+                    is_rounded=is_rounded,
                 )
             )
     return lines
