@@ -34,9 +34,7 @@ def load_seed(name: str) -> dict[str, Any]:
 def _rule_set(
     game: str, name: str, options: dict[str, Any], source: str, description: str, report: list[str]
 ) -> RuleSet:
-    rule_set, _ = RuleSet.objects.get_or_create(
-        game=game, name=name, defaults={"description": description}
-    )
+    rule_set, _ = RuleSet.objects.get_or_create(game=game, name=name, defaults={"description": description})
     current = rule_set.current_version()
     if current is not None and current.options == options:
         return rule_set

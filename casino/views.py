@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -25,6 +26,15 @@ from casino.services import (
     terminal_register,
 )
 from tables.models import RuleSet, SideBetPaytable, Table
+
+
+def staff_page(permission: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """Anonymous visitors go to the login page; staff without the permission get 403."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        return login_required(permission_required(f"casino.{permission}", raise_exception=True)(view))
+
+    return decorate
 
 
 @require_http_methods(["GET", "POST"])
@@ -72,17 +82,17 @@ def _tables(request: HttpRequest) -> Any:
     return Table.objects.filter(casino=casino).select_related("pit", "rule_set").order_by("name")
 
 
-@permission_required("casino.run_table", raise_exception=True)
+@staff_page("run_table")
 def dealer_home(request: HttpRequest) -> HttpResponse:
     return render(request, "casino/dealer_home.html", {"tables": _tables(request)})
 
 
-@permission_required("casino.supervise_pit", raise_exception=True)
+@staff_page("supervise_pit")
 def pit_home(request: HttpRequest) -> HttpResponse:
     return render(request, "casino/pit_home.html", {"tables": _tables(request)})
 
 
-@permission_required("casino.configure_tables", raise_exception=True)
+@staff_page("configure_tables")
 def operator_home(request: HttpRequest) -> HttpResponse:
     context = {
         "tables": _tables(request),
@@ -92,7 +102,7 @@ def operator_home(request: HttpRequest) -> HttpResponse:
     return render(request, "casino/operator_home.html", context)
 
 
-@permission_required("casino.view_audit", raise_exception=True)
+@staff_page("view_audit")
 def audit_home(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"records": audit_record_list(limit=100, action=request.GET.get("action", ""))}
     if request.GET.get("verify"):
@@ -101,14 +111,14 @@ def audit_home(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-@permission_required("casino.operate_cage", raise_exception=True)
+@staff_page("operate_cage")
 def cage_home(request: HttpRequest) -> HttpResponse:
     casino = casino_for_user(request.user)
     players = Player.objects.filter(casino=casino).order_by("display_name")
     return render(request, "casino/cage_home.html", {"players": players})
 
 
-@permission_required("casino.manage_terminals", raise_exception=True)
+@staff_page("manage_terminals")
 @require_http_methods(["GET", "POST"])
 def terminals(request: HttpRequest) -> HttpResponse:
     casino = casino_for_user(request.user)
@@ -132,7 +142,7 @@ def terminals(request: HttpRequest) -> HttpResponse:
     return render(request, "casino/terminals.html", context)
 
 
-@permission_required("casino.manage_terminals", raise_exception=True)
+@staff_page("manage_terminals")
 @require_POST
 def terminal_credential_issue_view(request: HttpRequest, terminal_id: int) -> HttpResponse:
     casino = casino_for_user(request.user)
@@ -152,7 +162,7 @@ def terminal_credential_issue_view(request: HttpRequest, terminal_id: int) -> Ht
     )
 
 
-@permission_required("casino.manage_terminals", raise_exception=True)
+@staff_page("manage_terminals")
 @require_POST
 def terminal_credential_revoke_view(request: HttpRequest, credential_id: int) -> HttpResponse:
     casino = casino_for_user(request.user)

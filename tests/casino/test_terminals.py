@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from casino.errors import ServiceError
+from casino.models import AuditRecord, Casino, Terminal, TerminalCredential
+from casino.services import terminal_credential_issue, terminal_credential_revoke, terminal_register
+from tables.models import Table
+
+
+@pytest.fixture
+def terminal(seeded) -> Terminal:
+    casino = Casino.objects.get(code="demo")
+    return terminal_register(
+        casino=casino, name="T-BJ1-1", kind=Terminal.Kind.PLAYER_TERMINAL, table=Table.objects.get(name="BJ1")
+    )
+
+
+def _identity(client: Client, token: str):
+    return client.get("/api/v1/terminal/", headers={"Authorization": f"Terminal {token}"})
+
+
+def test_issued_credential_authenticates_and_is_stored_hashed(client, terminal):
+    credential, token = terminal_credential_issue(terminal=terminal)
+
+    response = _identity(client, token)
+
+    assert response.status_code == 200
+    assert response.json()["name"] == "T-BJ1-1"
+    assert response.json()["table"] == "BJ1"
+    assert credential.token_digest == hashlib.sha256(token.encode()).hexdigest()
+    assert not TerminalCredential.objects.filter(token_digest=token).exists()
+    assert token not in str(AuditRecord.objects.filter(action="terminal.credential_issued").values())
+
+
+def test_revoked_credential_is_refused_with_a_clear_error(client, terminal):
+    credential, token = terminal_credential_issue(terminal=terminal)
+    terminal_credential_revoke(credential=credential)
+
+    response = _identity(client, token)
+
+    assert response.status_code == 401
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "credential_revoked"
+    assert response.json()["detail"] == "This terminal credential has been revoked."
+
+
+def test_expired_credential_is_refused_with_a_clear_error(client, terminal):
+    credential, token = terminal_credential_issue(terminal=terminal)
+    TerminalCredential.objects.filter(pk=credential.pk).update(
+        expires_at=timezone.now() - dt.timedelta(seconds=1)
+    )
+
+    response = _identity(client, token)
+
+    assert response.status_code == 401
+    assert response.json()["code"] == "credential_expired"
+
+
+def test_unknown_and_missing_credentials_are_refused(client, terminal):
+    assert _identity(client, "not-a-real-credential-at-all").json()["code"] == "credential_invalid"
+    missing = client.get("/api/v1/terminal/")
+    assert missing.status_code == 401
+    assert missing.json()["code"] == "not_authenticated"
+
+
+def test_deactivated_terminal_is_refused(client, terminal):
+    _, token = terminal_credential_issue(terminal=terminal)
+    Terminal.objects.filter(pk=terminal.pk).update(is_active=False)
+
+    assert _identity(client, token).json()["code"] == "terminal_inactive"
+
+
+def test_revoking_twice_is_refused_and_changes_nothing(terminal):
+    credential, _ = terminal_credential_issue(terminal=terminal)
+    terminal_credential_revoke(credential=credential)
+    audit_count = AuditRecord.objects.count()
+    revoked_at = TerminalCredential.objects.get(pk=credential.pk).revoked_at
+
+    with pytest.raises(ServiceError) as error:
+        terminal_credential_revoke(credential=credential)
+
+    assert error.value.code == "credential_already_revoked"
+    assert AuditRecord.objects.count() == audit_count
+    assert TerminalCredential.objects.get(pk=credential.pk).revoked_at == revoked_at
+
+
+def test_operator_issues_a_credential_shown_once(client, terminal):
+    client.post("/login/", {"username": "operator", "password": "operator-demo"})
+
+    response = client.post(f"/operator/terminals/{terminal.pk}/credentials/")
+
+    token = response.context["token"]
+    assert response.status_code == 200
+    assert token.encode() in response.content
+    assert _identity(client, token).status_code == 200
+    assert token.encode() not in client.get("/operator/terminals/").content
+
+
+def test_dealer_cannot_issue_credentials(client, terminal):
+    client.post("/login/", {"username": "dealer", "password": "dealer-demo"})
+
+    response = client.post(f"/operator/terminals/{terminal.pk}/credentials/")
+
+    assert response.status_code == 403
+    assert not TerminalCredential.objects.exists()
