@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping, Sequence
 
 from tables.games.blackjack import (
+    HOME_POLISH,
+    LIVE_AMERICAN,
+    Action,
     Bet,
     BetKind,
     Event,
     PayoutLine,
+    PlaceBet,
     RoundState,
     RuleSet,
     Seat,
+    apply,
+    new_round,
     play_round,
+    run_round,
     settlement,
+    validate_bet,
 )
-from tables.games.cards import Card, parse_cards
+from tables.games.cards import Card, parse_cards, shoe_cards
+from tables.games.errors import GameError
 
 
 def main(box: int, stake: int = 1000, player: str | None = None) -> Bet:
@@ -56,3 +66,65 @@ def play(
 
 def nets(lines: dict[str, list[PayoutLine]]) -> dict[str, list[int]]:
     return {bet_id: [line.net_minor for line in bet_lines] for bet_id, bet_lines in lines.items()}
+
+
+RULE_VARIANTS: tuple[RuleSet, ...] = (
+    LIVE_AMERICAN,
+    HOME_POLISH,
+    LIVE_AMERICAN.with_overrides(
+        {
+            "dealer_hits_soft_17": True,
+            "surrender": "late",
+            "even_money": True,
+            "payout_rounding_unit_minor": 5,
+        }
+    ),
+    HOME_POLISH.with_overrides({"no_peek_loss": "original_stake", "resplit_aces": True, "split_by": "rank"}),
+    LIVE_AMERICAN.with_overrides(
+        {"decks": 2, "max_hands": 4, "double_on": "10_or_11", "blackjack_pays": "6/5"}
+    ),
+    LIVE_AMERICAN.with_overrides({"split_aces_one_card": False, "resplit_aces": True, "max_hands": 3}),
+)
+
+PLAYERS = ("ann", "bob", "cy", "dee", "eve")
+
+
+def random_bets(rng: random.Random, state: RoundState) -> tuple[RoundState, list[Action], list[Event]]:
+    """Random bets, each validated first; refused ones are skipped (only GameError may refuse)."""
+    actions: list[Action] = []
+    events: list[Event] = []
+    kinds = (BetKind.MAIN, BetKind.MAIN, BetKind.BEHIND, BetKind.PERFECT_PAIRS, BetKind.TWENTY_ONE_PLUS_THREE)
+    for number in range(rng.randint(1, 14)):
+        stake = rng.choice((100, 250, 500, 901, 1000, 2500))
+        bet = Bet(
+            f"bet{number}",
+            rng.choice(PLAYERS),
+            rng.randint(1, state.rules.boxes),
+            rng.choice(kinds),
+            stake,
+            follow_double=rng.random() < 0.5,
+            follow_split=rng.random() < 0.5,
+        )
+        try:
+            validate_bet(state, bet)
+        except GameError:
+            continue
+        action = PlaceBet(bet)
+        state, new_events = apply(state, action)
+        actions.append(action)
+        events.extend(new_events)
+    return state, actions, events
+
+
+def random_round(
+    seed: int,
+) -> tuple[RoundState, RoundState, tuple[Event, ...], tuple[Action, ...], tuple[Card, ...]]:
+    """A round of random legal play: (initial state, final state, events, actions, shoe)."""
+    rng = random.Random(seed)
+    rules = rng.choice(RULE_VARIANTS)
+    shoe = list(shoe_cards(rules.decks))
+    rng.shuffle(shoe)
+    initial = new_round(rules)
+    state, bet_actions, bet_events = random_bets(rng, initial)
+    final, events, actions = run_round(state, shoe, lambda _state, legal: rng.choice(legal))
+    return initial, final, (*bet_events, *events), (*bet_actions, *actions), tuple(shoe)

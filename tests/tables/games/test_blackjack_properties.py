@@ -1,0 +1,116 @@
+"""Hypothesis properties of the blackjack engine under random legal play: cards and money are
+conserved, replay and snapshots reproduce the round, and nothing but GameError is ever raised."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tables.games.blackjack import (
+    DealCard,
+    Hit,
+    Phase,
+    action_from_dict,
+    apply,
+    legal_actions,
+    replay,
+    settlement,
+    state_from_dict,
+    state_to_dict,
+)
+from tables.games.blackjack.events import BetCancelled, BetPlaced, InsuranceTaken, RoundSettled, StakeAdded
+from tables.games.cards import Card
+from tables.games.errors import GameError
+from tests.tables.games.blackjack_helpers import PLAYERS, random_round
+
+SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
+FAST = settings(max_examples=200, deadline=None)
+
+
+@FAST
+@given(SEEDS)
+def test_property_cards_are_conserved(seed: int) -> None:
+    # given a round of random legal play from a shuffled shoe
+    _, final, _, actions, shoe = random_round(seed)
+    dealt = sum(1 for action in actions if isinstance(action, DealCard))
+    # then the cards on the table are exactly the first cards of the shoe, the rest are left
+    assert Counter(final.cards_on_table()) == Counter(shoe[:dealt])
+    assert Counter(final.cards_on_table()) + Counter(shoe[dealt:]) == Counter(shoe)
+
+
+@FAST
+@given(SEEDS)
+def test_property_money_is_conserved(seed: int) -> None:
+    _, final, events, _, _ = random_round(seed)
+    lines = settlement(final)
+    # stakes the events asked the table to hold ...
+    held: Counter[str] = Counter()
+    for event in events:
+        if isinstance(event, BetPlaced):
+            held[event.bet.bet_id] += event.bet.stake_minor
+        elif isinstance(event, BetCancelled):
+            held[event.bet_id] -= event.stake_minor
+        elif isinstance(event, StakeAdded):
+            held[event.bet_id] += event.stake_minor
+        elif isinstance(event, InsuranceTaken):
+            held[event.insurance_bet_id] += event.stake_minor
+    # ... are exactly the stakes of the payout lines, bet by bet
+    settled: Counter[str] = Counter()
+    for line in lines:
+        settled[line.bet_id] += line.stake_minor
+        assert line.paid_minor == line.stake_minor + line.net_minor >= 0
+        assert line.multiplier * line.stake_minor == line.net_minor + line.rounding_remainder_minor
+        assert 0 <= line.rounding_remainder_minor < final.rules.payout_rounding_unit_minor
+    assert +held == +settled
+    stakes = sum(line.stake_minor for line in lines)
+    house = -sum(line.net_minor for line in lines)
+    assert stakes == sum(line.paid_minor for line in lines) + house
+    settled_events = [event for event in events if isinstance(event, RoundSettled)]
+    assert len(settled_events) == 1 and settled_events[0].lines == lines
+
+
+@FAST
+@given(SEEDS)
+def test_property_replay_and_snapshots_reproduce_the_round(seed: int) -> None:
+    initial, final, events, actions, _ = random_round(seed)
+    # stored actions (as JSON) replay to the same state and the same events
+    stored = json.loads(json.dumps([action.to_dict() for action in actions]))
+    replayed, replay_events = replay(initial, [action_from_dict(item) for item in stored])
+    assert replayed == final
+    assert [event.to_dict() for event in replay_events] == [event.to_dict() for event in events]
+    # every intermediate snapshot survives JSON and reads back equal
+    state = initial
+    for action in actions:
+        state, _ = apply(state, action)
+        snapshot = json.loads(json.dumps(state_to_dict(state)))
+        assert state_from_dict(snapshot) == state
+    assert state_to_dict(replayed) == state_to_dict(final)
+    json.dumps([event.to_dict() for event in events])
+
+
+@settings(max_examples=100, deadline=None)
+@given(SEEDS)
+def test_property_random_actions_raise_only_game_errors_and_change_nothing(seed: int) -> None:
+    # given a round played with random legal choices, interleaved with random junk actions
+    rng = random.Random(seed)
+    initial, final, _, actions, _shoe = random_round(seed)
+    state = initial
+    for action in actions:
+        junk = rng.choice(
+            [
+                DealCard(Card.parse(rng.choice(["AS", "KH", "7D", "2C"]))),
+                Hit(rng.choice(PLAYERS), rng.randint(0, 8)),
+                *legal_actions(state),
+            ]
+        )
+        before = state
+        try:
+            apply(state, junk)
+        except GameError:
+            assert state == before
+        state, _ = apply(state, action)
+    assert state == final and state.phase is Phase.SETTLED
