@@ -15,7 +15,7 @@ No clock and no randomness: shoe order and choices are inputs.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from tables.games.blackjack.actions import (
     Action,
@@ -71,6 +71,7 @@ from tables.games.blackjack.state import (
     Seat,
     Stake,
     card_index,
+    evolve,
 )
 from tables.games.cards import RANKS, SUITS, Card, hand_value, is_blackjack
 from tables.games.errors import (
@@ -298,7 +299,7 @@ def _place_bet(state: RoundState, action: Action, events: list[Event]) -> RoundS
     assert isinstance(action, PlaceBet)
     validate_bet(state, action.bet)
     events.append(BetPlaced(action.bet))
-    return replace(state, bets=(*state.bets, action.bet))
+    return evolve(state, bets=(*state.bets, action.bet))
 
 
 def _cancel_bet(state: RoundState, action: Action, events: list[Event]) -> RoundState:
@@ -320,7 +321,7 @@ def _cancel_bet(state: RoundState, action: Action, events: list[Event]) -> Round
     for item in gone:
         events.append(BetCancelled(item.bet_id, item.player, item.box, item.kind, item.stake_minor))
     ids = {item.bet_id for item in gone}
-    return replace(state, bets=tuple(other for other in state.bets if other.bet_id not in ids))
+    return evolve(state, bets=tuple(other for other in state.bets if other.bet_id not in ids))
 
 
 def _close_betting(state: RoundState, action: Action, events: list[Event]) -> RoundState:
@@ -343,7 +344,7 @@ def _close_betting(state: RoundState, action: Action, events: list[Event]) -> Ro
     events.append(BettingClosed(tuple(box.number for box in boxes)))
     for bet in refunds:
         events.append(BetRefunded(bet.bet_id, bet.player, bet.box, bet.stake_minor, "owner_not_playing"))
-    state = replace(state, phase=Phase.DEALING, boxes=tuple(boxes))
+    state = evolve(state, phase=Phase.DEALING, boxes=tuple(boxes))
     if not boxes:
         return _settle(state, events)
     return state
@@ -356,23 +357,23 @@ def _deal_card(state: RoundState, action: Action, events: list[Event]) -> RoundS
     if target is None:
         raise MisscanError(f"no card is expected now ({state.phase.value})", code="card_not_expected")
     limit = state.rules.decks if state.shoe_remaining is None else state.shoe_remaining[card_index(card)]
-    if sum(1 for other in state.cards_on_table() if other == card) >= limit:
+    if state.cards_on_table().count(card) >= limit:
         raise MisscanError(f"the shoe holds no other {card.code}", code="card_not_in_shoe")
     events.append(CardDealt(card, target.to, target.box, target.hand, target.is_face_up))
     if target.to == "dealer":
-        state = replace(state, dealer_cards=(*state.dealer_cards, card))
+        state = evolve(state, dealer_cards=(*state.dealer_cards, card))
     elif state.phase is Phase.DEALING:
         position = next(index for index, box in enumerate(state.boxes) if box.number == target.box)
         box = state.boxes[position]
         hand = box.hands[0]
-        box = replace(
-            box, hands=(replace(hand, cards=(*hand.cards, card)),), first_cards=(*box.first_cards, card)
+        box = evolve(
+            box, hands=(evolve(hand, cards=(*hand.cards, card)),), first_cards=(*box.first_cards, card)
         )
-        state = replace(state, boxes=_put(state.boxes, position, box))
+        state = evolve(state, boxes=_put(state.boxes, position, box))
     else:
         hand = _current_hand(state)
-        state = _with_hand(state, replace(hand, cards=(*hand.cards, card)))
-        state = replace(state, card_due=False)
+        state = _with_hand(state, evolve(hand, cards=(*hand.cards, card)))
+        state = evolve(state, card_due=False)
     return _advance(state, events)
 
 
@@ -412,7 +413,7 @@ def _take_insurance(state: RoundState, action: Action, events: list[Event]) -> R
         bet.bet_id, bet.player, bet.box, InsuranceChoice.TAKEN, insurance_bet_id, stake
     )
     events.append(InsuranceTaken(bet.bet_id, insurance_bet_id, bet.player, bet.box, stake))
-    return _advance(replace(state, insurance=(*state.insurance, decision)), events)
+    return _advance(evolve(state, insurance=(*state.insurance, decision)), events)
 
 
 def _take_even_money(state: RoundState, action: Action, events: list[Event]) -> RoundState:
@@ -422,7 +423,7 @@ def _take_even_money(state: RoundState, action: Action, events: list[Event]) -> 
         raise IllegalActionError("even money is only for a blackjack", code="even_money_not_offered")
     decision = InsuranceDecision(bet.bet_id, bet.player, bet.box, InsuranceChoice.EVEN_MONEY)
     events.append(EvenMoneyTaken(bet.bet_id, bet.player, bet.box))
-    return _advance(replace(state, insurance=(*state.insurance, decision)), events)
+    return _advance(evolve(state, insurance=(*state.insurance, decision)), events)
 
 
 def _decline_insurance(state: RoundState, action: Action, events: list[Event]) -> RoundState:
@@ -430,7 +431,7 @@ def _decline_insurance(state: RoundState, action: Action, events: list[Event]) -
     bet, _ = _insurance_target(state, action.player, action.bet_id)
     decision = InsuranceDecision(bet.bet_id, bet.player, bet.box, InsuranceChoice.DECLINED)
     events.append(InsuranceDeclined(bet.bet_id, bet.player, bet.box, False))
-    return _advance(replace(state, insurance=(*state.insurance, decision)), events)
+    return _advance(evolve(state, insurance=(*state.insurance, decision)), events)
 
 
 def _close_insurance(state: RoundState, action: Action, events: list[Event]) -> RoundState:
@@ -445,7 +446,7 @@ def _close_insurance(state: RoundState, action: Action, events: list[Event]) -> 
                 InsuranceDecision(bet.bet_id, bet.player, bet.box, InsuranceChoice.DECLINED, by_default=True)
             )
             events.append(InsuranceDeclined(bet.bet_id, bet.player, bet.box, True))
-    state = replace(state, insurance=(*state.insurance, *added))
+    state = evolve(state, insurance=(*state.insurance, *added))
     return _after_insurance(state, events)
 
 
@@ -469,13 +470,13 @@ def _decide(state: RoundState, action: Action, events: list[Event]) -> RoundStat
         raise IllegalActionError(f"{name} is not allowed on this hand", code=f"{name}_not_allowed")
     events.append(DecisionTaken(action.player, box.number, index, name))
     if isinstance(action, Hit):
-        return replace(state, card_due=True)
+        return evolve(state, card_due=True)
     if isinstance(action, Stand):
         events.append(HandFinished(box.number, index, hand.value.total, "stand"))
-        return _advance(_with_hand(state, replace(hand, is_finished=True)), events)
+        return _advance(_with_hand(state, evolve(hand, is_finished=True)), events)
     if isinstance(action, Surrender):
         events.append(HandFinished(box.number, index, hand.value.total, "surrender"))
-        return _advance(_with_hand(state, replace(hand, is_finished=True, is_surrendered=True)), events)
+        return _advance(_with_hand(state, evolve(hand, is_finished=True, is_surrendered=True)), events)
     bets = {bet.bet_id: bet for bet in state.bets}
     if isinstance(action, Double):
         stakes: list[Stake] = []
@@ -487,8 +488,8 @@ def _decide(state: RoundState, action: Action, events: list[Event]) -> RoundStat
                 )
                 stake = Stake(stake.bet_id, stake.stake_minor * 2)
             stakes.append(stake)
-        doubled = replace(hand, stakes=tuple(stakes), is_doubled=True)
-        return replace(_with_hand(state, doubled), card_due=True)
+        doubled = evolve(hand, stakes=tuple(stakes), is_doubled=True)
+        return evolve(_with_hand(state, doubled), card_due=True)
     assert isinstance(action, Split)
     first_card, second_card = hand.cards
     is_aces = first_card.is_ace
@@ -500,10 +501,10 @@ def _decide(state: RoundState, action: Action, events: list[Event]) -> RoundStat
                 StakeAdded(bet.bet_id, bet.player, box.number, index + 1, stake.stake_minor, "split")
             )
             new_stakes.append(stake)
-    first = replace(hand, cards=(first_card,), is_split=True, is_split_aces=is_aces)
+    first = evolve(hand, cards=(first_card,), is_split=True, is_split_aces=is_aces)
     second = Hand(cards=(second_card,), stakes=tuple(new_stakes), is_split=True, is_split_aces=is_aces)
     hands = (*box.hands[:index], first, second, *box.hands[index + 1 :])
-    state = replace(state, boxes=_put(state.boxes, state.turn_box, replace(box, hands=hands)))
+    state = evolve(state, boxes=_put(state.boxes, state.turn_box, evolve(box, hands=hands)))
     return _advance(state, events)
 
 
@@ -547,8 +548,8 @@ def _current_hand(state: RoundState) -> Hand:
 def _with_hand(state: RoundState, hand: Hand) -> RoundState:
     box = state.boxes[state.turn_box]
     index = state.turn_hand
-    box = replace(box, hands=(*box.hands[:index], hand, *box.hands[index + 1 :]))
-    return replace(state, boxes=_put(state.boxes, state.turn_box, box))
+    box = evolve(box, hands=(*box.hands[:index], hand, *box.hands[index + 1 :]))
+    return evolve(state, boxes=_put(state.boxes, state.turn_box, box))
 
 
 def _insurance_offers(state: RoundState) -> list[tuple[Bet, bool]]:
@@ -648,7 +649,7 @@ def _after_deal(state: RoundState, events: list[Event]) -> RoundState:
                     tuple(bet.bet_id for bet, even_money in offers if even_money),
                 )
             )
-            return replace(state, phase=Phase.INSURANCE)
+            return evolve(state, phase=Phase.INSURANCE)
     return _peek_or_play(state, events)
 
 
@@ -664,8 +665,8 @@ def _peek_or_play(state: RoundState, events: list[Event]) -> RoundState:
         if has_blackjack:
             events.append(HoleCardRevealed(state.dealer_cards[1]))
             events.append(DealerFinished(21, True, False))
-            return _settle(replace(state, is_hole_card_revealed=True), events)
-    state = replace(state, phase=Phase.PLAYERS, turn_box=0, turn_hand=0, card_due=False)
+            return _settle(evolve(state, is_hole_card_revealed=True), events)
+    state = evolve(state, phase=Phase.PLAYERS, turn_box=0, turn_hand=0, card_due=False)
     return _next_turn(state, events)
 
 
@@ -681,7 +682,7 @@ def _next_turn(state: RoundState, events: list[Event]) -> RoundState:
             index += 1
             continue
         if (position, index) != (state.turn_box, state.turn_hand):
-            state = replace(state, turn_box=position, turn_hand=index, card_due=False)
+            state = evolve(state, turn_box=position, turn_hand=index, card_due=False)
         if state.card_due or len(hand.cards) < 2:
             return state
         reason = _finish_reason(state, box, hand)
@@ -691,13 +692,13 @@ def _next_turn(state: RoundState, events: list[Event]) -> RoundState:
             )
             return state
         events.append(HandFinished(box.number, index, hand.value.total, reason))
-        state = _with_hand(state, replace(hand, is_finished=True))
+        state = _with_hand(state, evolve(hand, is_finished=True))
         index += 1
     return _enter_dealer(state, events)
 
 
 def _enter_dealer(state: RoundState, events: list[Event]) -> RoundState:
-    state = replace(state, phase=Phase.DEALER, is_hole_card_revealed=True, card_due=False)
+    state = evolve(state, phase=Phase.DEALER, is_hole_card_revealed=True, card_due=False)
     events.append(HoleCardRevealed(state.dealer_cards[1]))
     if not is_blackjack(state.dealer_cards):
         hands = [hand for box in state.boxes for hand in box.hands]
@@ -739,7 +740,7 @@ def _dealer_done(state: RoundState, events: list[Event]) -> RoundState:
 
 
 def _settle(state: RoundState, events: list[Event]) -> RoundState:
-    state = replace(state, phase=Phase.SETTLED, card_due=False)
+    state = evolve(state, phase=Phase.SETTLED, card_due=False)
     events.append(RoundSettled(settlement(state)))
     return state
 
