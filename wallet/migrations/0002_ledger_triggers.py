@@ -63,12 +63,15 @@ DROP FUNCTION IF EXISTS wallet_refuse_change();
 
 def forward(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(FORWARD)
+        # A cursor without parameters: the '%' of RAISE formats must reach PostgreSQL as they are.
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute(FORWARD)
 
 
 def backward(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(BACKWARD)
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute(BACKWARD)
 
 
 class Migration(migrations.Migration):

@@ -1,0 +1,94 @@
+"""Refusals of the wallet services. Each has a stable ``code`` (what the API returns); a refused
+command changed nothing."""
+
+from __future__ import annotations
+
+from casino.errors import ConflictError, NotFoundError, PermissionRefusedError, ServiceError
+from wallet.idempotency import IdempotencyKeyReusedError
+
+__all__ = [
+    "AccountNotFoundError",
+    "AdjustmentNotPendingError",
+    "CasinoMismatchError",
+    "CurrencyMismatchError",
+    "FourEyesRequiredError",
+    "HoldMismatchError",
+    "HoldNotOpenError",
+    "IdempotencyKeyReusedError",
+    "InsufficientFundsError",
+    "InvalidAmountError",
+    "PayoutNotPendingError",
+    "PermissionRefusedError",
+    "ReasonRequiredError",
+    "SameAccountError",
+    "TransferAlreadyReversedError",
+    "TransferNotReversibleError",
+]
+
+
+class InsufficientFundsError(ConflictError):
+    """The move would take an account that may not go negative below its held amount."""
+
+    code = "insufficient_funds"
+
+
+class AccountNotFoundError(NotFoundError):
+    code = "account_not_found"
+
+
+class CurrencyMismatchError(ServiceError):
+    code = "currency_mismatch"
+    status = 422
+
+
+class CasinoMismatchError(ServiceError):
+    code = "casino_mismatch"
+    status = 422
+
+
+class InvalidAmountError(ServiceError):
+    code = "invalid_amount"
+    status = 422
+
+
+class SameAccountError(ServiceError):
+    code = "same_account"
+    status = 422
+
+
+class ReasonRequiredError(ServiceError):
+    code = "reason_required"
+    status = 422
+
+
+class HoldNotOpenError(ConflictError):
+    code = "hold_not_open"
+
+
+class HoldMismatchError(ServiceError):
+    """A settlement line names a hold of another account or table, or the same hold twice."""
+
+    code = "hold_mismatch"
+    status = 422
+
+
+class PayoutNotPendingError(ConflictError):
+    code = "payout_not_pending"
+
+
+class AdjustmentNotPendingError(ConflictError):
+    code = "adjustment_not_pending"
+
+
+class TransferAlreadyReversedError(ConflictError):
+    code = "transfer_already_reversed"
+
+
+class TransferNotReversibleError(ConflictError):
+    code = "transfer_not_reversible"
+
+
+class FourEyesRequiredError(PermissionRefusedError):
+    """An adjustment above the threshold must be approved by another pit boss than its requester."""
+
+    code = "four_eyes_required"

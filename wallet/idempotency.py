@@ -1,0 +1,112 @@
+"""Idempotency keys for money commands: a retry returns the first result and moves nothing.
+
+``idempotent(scope=..., key=..., payload=..., perform=...)`` runs ``perform`` at most once per
+(scope, key) and stores its JSON result in the same transaction as its effect.
+
+Concurrency semantics (PostgreSQL, READ COMMITTED):
+- The record is inserted FIRST, before the command takes any row lock, with
+  ``INSERT ... ON CONFLICT (scope, key) DO NOTHING``. A concurrent call with the same key blocks
+  on the unique index until the first transaction ends ("waits", never doubles):
+  - the first commits: the insert does nothing, the call reads the committed record and returns
+    its stored response (``replayed=True``), having moved nothing;
+  - the first rolls back (it was refused, or crashed): the record never existed, so this call
+    inserts it and runs the command itself.
+- Because the wait happens before any other lock is taken, it cannot deadlock with the command.
+- A refused command (``ServiceError``) rolls back with its record: a refusal is not remembered, and
+  the same key may be retried once, say, the player has funds.
+- The same key with another payload (another fingerprint) is refused with
+  ``idempotency_key_reused`` and nothing happens.
+On SQLite, write transactions are serialized by the database lock, which gives the same result.
+
+A scope names the caller (``user:12``, ``player:7``, ``table:3``); keys are unique per scope. The
+payload should hold the command name and every argument that changes its effect.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connection, transaction
+from django.utils import timezone
+
+from casino.errors import ServiceError
+from wallet.models import IdempotencyRecord
+
+
+class IdempotencyKeyReusedError(ServiceError):
+    code = "idempotency_key_reused"
+    status = 422
+
+
+MAX_KEY_LENGTH = 200
+MAX_SCOPE_LENGTH = 80
+
+
+def request_fingerprint(payload: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of a payload (sorted keys, no spaces)."""
+    encoded = json.dumps(
+        payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, cls=DjangoJSONEncoder
+    ).encode()
+    return hashlib.sha256(encoded).hexdigest()
+
+
+@dataclass(frozen=True)
+class IdempotentResult:
+    response: dict[str, Any]
+    replayed: bool
+
+
+_INSERT_SQL = (
+    "INSERT INTO wallet_idempotencyrecord (scope, key, request_fingerprint, created_at) "
+    "VALUES (%s, %s, %s, %s) ON CONFLICT (scope, key) DO NOTHING RETURNING id"
+)
+
+
+def idempotent(
+    *,
+    scope: str,
+    key: str,
+    payload: Mapping[str, Any],
+    perform: Callable[[], dict[str, Any]],
+    finish: Callable[[dict[str, Any]], Any] | None = None,
+) -> IdempotentResult:
+    """Run ``perform`` once for (scope, key); return its response, or the stored one on a retry.
+
+    Opens (or joins) a transaction. ``perform`` must return a JSON-serializable dict and do all its
+    writes in the caller's transaction. ``finish`` (optional) runs after the record is stored, in
+    the same transaction, only when ``perform`` ran: the place for ``audit_append``, which must be
+    the last write because it holds the audit chain lock until commit. Raises ``IdempotencyKeyReusedError`` when the key was used
+    with another payload, ``ServiceError(code="invalid_idempotency_key")`` for an empty or too
+    long key. See the module docstring for what happens under concurrency.
+    """
+    if not key or len(key) > MAX_KEY_LENGTH:
+        raise ServiceError(
+            f"An idempotency key of 1 to {MAX_KEY_LENGTH} characters is required.",
+            code="invalid_idempotency_key",
+        )
+    if not scope or len(scope) > MAX_SCOPE_LENGTH:
+        raise ServiceError("An idempotency scope is required.", code="invalid_idempotency_key")
+    fingerprint = request_fingerprint(payload)
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(_INSERT_SQL, [scope, key, fingerprint, timezone.now()])
+            row = cursor.fetchone()
+        if row is None:
+            existing = IdempotencyRecord.objects.get(scope=scope, key=key)
+            if existing.request_fingerprint != fingerprint:
+                raise IdempotencyKeyReusedError(
+                    f"The idempotency key {key!r} was already used for another request.",
+                    scope=scope,
+                    key=key,
+                )
+            return IdempotentResult(response=dict(existing.response or {}), replayed=True)
+        response = perform()
+        IdempotencyRecord.objects.filter(pk=row[0]).update(response=response)
+        if finish is not None:
+            finish(response)
+        return IdempotentResult(response=response, replayed=False)

@@ -1,0 +1,127 @@
+"""Finding and locking ledger rows, and moving cached balances.
+
+Lock order, everywhere in the wallet: first the domain row a command acts on (holds, a pending
+payout, an adjustment, the transfer being reversed), then accounts in primary-key order, and the
+audit chain last (``audit_append``). A single ``SELECT ... ORDER BY id FOR UPDATE`` locks rows in
+id order on PostgreSQL, so two commands never wait on each other in opposite orders.
+On SQLite ``select_for_update`` is a no-op; write transactions there are serialized whole
+(``transaction_mode=IMMEDIATE``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from django.db import connection
+from django.db.models import Q
+
+from casino.models import Casino
+from wallet.errors import CurrencyMismatchError, InsufficientFundsError
+from wallet.models import MAY_GO_NEGATIVE_KINDS, Account
+
+
+@dataclass(frozen=True)
+class AccountSpec:
+    """Which account: its kind plus its owner (a player, a table, or neither for venue accounts)."""
+
+    kind: str
+    player_id: int | None = None
+    table_id: int | None = None
+
+
+def spec_of(account: Account) -> AccountSpec:
+    return AccountSpec(account.kind, account.player_id, account.table_id)
+
+
+def account_get_or_create(*, casino: Casino, spec: AccountSpec) -> Account:
+    """The account for a spec, created (empty) when missing. Safe under races (unique constraints)."""
+    account, _ = Account.objects.get_or_create(
+        casino=casino,
+        kind=spec.kind,
+        player_id=spec.player_id,
+        table_id=spec.table_id,
+        defaults={"currency": casino.currency, "may_go_negative": spec.kind in MAY_GO_NEGATIVE_KINDS},
+    )
+    return account
+
+
+def accounts_lock(
+    *, casino: Casino, specs: Iterable[AccountSpec] = (), ids: Iterable[int] = ()
+) -> list[Account]:
+    """Lock (SELECT ... FOR UPDATE, in id order) the accounts named by specs and ids.
+
+    Accounts named by a spec are created first if missing (only ever the first time). Raises
+    ``CurrencyMismatchError`` when an account is not in this casino's currency (or not of this
+    casino). Returns the locked rows in id order.
+    """
+    wanted_specs = set(specs)
+    wanted_ids = set(ids)
+    if not wanted_specs and not wanted_ids:
+        return []
+    accounts: list[Account] = []
+    for _attempt in range(2):
+        query = Q(pk__in=sorted(wanted_ids)) if wanted_ids else Q()
+        for spec in wanted_specs:
+            query |= Q(casino_id=casino.pk, kind=spec.kind, player_id=spec.player_id, table_id=spec.table_id)
+        accounts = list(Account.objects.select_for_update().filter(query).order_by("pk"))
+        found = {spec_of(account) for account in accounts}
+        missing = wanted_specs - found
+        if not missing:
+            break
+        for spec in sorted(missing, key=repr):
+            account_get_or_create(casino=casino, spec=spec)
+    for account in accounts:
+        if account.casino_id != casino.pk or account.currency != casino.currency:
+            raise CurrencyMismatchError(
+                f"Account {account.pk} is in {account.currency}, not in {casino.currency} of {casino.code}.",
+                account_id=account.pk,
+            )
+    return accounts
+
+
+def check_and_apply(
+    accounts: Mapping[int, Account],
+    balance_deltas: Mapping[int, int],
+    held_deltas: Mapping[int, int] | None = None,
+) -> None:
+    """Check the no-negative rule on locked accounts, then move their cached balances.
+
+    One statement whatever the number of accounts (``WITH v AS (VALUES ...) UPDATE ... FROM v``,
+    which both PostgreSQL and SQLite >= 3.33 run). The rows must already be locked by this
+    transaction: the new values are checked here against what was read under the lock, and the
+    CHECK constraint on the table backs the check up. Raises ``InsufficientFundsError`` naming
+    the first (lowest id) account that would break its rule; nothing is written then.
+    """
+    held_deltas = held_deltas or {}
+    rows: list[tuple[int, int, int]] = []
+    for account_id in sorted(set(balance_deltas) | set(held_deltas)):
+        account = accounts[account_id]
+        delta_balance = balance_deltas.get(account_id, 0)
+        delta_held = held_deltas.get(account_id, 0)
+        if not delta_balance and not delta_held:
+            continue
+        new_balance = account.balance_minor + delta_balance
+        new_held = account.held_minor + delta_held
+        if new_held < 0 or (not account.may_go_negative and new_balance < new_held):
+            raise InsufficientFundsError(
+                f"Insufficient funds on {account.get_kind_display().lower()} account {account.pk}: "
+                f"{account.available_minor} available, {-(delta_balance - delta_held)} needed.",
+                account_id=account.pk,
+                available_minor=account.available_minor,
+            )
+        rows.append((account_id, delta_balance, delta_held))
+    if not rows:
+        return
+    values = ", ".join(["(CAST(%s AS bigint), CAST(%s AS bigint), CAST(%s AS bigint))"] * len(rows))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH v(id, d_balance, d_held) AS (VALUES {values}) "
+            "UPDATE wallet_account SET balance_minor = wallet_account.balance_minor + v.d_balance, "
+            "held_minor = wallet_account.held_minor + v.d_held "
+            "FROM v WHERE wallet_account.id = v.id",
+            [value for row in rows for value in row],
+        )
+    for account_id, delta_balance, delta_held in rows:
+        accounts[account_id].balance_minor += delta_balance
+        accounts[account_id].held_minor += delta_held
