@@ -1,0 +1,1095 @@
+"""Wallet services: the only code that writes to the ledger.
+
+Every money command:
+- takes an idempotency key, scoped to its caller (see wallet/idempotency.py): a retry returns the
+  first result and moves nothing, the same key with another payload is refused;
+- validates, then in ONE transaction: records the key, locks the domain row it acts on, locks the
+  accounts in id order, writes one transfer with its postings (summing to zero), moves the cached
+  balances in the same transaction, and appends the audit record as its last write;
+- when refused (``ServiceError``), leaves balances, postings, holds and audit records as they were.
+
+Hot path for a live table: ``hold_place`` touches only the bettor's own account row (one
+conditional UPDATE) and inserts a hold; no row shared by the table's bettors is written per bet
+and no audit record is appended (the bet is recorded in the round's event log). The table's
+accounts move once per round, in ``round_settle``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from casino.audit import audit_append
+from casino.errors import ServiceError
+from casino.models import Casino, Player
+from casino.services import require_permission
+from tables.models import Table
+from wallet.errors import (
+    AccountNotFoundError,
+    AdjustmentNotPendingError,
+    CasinoMismatchError,
+    CurrencyMismatchError,
+    FourEyesRequiredError,
+    HoldMismatchError,
+    HoldNotOpenError,
+    InsufficientFundsError,
+    InvalidAmountError,
+    PayoutNotPendingError,
+    ReasonRequiredError,
+    SameAccountError,
+    TransferAlreadyReversedError,
+    TransferNotReversibleError,
+)
+from wallet.idempotency import idempotent
+from wallet.locking import AccountSpec, accounts_lock, check_and_apply, spec_of
+from wallet.models import (
+    Account,
+    AccountKind,
+    AdjustmentStatus,
+    BalanceAdjustment,
+    Hold,
+    HoldStatus,
+    PayoutStatus,
+    PendingPayout,
+    Posting,
+    Transfer,
+    TransferKind,
+)
+
+DEFAULT_ADJUSTMENT_APPROVAL_THRESHOLD_MINOR = 50_000
+
+
+def adjustment_approval_threshold_minor() -> int:
+    return int(
+        getattr(settings, "ADJUSTMENT_APPROVAL_THRESHOLD_MINOR", DEFAULT_ADJUSTMENT_APPROVAL_THRESHOLD_MINOR)
+    )
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _require_amount(amount_minor: Any, *, positive: bool = True) -> int:
+    # bool is an int in Python; a True stake is a bug, not one cent.
+    if not isinstance(amount_minor, int) or isinstance(amount_minor, bool):
+        raise InvalidAmountError("An amount is a whole number of minor units.", amount=repr(amount_minor))
+    if positive and amount_minor <= 0:
+        raise InvalidAmountError("The amount must be more than zero.", amount=amount_minor)
+    if not positive and amount_minor == 0:
+        raise InvalidAmountError("The amount must not be zero.", amount=amount_minor)
+    return amount_minor
+
+
+def _require_reason(reason: str) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise ReasonRequiredError("A reason is required.")
+    return reason[:300]
+
+
+def _user_scope(user: Any) -> str:
+    return f"user:{user.pk}"
+
+
+def _player_spec(player: Player) -> AccountSpec:
+    return AccountSpec(AccountKind.PLAYER, player_id=player.pk)
+
+
+def _table_spec(table: Table, kind: str) -> AccountSpec:
+    return AccountSpec(kind, table_id=table.pk)
+
+
+def _venue_spec(kind: str) -> AccountSpec:
+    return AccountSpec(kind)
+
+
+def _same_casino(casino: Casino, *owners: Any) -> None:
+    for owner in owners:
+        if owner.casino_id != casino.pk:
+            raise CasinoMismatchError(f"{owner} does not belong to {casino}.")
+
+
+def _transfer_write(
+    *,
+    casino: Casino,
+    kind: str,
+    accounts: Mapping[int, Account],
+    amounts: Mapping[int, int],
+    held_deltas: Mapping[int, int] | None = None,
+    created_by: Any = None,
+    memo: str = "",
+    reference_type: str = "",
+    reference_id: Any = "",
+    reverses: Transfer | None = None,
+    idempotency_scope: str = "",
+    idempotency_key: str = "",
+) -> Transfer:
+    """Check the no-negative rule, write a transfer and its postings, move the cached balances.
+
+    ``accounts`` must be locked by the caller's transaction. ``amounts`` (account id -> signed
+    amount) must sum to zero; zero amounts are left out. Four statements whatever the size.
+    """
+    if sum(amounts.values()) != 0:
+        raise InvalidAmountError("The postings of a transfer must sum to zero.")
+    check_and_apply(accounts, amounts, held_deltas)
+    transfer = Transfer.objects.create(
+        casino=casino,
+        kind=kind,
+        currency=casino.currency,
+        reverses=reverses,
+        idempotency_scope=idempotency_scope,
+        idempotency_key=idempotency_key,
+        reference_type=reference_type,
+        reference_id=str(reference_id),
+        memo=memo[:300],
+        created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
+    )
+    Posting.objects.bulk_create(
+        [
+            Posting(transfer=transfer, account_id=account_id, amount_minor=amount)
+            for account_id, amount in sorted(amounts.items())
+            if amount
+        ]
+    )
+    return transfer
+
+
+def _by_id(accounts: Iterable[Account]) -> dict[int, Account]:
+    return {account.pk: account for account in accounts}
+
+
+def _by_spec(accounts: Iterable[Account]) -> dict[AccountSpec, Account]:
+    return {spec_of(account): account for account in accounts}
+
+
+def _simple_move(
+    *,
+    casino: Casino,
+    kind: str,
+    source: AccountSpec,
+    destination: AccountSpec,
+    amount_minor: int,
+    actor: Any,
+    actor_name: str = "",
+    scope: str,
+    idempotency_key: str,
+    payload: dict[str, Any],
+    audit_action: str,
+    memo: str = "",
+    audit_after: dict[str, Any] | None = None,
+) -> Transfer:
+    """Move an amount from one account to another as one idempotent, audited transfer."""
+    created: list[Transfer] = []
+
+    def perform() -> dict[str, Any]:
+        locked = accounts_lock(casino=casino, specs=[source, destination])
+        specs = _by_spec(locked)
+        source_account, destination_account = specs[source], specs[destination]
+        transfer = _transfer_write(
+            casino=casino,
+            kind=kind,
+            accounts=_by_id(locked),
+            amounts={source_account.pk: -amount_minor, destination_account.pk: amount_minor},
+            created_by=actor,
+            memo=memo,
+            idempotency_scope=scope,
+            idempotency_key=idempotency_key,
+        )
+        created.append(transfer)
+        return {
+            "transfer_id": transfer.pk,
+            "from_account_id": source_account.pk,
+            "to_account_id": destination_account.pk,
+            "amount_minor": amount_minor,
+        }
+
+    def finish(response: dict[str, Any]) -> None:
+        audit_append(
+            action=audit_action,
+            actor=actor,
+            actor_name=actor_name,
+            object_type="wallet.transfer",
+            object_id=response["transfer_id"],
+            after={**response, "currency": casino.currency, **(audit_after or {})},
+        )
+
+    result = idempotent(scope=scope, key=idempotency_key, payload=payload, perform=perform, finish=finish)
+    if created:
+        return created[0]
+    return Transfer.objects.get(pk=result.response["transfer_id"])
+
+
+# ---------------------------------------------------------------- cage
+
+
+def cage_buy_in(*, player: Player, amount_minor: int, cashier: Any, idempotency_key: str) -> Transfer:
+    """A player buys in at the cage: cage -> player wallet.
+
+    Needs ``casino.operate_cage``. Idempotent per cashier (scope ``user:<id>``). Locks the cage and
+    player accounts (id order), then the audit chain. Raises ``permission_denied``,
+    ``invalid_amount``, ``idempotency_key_reused``.
+    """
+    require_permission(cashier, "operate_cage")
+    return _buy_in(
+        player=player,
+        amount_minor=amount_minor,
+        actor=cashier,
+        scope=_user_scope(cashier),
+        idempotency_key=idempotency_key,
+    )
+
+
+def _buy_in(
+    *, player: Player, amount_minor: int, actor: Any, scope: str, idempotency_key: str, actor_name: str = ""
+) -> Transfer:
+    _require_amount(amount_minor)
+    casino = player.casino
+    return _simple_move(
+        casino=casino,
+        kind=TransferKind.BUY_IN,
+        source=_venue_spec(AccountKind.CAGE),
+        destination=_player_spec(player),
+        amount_minor=amount_minor,
+        actor=actor,
+        actor_name=actor_name,
+        scope=scope,
+        idempotency_key=idempotency_key,
+        payload={"command": "cage_buy_in", "player_id": player.pk, "amount_minor": amount_minor},
+        audit_action="wallet.buy_in",
+        audit_after={"player_id": player.pk},
+    )
+
+
+def cage_cash_out(*, player: Player, amount_minor: int, cashier: Any, idempotency_key: str) -> Transfer:
+    """A player cashes out at the cage: player wallet -> cage. Only available money (balance minus
+    open holds) can leave. Needs ``casino.operate_cage``; idempotent per cashier. Raises
+    ``insufficient_funds``, ``permission_denied``, ``invalid_amount``, ``idempotency_key_reused``."""
+    require_permission(cashier, "operate_cage")
+    _require_amount(amount_minor)
+    return _simple_move(
+        casino=player.casino,
+        kind=TransferKind.CASH_OUT,
+        source=_player_spec(player),
+        destination=_venue_spec(AccountKind.CAGE),
+        amount_minor=amount_minor,
+        actor=cashier,
+        scope=_user_scope(cashier),
+        idempotency_key=idempotency_key,
+        payload={"command": "cage_cash_out", "player_id": player.pk, "amount_minor": amount_minor},
+        audit_action="wallet.cash_out",
+        audit_after={"player_id": player.pk},
+    )
+
+
+def table_fill(*, table: Table, amount_minor: int, cashier: Any, idempotency_key: str) -> Transfer:
+    """Chips from the cage to a table's tray (cage -> tray). Needs ``casino.operate_cage``."""
+    require_permission(cashier, "operate_cage")
+    return _fill(
+        table=table, amount_minor=amount_minor, actor=cashier, scope=_user_scope(cashier), key=idempotency_key
+    )
+
+
+def _fill(
+    *, table: Table, amount_minor: int, actor: Any, scope: str, key: str, actor_name: str = ""
+) -> Transfer:
+    _require_amount(amount_minor)
+    return _simple_move(
+        casino=table.casino,
+        kind=TransferKind.TABLE_FILL,
+        source=_venue_spec(AccountKind.CAGE),
+        destination=_table_spec(table, AccountKind.TABLE_TRAY),
+        amount_minor=amount_minor,
+        actor=actor,
+        actor_name=actor_name,
+        scope=scope,
+        idempotency_key=key,
+        payload={"command": "table_fill", "table_id": table.pk, "amount_minor": amount_minor},
+        audit_action="wallet.table_fill",
+        audit_after={"table_id": table.pk},
+    )
+
+
+def table_credit(*, table: Table, amount_minor: int, cashier: Any, idempotency_key: str) -> Transfer:
+    """Chips from a table's tray back to the cage (tray -> cage). The tray may not go negative:
+    raises ``insufficient_funds``. Needs ``casino.operate_cage``."""
+    require_permission(cashier, "operate_cage")
+    _require_amount(amount_minor)
+    return _simple_move(
+        casino=table.casino,
+        kind=TransferKind.TABLE_CREDIT,
+        source=_table_spec(table, AccountKind.TABLE_TRAY),
+        destination=_venue_spec(AccountKind.CAGE),
+        amount_minor=amount_minor,
+        actor=cashier,
+        scope=_user_scope(cashier),
+        idempotency_key=idempotency_key,
+        payload={"command": "table_credit", "table_id": table.pk, "amount_minor": amount_minor},
+        audit_action="wallet.table_credit",
+        audit_after={"table_id": table.pk},
+    )
+
+
+def transfer_between_players(
+    *, from_player: Player, to_player: Player, amount_minor: int, by: Any, idempotency_key: str
+) -> Transfer:
+    """Move available money from one player's wallet to another's, at the cage.
+
+    Needs ``casino.operate_cage``; idempotent per staff member. Raises ``insufficient_funds``,
+    ``same_account``, ``casino_mismatch``, ``invalid_amount``, ``idempotency_key_reused``."""
+    require_permission(by, "operate_cage")
+    _require_amount(amount_minor)
+    if from_player.pk == to_player.pk:
+        raise SameAccountError("A player cannot transfer to themselves.")
+    casino = from_player.casino
+    _same_casino(casino, to_player)
+    return _simple_move(
+        casino=casino,
+        kind=TransferKind.PLAYER_TRANSFER,
+        source=_player_spec(from_player),
+        destination=_player_spec(to_player),
+        amount_minor=amount_minor,
+        actor=by,
+        scope=_user_scope(by),
+        idempotency_key=idempotency_key,
+        payload={
+            "command": "transfer_between_players",
+            "from_player_id": from_player.pk,
+            "to_player_id": to_player.pk,
+            "amount_minor": amount_minor,
+        },
+        audit_action="wallet.player_transfer",
+    )
+
+
+# ---------------------------------------------------------------- adjustments
+
+
+def balance_adjust(
+    *, player: Player, amount_minor: int, reason: str, requested_by: Any, idempotency_key: str
+) -> BalanceAdjustment:
+    """A pit boss corrects a player's balance (house <-> player) with a reason.
+
+    Up to the threshold (setting ``ADJUSTMENT_APPROVAL_THRESHOLD_MINOR``, default 50 000, compared
+    with the absolute amount) it applies at once; above it, it is recorded as pending and moves
+    nothing until another pit boss approves it (``adjustment_approve``). Needs
+    ``casino.adjust_balance``. Raises ``reason_required``, ``invalid_amount`` (zero),
+    ``insufficient_funds`` (a debit beyond the available balance), ``permission_denied``,
+    ``idempotency_key_reused``.
+    """
+    require_permission(requested_by, "adjust_balance")
+    _require_amount(amount_minor, positive=False)
+    reason = _require_reason(reason)
+    casino = player.casino
+    scope = _user_scope(requested_by)
+    applies_now = abs(amount_minor) <= adjustment_approval_threshold_minor()
+    created: list[BalanceAdjustment] = []
+
+    def perform() -> dict[str, Any]:
+        locked = accounts_lock(casino=casino, specs=[_player_spec(player), _venue_spec(AccountKind.HOUSE)])
+        specs = _by_spec(locked)
+        player_account = specs[_player_spec(player)]
+        transfer = None
+        if applies_now:
+            transfer = _adjustment_transfer(
+                casino=casino,
+                accounts=locked,
+                player_account=player_account,
+                amount_minor=amount_minor,
+                reason=reason,
+                actor=requested_by,
+                scope=scope,
+                key=idempotency_key,
+            )
+        adjustment = BalanceAdjustment.objects.create(
+            account=player_account,
+            amount_minor=amount_minor,
+            reason=reason,
+            status=AdjustmentStatus.APPLIED if applies_now else AdjustmentStatus.PENDING,
+            requested_by=requested_by,
+            decided_by=requested_by if applies_now else None,
+            decided_at=timezone.now() if applies_now else None,
+            transfer=transfer,
+        )
+        created.append(adjustment)
+        return {
+            "adjustment_id": adjustment.pk,
+            "status": adjustment.status,
+            "transfer_id": transfer.pk if transfer else None,
+        }
+
+    def finish(response: dict[str, Any]) -> None:
+        audit_append(
+            action="wallet.adjustment_applied" if applies_now else "wallet.adjustment_requested",
+            actor=requested_by,
+            object_type="wallet.balanceadjustment",
+            object_id=response["adjustment_id"],
+            after={**response, "player_id": player.pk, "amount_minor": amount_minor, "reason": reason},
+        )
+
+    result = idempotent(
+        scope=scope,
+        key=idempotency_key,
+        payload={
+            "command": "balance_adjust",
+            "player_id": player.pk,
+            "amount_minor": amount_minor,
+            "reason": reason,
+        },
+        perform=perform,
+        finish=finish,
+    )
+    return created[0] if created else BalanceAdjustment.objects.get(pk=result.response["adjustment_id"])
+
+
+def _adjustment_transfer(
+    *,
+    casino: Casino,
+    accounts: Sequence[Account],
+    player_account: Account,
+    amount_minor: int,
+    reason: str,
+    actor: Any,
+    scope: str,
+    key: str,
+) -> Transfer:
+    house = _by_spec(accounts)[_venue_spec(AccountKind.HOUSE)]
+    return _transfer_write(
+        casino=casino,
+        kind=TransferKind.ADJUSTMENT,
+        accounts=_by_id(accounts),
+        amounts={house.pk: -amount_minor, player_account.pk: amount_minor},
+        created_by=actor,
+        memo=reason,
+        idempotency_scope=scope,
+        idempotency_key=key,
+    )
+
+
+def adjustment_approve(
+    *, adjustment: BalanceAdjustment, approved_by: Any, idempotency_key: str
+) -> BalanceAdjustment:
+    """A second pit boss approves a pending adjustment; its money moves now.
+
+    Four eyes: the approver must hold ``casino.adjust_balance`` and must not be the requester
+    (``four_eyes_required``). Locks the adjustment row, then the accounts. Raises
+    ``adjustment_not_pending``, ``insufficient_funds``, ``permission_denied``."""
+    require_permission(approved_by, "adjust_balance")
+    if adjustment.requested_by_id == approved_by.pk:
+        raise FourEyesRequiredError("Another pit boss than the requester must approve this adjustment.")
+    scope = _user_scope(approved_by)
+
+    def perform() -> dict[str, Any]:
+        locked_adjustment = (
+            BalanceAdjustment.objects.select_for_update().select_related("account").get(pk=adjustment.pk)
+        )
+        if locked_adjustment.status != AdjustmentStatus.PENDING:
+            raise AdjustmentNotPendingError(f"Adjustment {adjustment.pk} is {locked_adjustment.status}.")
+        player_account = locked_adjustment.account
+        casino = Casino.objects.get(pk=player_account.casino_id)
+        locked = accounts_lock(casino=casino, specs=[spec_of(player_account), _venue_spec(AccountKind.HOUSE)])
+        transfer = _adjustment_transfer(
+            casino=casino,
+            accounts=locked,
+            player_account=_by_id(locked)[player_account.pk],
+            amount_minor=locked_adjustment.amount_minor,
+            reason=locked_adjustment.reason,
+            actor=approved_by,
+            scope=scope,
+            key=idempotency_key,
+        )
+        BalanceAdjustment.objects.filter(pk=adjustment.pk).update(
+            status=AdjustmentStatus.APPLIED,
+            decided_by=approved_by,
+            decided_at=timezone.now(),
+            transfer=transfer,
+        )
+        return {
+            "adjustment_id": adjustment.pk,
+            "transfer_id": transfer.pk,
+            "amount_minor": locked_adjustment.amount_minor,
+        }
+
+    def finish(response: dict[str, Any]) -> None:
+        audit_append(
+            action="wallet.adjustment_approved",
+            actor=approved_by,
+            object_type="wallet.balanceadjustment",
+            object_id=adjustment.pk,
+            before={"status": AdjustmentStatus.PENDING},
+            after={**response, "status": AdjustmentStatus.APPLIED},
+        )
+
+    idempotent(
+        scope=scope,
+        key=idempotency_key,
+        payload={"command": "adjustment_approve", "adjustment_id": adjustment.pk},
+        perform=perform,
+        finish=finish,
+    )
+    return BalanceAdjustment.objects.get(pk=adjustment.pk)
+
+
+def adjustment_reject(*, adjustment: BalanceAdjustment, rejected_by: Any, reason: str) -> BalanceAdjustment:
+    """Reject a pending adjustment (moves nothing). Needs ``casino.adjust_balance``; the requester
+    may withdraw their own request. Raises ``adjustment_not_pending``, ``reason_required``."""
+    require_permission(rejected_by, "adjust_balance")
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        locked = BalanceAdjustment.objects.select_for_update().get(pk=adjustment.pk)
+        if locked.status != AdjustmentStatus.PENDING:
+            raise AdjustmentNotPendingError(f"Adjustment {adjustment.pk} is {locked.status}.")
+        BalanceAdjustment.objects.filter(pk=adjustment.pk).update(
+            status=AdjustmentStatus.REJECTED, decided_by=rejected_by, decided_at=timezone.now()
+        )
+        audit_append(
+            action="wallet.adjustment_rejected",
+            actor=rejected_by,
+            object_type="wallet.balanceadjustment",
+            object_id=adjustment.pk,
+            before={"status": AdjustmentStatus.PENDING},
+            after={"status": AdjustmentStatus.REJECTED, "reason": reason},
+        )
+    return BalanceAdjustment.objects.get(pk=adjustment.pk)
+
+
+# ---------------------------------------------------------------- reversals
+
+
+def transfer_reverse(*, transfer: Transfer, reason: str, by: Any, idempotency_key: str) -> Transfer:
+    """Correct a transfer by a new one with every posting negated, pointing to it (``reverses``).
+
+    Needs ``casino.adjust_balance``. Locks the original transfer row (so two reversals cannot
+    race), then the accounts. The no-negative rule applies: a reversal that would overdraw a
+    player who has spent the money is refused. Raises ``transfer_already_reversed``,
+    ``transfer_not_reversible`` (a reversal is not reversed again), ``insufficient_funds``,
+    ``reason_required``, ``permission_denied``."""
+    require_permission(by, "adjust_balance")
+    reason = _require_reason(reason)
+    scope = _user_scope(by)
+    created: list[Transfer] = []
+
+    def perform() -> dict[str, Any]:
+        original = Transfer.objects.select_for_update().select_related("casino").get(pk=transfer.pk)
+        if original.kind == TransferKind.REVERSAL:
+            raise TransferNotReversibleError("A reversal cannot be reversed; post a new transfer instead.")
+        if Transfer.objects.filter(reverses=original).exists():
+            raise TransferAlreadyReversedError(f"Transfer {original.pk} is already reversed.")
+        amounts: dict[int, int] = defaultdict(int)
+        for account_id, amount in original.postings.values_list("account_id", "amount_minor"):
+            amounts[account_id] -= amount
+        locked = accounts_lock(casino=original.casino, ids=amounts)
+        reversal = _transfer_write(
+            casino=original.casino,
+            kind=TransferKind.REVERSAL,
+            accounts=_by_id(locked),
+            amounts=amounts,
+            created_by=by,
+            memo=reason,
+            reverses=original,
+            reference_type=original.reference_type,
+            reference_id=original.reference_id,
+            idempotency_scope=scope,
+            idempotency_key=idempotency_key,
+        )
+        created.append(reversal)
+        return {"transfer_id": reversal.pk, "reverses_id": original.pk}
+
+    def finish(response: dict[str, Any]) -> None:
+        audit_append(
+            action="wallet.transfer_reversed",
+            actor=by,
+            object_type="wallet.transfer",
+            object_id=response["transfer_id"],
+            after={**response, "reason": reason},
+        )
+
+    result = idempotent(
+        scope=scope,
+        key=idempotency_key,
+        payload={"command": "transfer_reverse", "transfer_id": transfer.pk, "reason": reason},
+        perform=perform,
+        finish=finish,
+    )
+    return created[0] if created else Transfer.objects.get(pk=result.response["transfer_id"])
+
+
+# ---------------------------------------------------------------- holds (bets)
+
+_HOLD_SQL = (
+    "UPDATE wallet_account SET held_minor = held_minor + %s "
+    "WHERE player_id = %s AND kind = %s AND (may_go_negative OR balance_minor - held_minor >= %s) "
+    "RETURNING id, casino_id, currency"
+)
+
+
+def hold_place(
+    *,
+    player: Player,
+    amount_minor: int,
+    idempotency_key: str,
+    table: Table | None = None,
+    reference_type: str = "round",
+    reference_id: Any = "",
+    bet_reference: str = "",
+    scope: str | None = None,
+) -> Hold:
+    """Hold a stake on the player's wallet at once: it stays on the balance but is no longer
+    available. Returns the open hold.
+
+    Writes only the player's own account row (one conditional ``UPDATE ... WHERE available >=
+    amount``, atomic under concurrency: PostgreSQL re-checks the condition after waiting for the
+    row) and inserts the hold. No row shared by the table's bettors is written (``Hold.table``
+    has no database foreign key), and no audit record is appended: the caller (bet placement)
+    records the bet in its round log. Idempotent in ``scope`` (default ``player:<id>``).
+    Raises ``insufficient_funds``, ``account_not_found`` (the player has no wallet yet),
+    ``casino_mismatch``, ``invalid_amount``, ``idempotency_key_reused``.
+    """
+    _require_amount(amount_minor)
+    if table is not None and table.casino_id != player.casino_id:
+        raise CasinoMismatchError(f"Table {table} is not in the player's casino.")
+    scope = scope or f"player:{player.pk}"
+    created: list[Hold] = []
+    table_id = table.pk if table is not None else None
+
+    def perform() -> dict[str, Any]:
+        with connection.cursor() as cursor:
+            cursor.execute(_HOLD_SQL, [amount_minor, player.pk, AccountKind.PLAYER, amount_minor])
+            row = cursor.fetchone()
+        if row is None:
+            account = Account.objects.filter(player=player, kind=AccountKind.PLAYER).first()
+            if account is None:
+                raise AccountNotFoundError(f"Player {player.pk} has no wallet yet.", player_id=player.pk)
+            raise InsufficientFundsError(
+                f"Insufficient funds: {account.available_minor} available, {amount_minor} needed.",
+                account_id=account.pk,
+                available_minor=account.available_minor,
+            )
+        hold = Hold.objects.create(
+            account_id=row[0],
+            amount_minor=amount_minor,
+            table_id=table_id,
+            reference_type=reference_type,
+            reference_id=str(reference_id),
+            bet_reference=bet_reference,
+        )
+        created.append(hold)
+        return {"hold_id": hold.pk, "account_id": row[0], "amount_minor": amount_minor}
+
+    result = idempotent(
+        scope=scope,
+        key=idempotency_key,
+        payload={
+            "command": "hold_place",
+            "player_id": player.pk,
+            "amount_minor": amount_minor,
+            "table_id": table_id,
+            "reference_type": reference_type,
+            "reference_id": str(reference_id),
+            "bet_reference": bet_reference,
+        },
+        perform=perform,
+    )
+    return created[0] if created else Hold.objects.get(pk=result.response["hold_id"])
+
+
+def _holds_lock(hold_ids: Sequence[int]) -> list[Hold]:
+    holds = list(Hold.objects.select_for_update().filter(pk__in=sorted(set(hold_ids))).order_by("pk"))
+    found = {hold.pk for hold in holds}
+    missing = sorted(set(hold_ids) - found)
+    if missing:
+        raise HoldNotOpenError(f"Hold {missing[0]} does not exist.", hold_id=missing[0])
+    for hold in holds:
+        if hold.status != HoldStatus.OPEN:
+            raise HoldNotOpenError(f"Hold {hold.pk} is {hold.status}.", hold_id=hold.pk)
+    return holds
+
+
+def holds_void(
+    *,
+    hold_ids: Sequence[int],
+    reason: str,
+    idempotency_key: str,
+    scope: str,
+    actor: Any = None,
+    actor_name: str = "",
+) -> list[int]:
+    """Void open holds in bulk (a voided round, cancelled bets): the stakes become available again.
+
+    Constant number of statements whatever the number of holds: lock the holds (id order), lock
+    their accounts (id order), one UPDATE of the holds, one UPDATE of the accounts, one audit
+    record. All or nothing: if any hold is not open, raises ``hold_not_open`` and voids none.
+    ``scope`` names the caller (``table:<id>`` for a table). Returns the voided hold ids.
+    """
+    reason = _require_reason(reason)
+    if not hold_ids:
+        raise HoldNotOpenError("No holds to void.")
+
+    def perform() -> dict[str, Any]:
+        holds = _holds_lock(hold_ids)
+        held: dict[int, int] = defaultdict(int)
+        for hold in holds:
+            held[hold.account_id] -= hold.amount_minor
+        locked = _by_id(Account.objects.select_for_update().filter(pk__in=sorted(held)).order_by("pk"))
+        check_and_apply(locked, {}, held)
+        Hold.objects.filter(pk__in=[hold.pk for hold in holds]).update(
+            status=HoldStatus.VOIDED, closed_at=timezone.now()
+        )
+        return {"hold_ids": [hold.pk for hold in holds], "amount_minor": -sum(held.values())}
+
+    def finish(response: dict[str, Any]) -> None:
+        audit_append(
+            action="wallet.holds_voided",
+            actor=actor,
+            actor_name=actor_name,
+            object_type="wallet.hold",
+            object_id=response["hold_ids"][0],
+            after={**response, "reason": reason},
+        )
+
+    result = idempotent(
+        scope=scope,
+        key=idempotency_key,
+        payload={"command": "holds_void", "hold_ids": sorted(hold_ids), "reason": reason},
+        perform=perform,
+        finish=finish,
+    )
+    return list(result.response["hold_ids"])
+
+
+# ---------------------------------------------------------------- round settlement
+
+
+@dataclass(frozen=True)
+class SettlementLine:
+    """One bet of a round, as settlement sees it.
+
+    - ``account_id``: the bettor's wallet.
+    - ``hold_id``: the hold placed for this stake, or None for a stake that was not held (then it
+      is taken from the available balance now, and may be refused with ``insufficient_funds``).
+    - ``stake_minor``: the stake posted (at most the hold's amount; the rest of the hold is freed).
+    - ``payout_minor``: what the player gets back, stake included (0 for a loss, the stake for a
+      push, stake + win for a win).
+    - ``needs_approval``: the payout waits on the table's payouts-pending account for
+      ``payout_release`` / ``payout_reject`` instead of reaching the player now.
+    - ``rounding_minor``: what the rounding policy kept back from an exact payout; it goes from
+      the tray to the house rounding account, so remainders are visible and audited.
+    """
+
+    account_id: int
+    stake_minor: int
+    payout_minor: int
+    hold_id: int | None = None
+    needs_approval: bool = False
+    rounding_minor: int = 0
+    bet_reference: str = ""
+
+
+@dataclass(frozen=True)
+class RoundSettlement:
+    transfer: Transfer
+    pending_payout_ids: list[int]
+    replayed: bool
+
+
+def round_settle(
+    *,
+    casino: Casino,
+    table: Table,
+    reference: str,
+    lines: Sequence[SettlementLine],
+    idempotency_key: str,
+    actor: Any = None,
+    actor_name: str = "",
+    scope: str | None = None,
+) -> RoundSettlement:
+    """Settle a round in bulk: one transfer for the whole round (reference ``round:<reference>``).
+
+    Per account, the net of the round is posted once: each player gets ``payout - stake`` (or
+    ``-stake`` when the payout waits for approval), the payouts-pending account gets the waiting
+    payouts, the house rounding account the remainders, and the tray absorbs the house's win or
+    loss (``stakes - payouts - remainders``). The tray may not go negative: a round the tray
+    cannot pay is refused with ``insufficient_funds`` (fill the table first). Held stakes always
+    settle (a posted stake never exceeds its hold).
+
+    Statements are constant in the number of bets: idempotency insert, lock holds (id order), lock
+    accounts (id order), insert transfer, one UPDATE of holds, one bulk insert of postings, one
+    UPDATE of accounts, one bulk insert of pending payouts, idempotency update, audit append.
+    Idempotent in ``scope`` (default ``table:<id>``). Raises ``hold_not_open``, ``hold_mismatch``,
+    ``invalid_amount``, ``insufficient_funds``, ``casino_mismatch``, ``currency_mismatch``,
+    ``idempotency_key_reused``.
+    """
+    _same_casino(casino, table)
+    scope = scope or f"table:{table.pk}"
+    hold_ids = [line.hold_id for line in lines if line.hold_id is not None]
+    if len(hold_ids) != len(set(hold_ids)):
+        raise HoldMismatchError("A hold appears on two settlement lines.")
+    for line in lines:
+        for amount in (line.stake_minor, line.payout_minor, line.rounding_minor):
+            if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
+                raise InvalidAmountError(
+                    "Stakes, payouts and remainders are whole, non-negative minor units."
+                )
+    created: list[RoundSettlement] = []
+
+    def perform() -> dict[str, Any]:
+        holds = {hold.pk: hold for hold in _holds_lock(hold_ids)} if hold_ids else {}
+        tray_spec = _table_spec(table, AccountKind.TABLE_TRAY)
+        pending_spec = _table_spec(table, AccountKind.TABLE_PAYOUTS_PENDING)
+        rounding_spec = _venue_spec(AccountKind.HOUSE_ROUNDING)
+        player_ids = {line.account_id for line in lines}
+        locked = accounts_lock(casino=casino, specs=[tray_spec, pending_spec, rounding_spec], ids=player_ids)
+        accounts, specs = _by_id(locked), _by_spec(locked)
+        for account_id in sorted(player_ids):
+            account = accounts.get(account_id)
+            if account is None or account.kind != AccountKind.PLAYER:
+                raise AccountNotFoundError(
+                    f"Account {account_id} is not a player's wallet.", account_id=account_id
+                )
+        tray, pending, rounding = specs[tray_spec], specs[pending_spec], specs[rounding_spec]
+        amounts: dict[int, int] = defaultdict(int)
+        held: dict[int, int] = defaultdict(int)
+        waiting: list[SettlementLine] = []
+        for line in lines:
+            if line.hold_id is not None:
+                hold = holds[line.hold_id]
+                if hold.account_id != line.account_id or (hold.table_id not in (None, table.pk)):
+                    raise HoldMismatchError(
+                        f"Hold {hold.pk} is not a hold of account {line.account_id} at this table.",
+                        hold_id=hold.pk,
+                    )
+                if line.stake_minor > hold.amount_minor:
+                    raise InvalidAmountError(f"The stake posted exceeds hold {hold.pk}.", hold_id=hold.pk)
+                held[line.account_id] -= hold.amount_minor
+            amounts[line.account_id] -= line.stake_minor
+            amounts[tray.pk] += line.stake_minor - line.payout_minor - line.rounding_minor
+            amounts[rounding.pk] += line.rounding_minor
+            if line.needs_approval and line.payout_minor > 0:
+                amounts[pending.pk] += line.payout_minor
+                waiting.append(line)
+            else:
+                amounts[line.account_id] += line.payout_minor
+        transfer = _transfer_write(
+            casino=casino,
+            kind=TransferKind.ROUND_SETTLEMENT,
+            accounts=accounts,
+            amounts=amounts,
+            held_deltas=held,
+            created_by=actor,
+            reference_type="round",
+            reference_id=reference,
+            memo=f"{table.name} round {reference}",
+            idempotency_scope=scope,
+            idempotency_key=idempotency_key,
+        )
+        if holds:
+            Hold.objects.filter(pk__in=sorted(holds)).update(
+                status=HoldStatus.POSTED, closed_at=timezone.now(), closed_by_transfer=transfer
+            )
+        payouts = PendingPayout.objects.bulk_create(
+            [
+                PendingPayout(
+                    table=table,
+                    account_id=line.account_id,
+                    amount_minor=line.payout_minor,
+                    reference_type="round",
+                    reference_id=reference,
+                    bet_reference=line.bet_reference,
+                    settlement_transfer=transfer,
+                )
+                for line in waiting
+            ]
+        )
+        pending_ids = [payout.pk for payout in payouts]
+        created.append(RoundSettlement(transfer=transfer, pending_payout_ids=pending_ids, replayed=False))
+        return {
+            "transfer_id": transfer.pk,
+            "pending_payout_ids": pending_ids,
+            "lines": len(lines),
+            "stakes_minor": sum(line.stake_minor for line in lines),
+            "payouts_minor": sum(line.payout_minor for line in lines),
+            "pending_minor": sum(line.payout_minor for line in waiting),
+            "rounding_minor": sum(line.rounding_minor for line in lines),
+            "tray_minor": amounts.get(tray.pk, 0),
+        }
+
+    def finish(response: dict[str, Any]) -> None:
+        audit_append(
+            action="wallet.round_settled",
+            actor=actor,
+            actor_name=actor_name,
+            object_type="wallet.transfer",
+            object_id=response["transfer_id"],
+            after={**response, "table_id": table.pk, "reference": reference, "currency": casino.currency},
+        )
+
+    result = idempotent(
+        scope=scope,
+        key=idempotency_key,
+        payload={
+            "command": "round_settle",
+            "table_id": table.pk,
+            "reference": reference,
+            "lines": [asdict(line) for line in lines],
+        },
+        perform=perform,
+        finish=finish,
+    )
+    if created:
+        return created[0]
+    return RoundSettlement(
+        transfer=Transfer.objects.get(pk=result.response["transfer_id"]),
+        pending_payout_ids=list(result.response["pending_payout_ids"]),
+        replayed=True,
+    )
+
+
+def _payout_decide(
+    *, payout: PendingPayout, by: Any, idempotency_key: str, release: bool, reason: str = ""
+) -> Transfer:
+    require_permission(by, "approve_payout")
+    scope = _user_scope(by)
+    created: list[Transfer] = []
+
+    def perform() -> dict[str, Any]:
+        locked_payout = (
+            PendingPayout.objects.select_for_update().select_related("table__casino").get(pk=payout.pk)
+        )
+        if locked_payout.status != PayoutStatus.PENDING:
+            raise PayoutNotPendingError(f"Payout {payout.pk} is {locked_payout.status}.", payout_id=payout.pk)
+        table = locked_payout.table
+        casino = table.casino
+        pending_spec = _table_spec(table, AccountKind.TABLE_PAYOUTS_PENDING)
+        target_spec = None if release else _table_spec(table, AccountKind.TABLE_TRAY)
+        locked = accounts_lock(
+            casino=casino,
+            specs=[pending_spec] + ([target_spec] if target_spec else []),
+            ids=[locked_payout.account_id] if release else [],
+        )
+        specs = _by_spec(locked)
+        target_id = locked_payout.account_id if release else specs[target_spec].pk  # type: ignore[index]
+        transfer = _transfer_write(
+            casino=casino,
+            kind=TransferKind.PAYOUT_RELEASE if release else TransferKind.PAYOUT_REJECT,
+            accounts=_by_id(locked),
+            amounts={
+                specs[pending_spec].pk: -locked_payout.amount_minor,
+                target_id: locked_payout.amount_minor,
+            },
+            created_by=by,
+            memo=reason,
+            reference_type=locked_payout.reference_type,
+            reference_id=locked_payout.reference_id,
+            idempotency_scope=scope,
+            idempotency_key=idempotency_key,
+        )
+        PendingPayout.objects.filter(pk=payout.pk).update(
+            status=PayoutStatus.RELEASED if release else PayoutStatus.REJECTED,
+            decided_transfer=transfer,
+            decided_by=by,
+            decided_at=timezone.now(),
+            reason=reason,
+        )
+        created.append(transfer)
+        return {
+            "transfer_id": transfer.pk,
+            "payout_id": payout.pk,
+            "amount_minor": locked_payout.amount_minor,
+        }
+
+    def finish(response: dict[str, Any]) -> None:
+        audit_append(
+            action="wallet.payout_released" if release else "wallet.payout_rejected",
+            actor=by,
+            object_type="wallet.pendingpayout",
+            object_id=payout.pk,
+            before={"status": PayoutStatus.PENDING},
+            after={**response, "reason": reason},
+        )
+
+    result = idempotent(
+        scope=scope,
+        key=idempotency_key,
+        payload={
+            "command": "payout_release" if release else "payout_reject",
+            "payout_id": payout.pk,
+            "reason": reason,
+        },
+        perform=perform,
+        finish=finish,
+    )
+    return created[0] if created else Transfer.objects.get(pk=result.response["transfer_id"])
+
+
+def payout_release(*, payout: PendingPayout, by: Any, idempotency_key: str) -> Transfer:
+    """Release a payout parked by settlement: payouts-pending -> player wallet.
+
+    Needs ``casino.approve_payout`` (the caller checks that the approver is not the dealer).
+    Locks the payout row, then the accounts. Raises ``payout_not_pending``, ``permission_denied``.
+    """
+    return _payout_decide(payout=payout, by=by, idempotency_key=idempotency_key, release=True)
+
+
+def payout_reject(*, payout: PendingPayout, by: Any, reason: str, idempotency_key: str) -> Transfer:
+    """Reject a parked payout: payouts-pending -> the table's tray. Needs ``casino.approve_payout``
+    and a reason. Raises ``payout_not_pending``, ``reason_required``, ``permission_denied``."""
+    return _payout_decide(
+        payout=payout, by=by, idempotency_key=idempotency_key, release=False, reason=_require_reason(reason)
+    )
+
+
+# ---------------------------------------------------------------- accounts
+
+
+def table_accounts_open(*, table: Table) -> dict[str, Account]:
+    """Create (if missing) a table's tray and payouts-pending accounts. Idempotent, moves nothing."""
+    with transaction.atomic():
+        locked = accounts_lock(
+            casino=table.casino,
+            specs=[
+                _table_spec(table, AccountKind.TABLE_TRAY),
+                _table_spec(table, AccountKind.TABLE_PAYOUTS_PENDING),
+            ],
+        )
+    return {account.kind: account for account in locked}
+
+
+def venue_accounts_open(*, casino: Casino) -> dict[str, Account]:
+    """Create (if missing) the cage, house and house rounding accounts of a casino."""
+    with transaction.atomic():
+        locked = accounts_lock(
+            casino=casino,
+            specs=[
+                _venue_spec(kind)
+                for kind in (AccountKind.CAGE, AccountKind.HOUSE, AccountKind.HOUSE_ROUNDING)
+            ],
+        )
+    return {account.kind: account for account in locked}
+
+
+__all__ = [
+    "CurrencyMismatchError",
+    "RoundSettlement",
+    "ServiceError",
+    "SettlementLine",
+    "adjustment_approve",
+    "adjustment_reject",
+    "balance_adjust",
+    "cage_buy_in",
+    "cage_cash_out",
+    "hold_place",
+    "holds_void",
+    "payout_reject",
+    "payout_release",
+    "round_settle",
+    "table_accounts_open",
+    "table_credit",
+    "table_fill",
+    "transfer_between_players",
+    "transfer_reverse",
+    "venue_accounts_open",
+]
