@@ -1,0 +1,221 @@
+"""Reads of the ledger: balances, statements, totals and the ledger's own verification."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.db.models import Count, F, OuterRef, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
+
+from casino.models import Casino, Player
+from tables.models import Table
+from wallet.models import Account, AccountKind, Hold, HoldStatus, Posting, Transfer
+
+
+@dataclass(frozen=True)
+class Balance:
+    balance_minor: int
+    held_minor: int
+    available_minor: int
+    currency: str
+
+
+def player_account(player: Player) -> Account | None:
+    return Account.objects.filter(player=player, kind=AccountKind.PLAYER).first()
+
+
+def account_balance(player: Player) -> Balance:
+    """A player's wallet: balance, held by open bets, and available (balance - held). Zeros for a
+    player who has no wallet yet."""
+    account = player_account(player)
+    currency = account.currency if account else player.casino.currency
+    if account is None:
+        return Balance(0, 0, 0, currency)
+    return Balance(account.balance_minor, account.held_minor, account.available_minor, currency)
+
+
+@dataclass(frozen=True)
+class StatementLine:
+    posting_id: int
+    transfer_id: int
+    created_at: dt.datetime
+    kind: str
+    memo: str
+    reference_type: str
+    reference_id: str
+    amount_minor: int
+    balance_after_minor: int
+
+
+def player_statement(player: Player, since: dt.datetime | None = None) -> list[StatementLine]:
+    """A player's movements in order, each with the balance after it. With ``since``, the running
+    balance starts from the sum of everything before that moment."""
+    account = player_account(player)
+    if account is None:
+        return []
+    postings = Posting.objects.filter(account=account).select_related("transfer").order_by("id")
+    running = 0
+    if since is not None:
+        running = (
+            postings.filter(transfer__created_at__lt=since).aggregate(total=Sum("amount_minor"))["total"] or 0
+        )
+        postings = postings.filter(transfer__created_at__gte=since)
+    lines = []
+    for posting in postings:
+        running += posting.amount_minor
+        transfer = posting.transfer
+        lines.append(
+            StatementLine(
+                posting_id=posting.pk,
+                transfer_id=transfer.pk,
+                created_at=transfer.created_at,
+                kind=transfer.kind,
+                memo=transfer.memo,
+                reference_type=transfer.reference_type,
+                reference_id=transfer.reference_id,
+                amount_minor=posting.amount_minor,
+                balance_after_minor=running,
+            )
+        )
+    return lines
+
+
+def table_wagers_in_play(table: Table) -> int:
+    """The stakes held for bets at a table that are not settled yet (its wagers in play).
+
+    Kept as open holds on the bettors' own accounts rather than on a table account, so that
+    placing a bet writes no row the table's bettors share."""
+    return Hold.objects.filter(table_id=table.pk, status=HoldStatus.OPEN).aggregate(
+        total=Coalesce(Sum("amount_minor"), Value(0))
+    )["total"]
+
+
+@dataclass(frozen=True)
+class LedgerTotals:
+    by_kind: dict[str, int]
+    held_minor: int
+    total_minor: int
+    accounts: int
+
+
+def ledger_totals(casino: Casino | None = None) -> LedgerTotals:
+    """Balances summed per account kind. In a double-entry ledger ``total_minor`` is always 0."""
+    accounts = Account.objects.all()
+    if casino is not None:
+        accounts = accounts.filter(casino=casino)
+    rows = accounts.values("kind").annotate(
+        total=Sum("balance_minor"), held=Sum("held_minor"), count=Count("id")
+    )
+    by_kind = {row["kind"]: int(row["total"]) for row in rows}
+    return LedgerTotals(
+        by_kind=by_kind,
+        held_minor=sum(int(row["held"]) for row in rows),
+        total_minor=sum(by_kind.values()),
+        accounts=sum(int(row["count"]) for row in rows),
+    )
+
+
+@dataclass(frozen=True)
+class LedgerVerification:
+    transfers: int
+    postings: int
+    accounts: int
+    open_holds: int
+    offender: str = ""
+
+    @property
+    def is_clean(self) -> bool:
+        return not self.offender
+
+
+def ledger_verify() -> LedgerVerification:
+    """Prove the ledger's invariants from its rows; report the first offender found.
+
+    In order: every transfer's postings sum to zero and are in the transfer's currency; every
+    account's cached balance equals the sum of its postings, its held amount equals the sum of
+    its open holds, and it keeps its no-negative rule (balance >= held, held >= 0).
+    """
+    counts = {
+        "transfers": Transfer.objects.count(),
+        "postings": Posting.objects.count(),
+        "accounts": Account.objects.count(),
+        "open_holds": Hold.objects.filter(status=HoldStatus.OPEN).count(),
+    }
+    unbalanced = (
+        Posting.objects.values("transfer_id")
+        .annotate(total=Sum("amount_minor"))
+        .exclude(total=0)
+        .order_by("transfer_id")
+        .first()
+    )
+    if unbalanced:
+        return LedgerVerification(
+            **counts,
+            offender=f"transfer {unbalanced['transfer_id']} does not balance: its postings sum to {unbalanced['total']}",
+        )
+    foreign = (
+        Posting.objects.exclude(account__currency=F("transfer__currency"))
+        .order_by("id")
+        .values("id", "transfer_id", "account_id")
+        .first()
+    )
+    if foreign:
+        return LedgerVerification(
+            **counts,
+            offender=f"transfer {foreign['transfer_id']} posts to account {foreign['account_id']} in another currency",
+        )
+    posted = (
+        Posting.objects.filter(account=OuterRef("pk")).values("account").annotate(total=Sum("amount_minor"))
+    )
+    held = (
+        Hold.objects.filter(account=OuterRef("pk"), status=HoldStatus.OPEN)
+        .values("account")
+        .annotate(total=Sum("amount_minor"))
+    )
+    accounts = Account.objects.annotate(
+        posted=Coalesce(Subquery(posted.values("total")), Value(0)),
+        open_held=Coalesce(Subquery(held.values("total")), Value(0)),
+    ).order_by("pk")
+    for account in accounts.iterator(chunk_size=2000):
+        if account.balance_minor != account.posted:
+            return LedgerVerification(
+                **counts,
+                offender=(
+                    f"account {account.pk} ({account.kind}): cached balance {account.balance_minor} "
+                    f"!= sum of its postings {account.posted}"
+                ),
+            )
+        if account.held_minor != account.open_held:
+            return LedgerVerification(
+                **counts,
+                offender=(
+                    f"account {account.pk} ({account.kind}): held {account.held_minor} "
+                    f"!= sum of its open holds {account.open_held}"
+                ),
+            )
+        if account.held_minor < 0 or (
+            not account.may_go_negative and account.balance_minor < account.held_minor
+        ):
+            return LedgerVerification(
+                **counts,
+                offender=(
+                    f"account {account.pk} ({account.kind}) breaks its no-negative rule: "
+                    f"balance {account.balance_minor}, held {account.held_minor}"
+                ),
+            )
+    return LedgerVerification(**counts)
+
+
+__all__ = [
+    "Balance",
+    "LedgerTotals",
+    "LedgerVerification",
+    "StatementLine",
+    "account_balance",
+    "ledger_totals",
+    "ledger_verify",
+    "player_account",
+    "player_statement",
+    "table_wagers_in_play",
+]
