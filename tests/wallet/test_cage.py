@@ -1,0 +1,222 @@
+"""Cage operations: buy-in, cash-out, fills, credits, transfers between players, idempotency."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from casino.errors import ServiceError
+from casino.models import AuditRecord
+from wallet.models import Account, AccountKind, Posting, Transfer, TransferKind
+from wallet.selectors import account_balance
+from wallet.services import (
+    cage_buy_in,
+    cage_cash_out,
+    hold_place,
+    table_credit,
+    table_fill,
+    transfer_between_players,
+)
+
+
+def _cage(casino: Any) -> Account:
+    return Account.objects.get(casino=casino, kind=AccountKind.CAGE)
+
+
+def test_buy_in_moves_money_from_the_cage_to_the_player(casino: Any, make_player: Any, cashier: Any) -> None:
+    # given a player without a wallet
+    player = make_player()
+    audit_before = AuditRecord.objects.count()
+    # when the cashier buys them in for 250.00
+    transfer = cage_buy_in(player=player, amount_minor=25_000, cashier=cashier, idempotency_key="k1")
+    # then one balanced transfer moved the money and one audit record says so
+    assert transfer.kind == TransferKind.BUY_IN
+    assert transfer.created_by == cashier
+    assert sorted(transfer.postings.values_list("amount_minor", flat=True)) == [-25_000, 25_000]
+    assert account_balance(player).balance_minor == 25_000
+    assert account_balance(player).currency == "EUR"
+    assert _cage(casino).balance_minor == -25_000
+    record = AuditRecord.objects.order_by("-sequence").first()
+    assert AuditRecord.objects.count() == audit_before + 1
+    assert record.action == "wallet.buy_in"
+    assert record.actor == cashier
+    assert record.after["amount_minor"] == 25_000
+    assert record.after["transfer_id"] == transfer.pk
+
+
+def test_buy_in_retried_with_the_same_key_returns_the_first_transfer_and_moves_nothing(
+    make_player: Any, cashier: Any, snapshot: Any
+) -> None:
+    # given a buy-in done once
+    player = make_player()
+    first = cage_buy_in(player=player, amount_minor=10_000, cashier=cashier, idempotency_key="same")
+    before = snapshot()
+    # when it is retried with the same key and payload
+    again = cage_buy_in(player=player, amount_minor=10_000, cashier=cashier, idempotency_key="same")
+    # then the first transfer comes back and nothing else happened
+    assert again.pk == first.pk
+    assert snapshot() == before
+    assert account_balance(player).balance_minor == 10_000
+
+
+def test_the_same_key_with_another_payload_is_refused_and_moves_nothing(
+    make_player: Any, cashier: Any, snapshot: Any
+) -> None:
+    # given a buy-in done with key "same"
+    player = make_player()
+    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier, idempotency_key="same")
+    before = snapshot()
+    # when the key is reused for another amount
+    with pytest.raises(ServiceError) as refused:
+        cage_buy_in(player=player, amount_minor=20_000, cashier=cashier, idempotency_key="same")
+    # then it is refused with a stable code, and nothing moved
+    assert refused.value.code == "idempotency_key_reused"
+    assert refused.value.status == 422
+    assert snapshot() == before
+
+
+def test_keys_are_scoped_to_the_caller(make_player: Any, cashier: Any, casino: Any) -> None:
+    # given two cashiers who happen to use the same key
+    from tests.wallet.conftest import _staff
+
+    second_cashier = _staff("cashier2", "cashier")
+    player = make_player()
+    # when both buy the player in with key "1"
+    cage_buy_in(player=player, amount_minor=1_000, cashier=cashier, idempotency_key="1")
+    cage_buy_in(player=player, amount_minor=2_000, cashier=second_cashier, idempotency_key="1")
+    # then both moved money
+    assert account_balance(player).balance_minor == 3_000
+
+
+def test_cash_out_moves_money_back_to_the_cage(casino: Any, make_player: Any, cashier: Any) -> None:
+    player = make_player(30_000)
+    cage_cash_out(player=player, amount_minor=12_345, cashier=cashier, idempotency_key="out")
+    assert account_balance(player).balance_minor == 17_655
+    assert _cage(casino).balance_minor == -17_655
+    assert AuditRecord.objects.order_by("-sequence").first().action == "wallet.cash_out"
+
+
+def test_cash_out_above_the_balance_is_refused_and_leaves_everything_as_it_was(
+    make_player: Any, cashier: Any, snapshot: Any
+) -> None:
+    player = make_player(5_000)
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        cage_cash_out(player=player, amount_minor=5_001, cashier=cashier, idempotency_key="out")
+    assert refused.value.code == "insufficient_funds"
+    assert snapshot() == before
+
+
+def test_cash_out_cannot_take_held_money(make_player: Any, cashier: Any, snapshot: Any) -> None:
+    # given 100.00 of which 60.00 is held by a bet
+    player = make_player(10_000)
+    hold_place(player=player, amount_minor=6_000, idempotency_key="bet")
+    before = snapshot()
+    # when the player asks for 50.00
+    with pytest.raises(ServiceError) as refused:
+        cage_cash_out(player=player, amount_minor=5_000, cashier=cashier, idempotency_key="out")
+    # then only the 40.00 available could leave: refused, nothing moved
+    assert refused.value.code == "insufficient_funds"
+    assert refused.value.details["available_minor"] == 4_000
+    assert snapshot() == before
+    cage_cash_out(player=player, amount_minor=4_000, cashier=cashier, idempotency_key="out2")
+    assert account_balance(player) == type(account_balance(player))(6_000, 6_000, 0, "EUR")
+
+
+def test_a_pit_boss_cannot_operate_the_cage(make_player: Any, pit_boss: Any, snapshot: Any) -> None:
+    player = make_player()
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        cage_buy_in(player=player, amount_minor=1_000, cashier=pit_boss, idempotency_key="x")
+    assert refused.value.code == "permission_denied"
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("amount", [0, -100, 10.5, True, "100"])
+def test_amounts_must_be_positive_whole_minor_units(
+    amount: Any, make_player: Any, cashier: Any, snapshot: Any
+) -> None:
+    player = make_player()
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        cage_buy_in(player=player, amount_minor=amount, cashier=cashier, idempotency_key="x")
+    assert refused.value.code == "invalid_amount"
+    assert snapshot() == before
+
+
+def test_an_empty_idempotency_key_is_refused(make_player: Any, cashier: Any, snapshot: Any) -> None:
+    player = make_player()
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        cage_buy_in(player=player, amount_minor=100, cashier=cashier, idempotency_key="")
+    assert refused.value.code == "invalid_idempotency_key"
+    assert snapshot() == before
+
+
+def test_fill_and_credit_move_chips_between_the_cage_and_the_tray(
+    casino: Any, table: Any, cashier: Any
+) -> None:
+    table_fill(table=table, amount_minor=50_000, cashier=cashier, idempotency_key="fill")
+    table_credit(table=table, amount_minor=20_000, cashier=cashier, idempotency_key="credit")
+    tray = Account.objects.get(table=table, kind=AccountKind.TABLE_TRAY)
+    assert tray.balance_minor == 30_000
+    assert _cage(casino).balance_minor == -30_000
+    assert list(Transfer.objects.order_by("pk").values_list("kind", flat=True)) == [
+        "table_fill",
+        "table_credit",
+    ]
+
+
+def test_a_credit_cannot_empty_the_tray_below_zero(table: Any, cashier: Any, snapshot: Any) -> None:
+    table_fill(table=table, amount_minor=10_000, cashier=cashier, idempotency_key="fill")
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        table_credit(table=table, amount_minor=10_001, cashier=cashier, idempotency_key="credit")
+    assert refused.value.code == "insufficient_funds"
+    assert snapshot() == before
+
+
+def test_transfer_between_players(make_player: Any, cashier: Any) -> None:
+    payer, payee = make_player(10_000), make_player(500)
+    transfer = transfer_between_players(
+        from_player=payer, to_player=payee, amount_minor=2_500, by=cashier, idempotency_key="t"
+    )
+    assert transfer.kind == TransferKind.PLAYER_TRANSFER
+    assert account_balance(payer).balance_minor == 7_500
+    assert account_balance(payee).balance_minor == 3_000
+
+
+def test_transfer_to_oneself_is_refused(make_player: Any, cashier: Any, snapshot: Any) -> None:
+    player = make_player(10_000)
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        transfer_between_players(
+            from_player=player, to_player=player, amount_minor=1, by=cashier, idempotency_key="t"
+        )
+    assert refused.value.code == "same_account"
+    assert snapshot() == before
+
+
+def test_transfer_beyond_the_available_balance_is_refused(
+    make_player: Any, cashier: Any, snapshot: Any
+) -> None:
+    payer, payee = make_player(1_000), make_player()
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        transfer_between_players(
+            from_player=payer, to_player=payee, amount_minor=1_001, by=cashier, idempotency_key="t"
+        )
+    assert refused.value.code == "insufficient_funds"
+    assert snapshot() == before
+
+
+def test_every_transfer_balances(make_player: Any, cashier: Any, table: Any) -> None:
+    payer, payee = make_player(10_000), make_player(10_000)
+    transfer_between_players(
+        from_player=payer, to_player=payee, amount_minor=1, by=cashier, idempotency_key="t"
+    )
+    table_fill(table=table, amount_minor=7, cashier=cashier, idempotency_key="f")
+    for transfer in Transfer.objects.all():
+        assert sum(transfer.postings.values_list("amount_minor", flat=True)) == 0
+    assert Posting.objects.filter(amount_minor=0).count() == 0
