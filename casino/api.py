@@ -6,9 +6,17 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.decorators import api_view, authentication_classes, permission_classes
+from rest_framework.decorators import (
+    api_view,
+    authentication_classes,
+    permission_classes,
+    renderer_classes,
+    schema,
+    throttle_classes,
+)
 from rest_framework.exceptions import APIException
 from rest_framework.permissions import BasePermission
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -16,8 +24,21 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from casino.authentication import TerminalTokenAuthentication
 from casino.errors import ServiceError
 from casino.models import Terminal
+from casino.schema import TerminalApiSchema
+from tables.api.throttling import TerminalRateThrottle
+from tables.games.errors import GameError
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+# Engine refusals that reach the API unwrapped: a card code that is no card is bad input; every
+# other engine refusal means the round's state does not allow the command now.
+GAME_ERROR_STATUS = {"invalid_card": 400, "invalid_ruleset": 422}
+
+
+class ProblemJSONRenderer(JSONRenderer):
+    """Lets a client that asks for ``Accept: application/problem+json`` get its answer."""
+
+    media_type = PROBLEM_CONTENT_TYPE
 
 
 def problem_response(*, status: int, code: str, detail: Any, title: str = "") -> Response:
@@ -35,10 +56,19 @@ def problem_response(*, status: int, code: str, detail: Any, title: str = "") ->
     return Response(body, status=status, content_type=PROBLEM_CONTENT_TYPE)
 
 
+def problem_for_error(error: ServiceError | GameError) -> Response:
+    """The problem response of a refusal by a service or by the engine."""
+    if isinstance(error, ServiceError):
+        return problem_response(status=error.status, code=error.code, detail=error.message)
+    return problem_response(
+        status=GAME_ERROR_STATUS.get(error.code, 409), code=error.code, detail=error.message
+    )
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Every refusal as ``application/problem+json`` with a stable ``code``."""
-    if isinstance(exc, ServiceError):
-        return problem_response(status=exc.status, code=exc.code, detail=exc.message)
+    if isinstance(exc, (ServiceError, GameError)):
+        return problem_for_error(exc)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
@@ -60,7 +90,9 @@ class IsTerminal(BasePermission):
 
 
 @extend_schema(
+    operation_id="terminal_identity",
     summary="The authenticated terminal",
+    tags=["terminal"],
     responses=inline_serializer(
         "TerminalIdentity",
         {
@@ -75,6 +107,9 @@ class IsTerminal(BasePermission):
 @api_view(["GET"])
 @authentication_classes([TerminalTokenAuthentication])
 @permission_classes([IsTerminal])
+@renderer_classes([JSONRenderer, ProblemJSONRenderer])
+@throttle_classes([TerminalRateThrottle])
+@schema(TerminalApiSchema())
 def terminal_identity(request: Request) -> Response:
     terminal: Terminal = request.user  # type: ignore[assignment]
     return Response(

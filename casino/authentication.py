@@ -45,3 +45,40 @@ class TerminalTokenAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return 'Terminal realm="terminals"'
+
+
+PLAYER_TOKEN_HEADER = "X-Player-Token"
+
+
+class PlayerAuthenticationFailed(exceptions.AuthenticationFailed):
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(detail=message, code=code)
+        self.service_code = code
+
+
+class TerminalPlayerAuthentication(TerminalTokenAuthentication):
+    """A player acting at a terminal: the terminal's credential (``Authorization: Terminal <t>``)
+    plus the player's session token (``X-Player-Token: <p>``), which must have been issued at that
+    same terminal. ``request.user`` is the Terminal, ``request.auth`` the PlayerSession (its
+    ``credential`` attribute holds the terminal credential)."""
+
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        # Imported here: tables.api imports the venue models, which import nothing of the API.
+        from tables.api.sessions import PlayerTokenError, player_session_authenticate
+
+        authenticated = super().authenticate(request)
+        if authenticated is None:
+            return None
+        terminal, credential = authenticated
+        token = request.headers.get(PLAYER_TOKEN_HEADER, "")
+        if not token:
+            raise PlayerAuthenticationFailed(
+                "A player must sign in at this terminal first (X-Player-Token header).",
+                code="player_token_missing",
+            )
+        try:
+            session = player_session_authenticate(terminal=terminal, token=token)
+        except PlayerTokenError as error:
+            raise PlayerAuthenticationFailed(error.message, code=error.code) from error
+        session.credential = credential
+        return terminal, session

@@ -166,3 +166,30 @@ class AuditRecord(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.sequence} {self.action}"
+
+
+class PlayerSession(models.Model):
+    """A player signed in at a player terminal: a short-lived token bound to that player, terminal
+    and table. Only the token's SHA-256 digest is stored. It expires after a spell without use
+    (``expires_at`` slides forward on use, never past ``hard_expires_at``) and ends at sign-out."""
+
+    class EndReason(models.TextChoices):
+        SIGNED_OUT = "signed_out", "Signed out"
+        REPLACED = "replaced", "Replaced by a newer sign-in at the terminal"
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="sessions")
+    terminal = models.ForeignKey(Terminal, on_delete=models.PROTECT, related_name="player_sessions")
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    token_prefix = models.CharField(max_length=12)
+    token_digest = models.CharField(max_length=64, unique=True)
+    started_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    hard_expires_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    end_reason = models.CharField(max_length=20, choices=EndReason.choices, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["terminal", "ended_at"], name="player_session_terminal_idx")]
+
+    def __str__(self) -> str:
+        return f"session of player {self.player_id} at terminal {self.terminal_id}"

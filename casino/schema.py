@@ -1,8 +1,31 @@
-"""OpenAPI descriptions of the project's own authentication schemes."""
+"""OpenAPI descriptions of the project's own authentication schemes, and the terminal API's
+schema class, which documents the problem+json errors every endpoint can answer."""
+
+from __future__ import annotations
 
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiResponse
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+TERMINAL_SCHEME = {
+    "type": "apiKey",
+    "in": "header",
+    "name": "Authorization",
+    "description": "`Terminal <credential>`: the credential issued to a registered terminal "
+    "(shown once, hashed at rest, expiring, revocable).",
+}
+PLAYER_SCHEME = {
+    "type": "apiKey",
+    "in": "header",
+    "name": "X-Player-Token",
+    "description": "The token a player receives when signing in at a player terminal (card number and "
+    "PIN). Short-lived, bound to the player, the terminal and its table; only valid together with "
+    "that terminal's credential; ends at sign-out.",
+}
 
 
 class TerminalTokenScheme(OpenApiAuthenticationExtension):
@@ -10,10 +33,74 @@ class TerminalTokenScheme(OpenApiAuthenticationExtension):
     name = "terminalCredential"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
-        return {
-            "type": "apiKey",
-            "in": "header",
-            "name": "Authorization",
-            "description": "`Terminal <credential>`: the credential issued to a registered terminal "
-            "(shown once, hashed at rest, expiring, revocable).",
-        }
+        return TERMINAL_SCHEME
+
+
+class TerminalPlayerScheme(OpenApiAuthenticationExtension):
+    """Both headers together: one security requirement naming both schemes (the terminal scheme
+    is defined by ``TerminalTokenScheme``, used by the terminal-only endpoints)."""
+
+    target_class = "casino.authentication.TerminalPlayerAuthentication"
+    name = "playerToken"
+
+    def get_security_requirement(self, auto_schema: Any) -> dict[str, list[str]]:
+        return {"terminalCredential": [], "playerToken": []}
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return PLAYER_SCHEME
+
+
+ERROR_DESCRIPTIONS = {
+    400: "Bad input (`invalid`, `parse_error`, `idempotency_key_required` ...): `errors` names the fields.",
+    401: "No, unknown, expired or revoked terminal credential or player token "
+    "(`not_authenticated`, `credential_revoked`, `player_session_expired` ...).",
+    403: "Authenticated but not allowed (`wrong_table`, `not_a_card_reader`, `not_box_owner` ...).",
+    404: "Not found (`not_found`).",
+    405: "Method not allowed (`method_not_allowed`).",
+    406: "Cannot answer in the requested media type (`not_acceptable`).",
+    409: "The table's state does not allow this now (`betting_closed`, `not_your_turn`, "
+    "`idempotency_in_progress` ...).",
+    415: "Send `application/json` (`unsupported_media_type`).",
+    422: "Understood but refused (`stake_above_table_max`, `idempotency_key_reused` ...).",
+    423: "Locked (`player_locked`).",
+    429: "Too many requests for this terminal or player (`throttled`); see `Retry-After`.",
+}
+ALWAYS = (400, 401, 403, 405, 406, 429)
+
+
+def problem(status: int, description: str = "") -> OpenApiResponse:
+    from tables.api.serializers import ProblemDetailSerializer
+
+    return OpenApiResponse(
+        ProblemDetailSerializer, description=description or ERROR_DESCRIPTIONS.get(status, "")
+    )
+
+
+def problems(*statuses: int, **descriptions: str) -> dict[Any, OpenApiResponse]:
+    """``@extend_schema(responses={200: X, **problems(409, 422)})``: error responses in
+    ``application/problem+json``. Keyword descriptions are keyed ``s409="..."``."""
+    return {
+        (status, PROBLEM_CONTENT_TYPE): problem(status, descriptions.get(f"s{status}", ""))
+        for status in statuses
+    }
+
+
+class TerminalApiSchema(AutoSchema):
+    """Every operation also documents the errors any request can meet (bad input,
+    authentication, permission, method, media type, throttling), as problem+json; success bodies
+    are documented as ``application/json`` only."""
+
+    def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
+        bodies = super()._get_response_bodies(direction)
+        for code, body in bodies.items():
+            if code.startswith("2") and "content" in body:
+                body["content"].pop(PROBLEM_CONTENT_TYPE, None)
+        statuses = set(ALWAYS)
+        if self.method in ("POST", "PUT", "PATCH"):
+            statuses.add(415)
+        for status in sorted(statuses):
+            if str(status) not in bodies:
+                bodies[str(status)] = self._get_response_for_code(
+                    problem(status), str(status), [PROBLEM_CONTENT_TYPE], direction
+                )
+        return dict(sorted(bodies.items()))

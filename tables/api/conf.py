@@ -1,0 +1,40 @@
+"""Settings of the terminal API, each overridable in Django settings or the environment.
+
+A Django setting of the same name wins (tests override them with pytest-django's ``settings``);
+otherwise the environment variable; otherwise the default here."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from django.conf import settings
+
+DEFAULTS: dict[str, Any] = {
+    # DRF rate strings ("<n>/<second|minute|hour|day>"); an empty string switches a throttle off.
+    "API_THROTTLE_TERMINAL": "1200/min",
+    "API_THROTTLE_PLAYER": "600/min",
+    "API_THROTTLE_SIGN_IN": "20/min",
+    # A player session ends after this many idle seconds, and in any case after the hard limit.
+    "API_PLAYER_SESSION_IDLE_SECONDS": 900,
+    "API_PLAYER_SESSION_MAX_SECONDS": 8 * 3600,
+    # Long-poll on the table state: the longest wait a client may ask for, and the poll step.
+    "API_LONG_POLL_MAX_SECONDS": 25,
+    "API_LONG_POLL_STEP_SECONDS": 0.25,
+}
+
+
+def api_setting(name: str) -> Any:
+    default = DEFAULTS[name]
+    if hasattr(settings, name):
+        return getattr(settings, name)
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    if isinstance(default, bool):
+        return raw.strip().lower() in {"1", "true", "yes", "on"}
+    if isinstance(default, int):
+        return int(raw)
+    if isinstance(default, float):
+        return float(raw)
+    return raw

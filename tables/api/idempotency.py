@@ -1,0 +1,125 @@
+"""``Idempotency-Key`` for money requests over HTTP.
+
+The first response to (terminal, player, key) is stored, status and body, and a retry gets it back
+verbatim (with ``Idempotency-Replayed: true``) without running the command again. The same key
+with another payload is refused with 422 ``idempotency_key_reused``; a duplicate that arrives while
+the first is still running gets 409 ``idempotency_in_progress`` at once, instead of waiting.
+
+How: one transaction holds everything. On PostgreSQL it first takes a transaction-scoped advisory
+lock on (scope, key) without waiting (``pg_try_advisory_xact_lock``): failing to get it means the
+same key is in flight, so 409. Holding it, the wallet's ``idempotent`` helper inserts the record
+(or finds the committed one and replays it), runs the command, and stores its response in the
+same transaction as the command's effect: the record exists exactly when the effect does. A
+refusal by the service (its ``ServiceError`` / engine ``GameError``) is a response like any other
+and is stored too; a request that fails validation (400) or authentication never reaches this
+and stores nothing. A crash rolls everything back, record included, so the key may be retried.
+On SQLite, write transactions are serialized by the database, so a concurrent duplicate waits
+and then replays the first response.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connection, transaction
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from casino.api import PROBLEM_CONTENT_TYPE, problem_for_error
+from casino.errors import ConflictError, ServiceError
+from casino.models import PlayerSession, Terminal
+from tables.games.errors import GameError
+from wallet.idempotency import idempotent
+
+HEADER = "Idempotency-Key"
+KEY_PATTERN = r"^[A-Za-z0-9._:\-]{1,100}$"
+_KEY_RE = re.compile(KEY_PATTERN)
+REPLAYED_HEADER = "Idempotency-Replayed"
+
+
+class IdempotencyKeyMissingError(ServiceError):
+    code = "idempotency_key_required"
+    status = 400
+
+
+class IdempotencyInProgressError(ConflictError):
+    code = "idempotency_in_progress"
+
+
+def idempotency_key(request: Request) -> str:
+    key = request.headers.get(HEADER, "")
+    if not key:
+        raise IdempotencyKeyMissingError(f"This request needs an {HEADER} header (1 to 100 characters).")
+    if not _KEY_RE.match(key):
+        raise IdempotencyKeyMissingError(
+            f"The {HEADER} header must be 1 to 100 letters, digits or . _ : -", code="invalid_idempotency_key"
+        )
+    return key
+
+
+def idempotency_scope(request: Request) -> str:
+    terminal: Terminal = request.user  # type: ignore[assignment]
+    session = request.auth
+    player = f"p{session.player_id}" if isinstance(session, PlayerSession) else "p-"
+    return f"api:t{terminal.pk}:{player}"
+
+
+def service_key(request: Request, key: str) -> str:
+    """The key handed to the services' own idempotency (scoped per player there), made unique per
+    terminal so that two terminals' keys never meet."""
+    terminal: Terminal = request.user  # type: ignore[assignment]
+    return f"api:t{terminal.pk}:{key}"
+
+
+def _try_lock(scope: str, key: str) -> bool:
+    if connection.vendor != "postgresql":
+        return True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(hashtext(%s), hashtext(%s))", [scope, key])
+        row = cursor.fetchone()
+    return bool(row and row[0])
+
+
+def _plain(data: Any) -> Any:
+    return json.loads(json.dumps(data, cls=DjangoJSONEncoder))
+
+
+def run_idempotent(
+    request: Request, *, command: str, payload: dict[str, Any], perform: Callable[[], Response]
+) -> Response:
+    """Run ``perform`` (which calls one service and returns the success Response) at most once per
+    Idempotency-Key; see the module docstring."""
+    key = idempotency_key(request)
+    scope = idempotency_scope(request)
+
+    def perform_and_record() -> dict[str, Any]:
+        try:
+            with transaction.atomic():
+                response = perform()
+        except (ServiceError, GameError) as error:
+            response = problem_for_error(error)
+        return {"status": response.status_code, "body": _plain(response.data)}
+
+    with transaction.atomic():
+        if not _try_lock(scope, key):
+            raise IdempotencyInProgressError(
+                "A request with this Idempotency-Key is still being processed; retry in a moment."
+            )
+        result = idempotent(
+            scope=scope,
+            key=key,
+            payload={"command": command, "method": request.method, "path": request.path, **payload},
+            perform=perform_and_record,
+        )
+    status = int(result.response["status"])
+    body = result.response["body"]
+    response = Response(body, status=status)
+    if status >= 400:
+        response.content_type = PROBLEM_CONTENT_TYPE
+    if result.replayed:
+        response[REPLAYED_HEADER] = "true"
+    return response

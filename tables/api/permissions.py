@@ -1,0 +1,63 @@
+"""Who may call what. Table scoping lives here, in one place: a terminal only ever sees and acts
+at the table it is placed at, a player only through the session issued at that terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+
+from casino.models import PlayerSession, Terminal
+
+
+class IsTerminal(BasePermission):
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return isinstance(request.user, Terminal)
+
+
+class IsPlayerTerminal(BasePermission):
+    message = "Only a player terminal may do this."
+    code = "not_a_player_terminal"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return isinstance(request.user, Terminal) and request.user.kind == Terminal.Kind.PLAYER_TERMINAL
+
+
+class IsCardReader(BasePermission):
+    message = "Only a card reader may send cards."
+    code = "not_a_card_reader"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return isinstance(request.user, Terminal) and request.user.kind == Terminal.Kind.CARD_READER
+
+
+class HasPlayerSession(BasePermission):
+    message = "A player must sign in at this terminal first."
+    code = "player_token_missing"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        session = request.auth
+        return (
+            isinstance(request.user, Terminal)
+            and isinstance(session, PlayerSession)
+            and session.terminal_id == request.user.pk
+        )
+
+
+class AtOwnTable(BasePermission):
+    """The ``table_id`` in the path must be the table the terminal (and the player's session) is
+    placed at. Anything else is refused with ``wrong_table``, whether or not that table exists."""
+
+    message = "This terminal is not placed at that table."
+    code = "wrong_table"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        terminal = request.user
+        if not isinstance(terminal, Terminal) or terminal.table_id is None:
+            return False
+        table_id = view.kwargs.get("table_id")
+        if table_id is None or int(table_id) != terminal.table_id:
+            return False
+        session = request.auth
+        return not (isinstance(session, PlayerSession) and session.table_id != terminal.table_id)

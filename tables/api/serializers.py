@@ -1,0 +1,87 @@
+"""Input and output serializers of the terminal API. Inputs validate what a terminal sends (a
+refusal here is a 400 problem with the field errors); outputs describe what the API answers.
+Neither holds any game rule: the services decide."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+# ---------------------------------------------------------------- problems
+
+
+class ProblemDetailSerializer(serializers.Serializer):
+    """RFC 9457 problem details, plus the stable machine ``code`` a terminal switches on."""
+
+    type = serializers.CharField(help_text="`about:blank#<code>`")
+    title = serializers.CharField()
+    status = serializers.IntegerField()
+    code = serializers.CharField(
+        help_text="Stable machine code: `betting_closed`, `stake_above_table_max`, `box_limit_reached`, "
+        "`not_box_owner`, `misscan`, `insufficient_funds`, `idempotency_key_reused`, ..."
+    )
+    detail = serializers.CharField(help_text="A message a terminal can show to the player.")
+    errors = serializers.JSONField(
+        required=False, help_text="Bad input only: the message(s) for each field, by field name."
+    )
+
+
+# ---------------------------------------------------------------- player sessions
+
+
+class SignInInputSerializer(serializers.Serializer):
+    card_number = serializers.RegexField(r"^[A-Za-z0-9\-]{1,32}$", max_length=32)
+    pin = serializers.RegexField(r"^[0-9]{4,8}$", max_length=8, min_length=4)
+
+
+class PlayerSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    display_name = serializers.CharField()
+
+
+class PlayerSessionSerializer(serializers.Serializer):
+    player = PlayerSerializer()
+    table_id = serializers.IntegerField()
+    terminal_id = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(help_text="Slides forward while the session is used.")
+    hard_expires_at = serializers.DateTimeField(help_text="The session ends at this moment at the latest.")
+
+
+class SignInOutputSerializer(PlayerSessionSerializer):
+    token = serializers.CharField(
+        help_text="The player token, shown once: send it as `X-Player-Token` with the terminal credential."
+    )
+
+
+# ---------------------------------------------------------------- wallet
+
+
+class BalanceSerializer(serializers.Serializer):
+    balance_minor = serializers.IntegerField(help_text="On the wallet, in minor units (cents).")
+    held_minor = serializers.IntegerField(help_text="Reserved by open bets.")
+    available_minor = serializers.IntegerField(help_text="What the player can still stake.")
+    currency = serializers.CharField()
+
+
+class StatementQuerySerializer(serializers.Serializer):
+    since = serializers.DateTimeField(required=False, help_text="Only movements from this moment.")
+    limit = serializers.IntegerField(
+        required=False, min_value=1, max_value=200, default=50, help_text="The most recent N movements."
+    )
+
+
+class StatementLineSerializer(serializers.Serializer):
+    posting_id = serializers.IntegerField()
+    transfer_id = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    kind = serializers.CharField()
+    memo = serializers.CharField(allow_blank=True)
+    reference_type = serializers.CharField(allow_blank=True)
+    reference_id = serializers.CharField(allow_blank=True)
+    amount_minor = serializers.IntegerField()
+    balance_after_minor = serializers.IntegerField()
+
+
+class StatementSerializer(serializers.Serializer):
+    currency = serializers.CharField()
+    lines = StatementLineSerializer(many=True)

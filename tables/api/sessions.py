@@ -1,0 +1,137 @@
+"""Player sessions at a terminal: sign in with card and PIN, use the short-lived token, sign out.
+
+These are the API's own writes (authentication state, not game state); each runs in one short
+transaction and is audited."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+
+from django.db import transaction
+from django.utils import timezone
+
+from casino.audit import audit_append
+from casino.errors import ConflictError, PermissionRefusedError, ServiceError
+from casino.models import PlayerSession, Terminal
+from casino.services import player_check_pin
+from tables.api.conf import api_setting
+
+TOKEN_PREFIX_LENGTH = 8
+# A session's sliding expiry is written at most this often, so that polling does not write a row
+# per request.
+SLIDE_GRANULARITY = dt.timedelta(seconds=60)
+
+
+class PlayerTokenError(ServiceError):
+    code = "player_token_invalid"
+    status = 401
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def player_session_start(*, terminal: Terminal, card_number: str, pin: str) -> tuple[PlayerSession, str]:
+    """Sign a player in at a player terminal; returns the session and its token (shown once).
+
+    The terminal must be a player terminal bound to a table. The card and PIN are checked by
+    ``player_check_pin`` (which locks the card after repeated wrong PINs). Any session still open at
+    this terminal, or of this player elsewhere, ends as ``replaced``. Raises
+    ``not_a_player_terminal`` (403), ``terminal_without_table`` (409), ``player_sign_in_failed`` /
+    ``player_locked`` (401).
+    """
+    if terminal.kind != Terminal.Kind.PLAYER_TERMINAL:
+        raise PermissionRefusedError(
+            "Players sign in at a player terminal, not at a card reader.", code="not_a_player_terminal"
+        )
+    if terminal.table_id is None:
+        raise ConflictError("This terminal is not placed at a table.", code="terminal_without_table")
+    player = player_check_pin(card_number=card_number, pin=pin, terminal=terminal)
+    if player.casino_id != terminal.casino_id:
+        raise ServiceError("Unknown card or wrong PIN.", code="player_sign_in_failed")
+    now = timezone.now()
+    token = secrets.token_urlsafe(32)
+    idle = dt.timedelta(seconds=int(api_setting("API_PLAYER_SESSION_IDLE_SECONDS")))
+    hard = now + dt.timedelta(seconds=int(api_setting("API_PLAYER_SESSION_MAX_SECONDS")))
+    with transaction.atomic():
+        open_sessions = PlayerSession.objects.filter(ended_at__isnull=True)
+        replaced = sorted(
+            set(open_sessions.filter(terminal=terminal).values_list("pk", flat=True))
+            | set(open_sessions.filter(player=player).values_list("pk", flat=True))
+        )
+        if replaced:
+            PlayerSession.objects.filter(pk__in=replaced, ended_at__isnull=True).update(
+                ended_at=now, end_reason=PlayerSession.EndReason.REPLACED
+            )
+        session = PlayerSession.objects.create(
+            player=player,
+            terminal=terminal,
+            table_id=terminal.table_id,
+            token_prefix=token[:TOKEN_PREFIX_LENGTH],
+            token_digest=_digest(token),
+            started_at=now,
+            expires_at=min(now + idle, hard),
+            hard_expires_at=hard,
+        )
+        audit_append(
+            action="player.signed_in",
+            actor_name=player.card_number,
+            terminal=terminal,
+            object_type="casino.player",
+            object_id=player.pk,
+            after={"session_id": session.pk, "table_id": terminal.table_id, "replaced_sessions": replaced},
+        )
+    return session, token
+
+
+def player_session_end(*, session: PlayerSession) -> PlayerSession:
+    """Sign out: the token stops working at once. Ending an ended session changes nothing."""
+    with transaction.atomic():
+        session = PlayerSession.objects.select_for_update().get(pk=session.pk)
+        if session.ended_at is not None:
+            return session
+        session.ended_at = timezone.now()
+        session.end_reason = PlayerSession.EndReason.SIGNED_OUT
+        session.save(update_fields=["ended_at", "end_reason"])
+        audit_append(
+            action="player.signed_out",
+            actor_name=session.player.card_number,
+            terminal=session.terminal,
+            object_type="casino.player",
+            object_id=session.player_id,
+            after={"session_id": session.pk},
+        )
+    return session
+
+
+def player_session_authenticate(*, terminal: Terminal, token: str) -> PlayerSession:
+    """The open session a player token belongs to, at this terminal. Slides its expiry forward.
+
+    Raises ``player_token_invalid`` (unknown token, or one issued at another terminal),
+    ``player_session_ended`` or ``player_session_expired`` (all 401)."""
+    if not token or len(token) < TOKEN_PREFIX_LENGTH or len(token) > 200:
+        raise PlayerTokenError("Missing or malformed player token.")
+    session = (
+        PlayerSession.objects.select_related("player", "player__casino")
+        .filter(token_digest=_digest(token))
+        .first()
+    )
+    if session is None or session.terminal_id != terminal.pk:
+        raise PlayerTokenError("Unknown player token; sign in again.")
+    now = timezone.now()
+    if session.ended_at is not None:
+        raise PlayerTokenError("This player session has ended; sign in again.", code="player_session_ended")
+    if session.expires_at <= now:
+        raise PlayerTokenError(
+            "This player session has expired; sign in again.", code="player_session_expired"
+        )
+    if not session.player.is_active:
+        raise PlayerTokenError("This player card is deactivated.", code="player_inactive")
+    idle = dt.timedelta(seconds=int(api_setting("API_PLAYER_SESSION_IDLE_SECONDS")))
+    wanted = min(now + idle, session.hard_expires_at)
+    if wanted - session.expires_at >= SLIDE_GRANULARITY:
+        PlayerSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(expires_at=wanted)
+        session.expires_at = wanted
+    return session
