@@ -1,0 +1,165 @@
+"""Balance adjustments (four eyes above the threshold) and reversing transfers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import override_settings
+
+from casino.errors import ServiceError
+from casino.models import AuditRecord
+from wallet.models import Account, AccountKind, AdjustmentStatus, Transfer, TransferKind
+from wallet.selectors import account_balance
+from wallet.services import (
+    adjustment_approve,
+    adjustment_reject,
+    balance_adjust,
+    cage_buy_in,
+    cage_cash_out,
+    transfer_reverse,
+)
+
+
+def test_an_adjustment_up_to_the_threshold_applies_at_once(
+    casino: Any, make_player: Any, pit_boss: Any
+) -> None:
+    player = make_player(1_000)
+    adjustment = balance_adjust(
+        player=player,
+        amount_minor=50_000,
+        reason="slot ticket not credited",
+        requested_by=pit_boss,
+        idempotency_key="a",
+    )
+    assert adjustment.status == AdjustmentStatus.APPLIED
+    assert adjustment.transfer.kind == TransferKind.ADJUSTMENT
+    assert adjustment.transfer.memo == "slot ticket not credited"
+    assert account_balance(player).balance_minor == 51_000
+    assert Account.objects.get(casino=casino, kind=AccountKind.HOUSE).balance_minor == -50_000
+    assert AuditRecord.objects.order_by("-sequence").first().action == "wallet.adjustment_applied"
+
+
+def test_a_negative_adjustment_cannot_overdraw_the_player(
+    make_player: Any, pit_boss: Any, snapshot: Any
+) -> None:
+    player = make_player(1_000)
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        balance_adjust(
+            player=player, amount_minor=-1_001, reason="x", requested_by=pit_boss, idempotency_key="a"
+        )
+    assert refused.value.code == "insufficient_funds"
+    assert snapshot() == before
+
+
+def test_an_adjustment_needs_a_reason(make_player: Any, pit_boss: Any, snapshot: Any) -> None:
+    player = make_player(1_000)
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        balance_adjust(
+            player=player, amount_minor=100, reason="  ", requested_by=pit_boss, idempotency_key="a"
+        )
+    assert refused.value.code == "reason_required"
+    assert snapshot() == before
+
+
+def test_a_cashier_cannot_adjust_balances(make_player: Any, cashier: Any, snapshot: Any) -> None:
+    player = make_player(1_000)
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        balance_adjust(player=player, amount_minor=100, reason="x", requested_by=cashier, idempotency_key="a")
+    assert refused.value.code == "permission_denied"
+    assert snapshot() == before
+
+
+@override_settings(ADJUSTMENT_APPROVAL_THRESHOLD_MINOR=10_000)
+def test_an_adjustment_above_the_threshold_waits_for_another_pit_boss(
+    make_player: Any, pit_boss: Any, other_pit_boss: Any, snapshot: Any
+) -> None:
+    # given a request of 100.01 with a threshold of 100.00
+    player = make_player(1_000)
+    adjustment = balance_adjust(
+        player=player, amount_minor=10_001, reason="jackpot", requested_by=pit_boss, idempotency_key="a"
+    )
+    # then nothing moved yet
+    assert (adjustment.status, adjustment.transfer) == (AdjustmentStatus.PENDING, None)
+    assert account_balance(player).balance_minor == 1_000
+    assert AuditRecord.objects.order_by("-sequence").first().action == "wallet.adjustment_requested"
+    # when the requester tries to approve it: four eyes refuse, nothing changes
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        adjustment_approve(adjustment=adjustment, approved_by=pit_boss, idempotency_key="ok")
+    assert refused.value.code == "four_eyes_required"
+    assert refused.value.status == 403
+    assert snapshot() == before
+    # when another pit boss approves it, the money moves
+    approved = adjustment_approve(adjustment=adjustment, approved_by=other_pit_boss, idempotency_key="ok")
+    assert (approved.status, approved.decided_by) == (AdjustmentStatus.APPLIED, other_pit_boss)
+    assert account_balance(player).balance_minor == 11_001
+    # and a second approval is refused
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        adjustment_approve(adjustment=adjustment, approved_by=other_pit_boss, idempotency_key="ok-again")
+    assert refused.value.code == "adjustment_not_pending"
+    assert snapshot() == before
+
+
+@override_settings(ADJUSTMENT_APPROVAL_THRESHOLD_MINOR=10_000)
+def test_a_rejected_adjustment_moves_nothing(make_player: Any, pit_boss: Any, other_pit_boss: Any) -> None:
+    player = make_player(1_000)
+    adjustment = balance_adjust(
+        player=player, amount_minor=-20_000, reason="x", requested_by=pit_boss, idempotency_key="a"
+    )
+    rejected = adjustment_reject(adjustment=adjustment, rejected_by=other_pit_boss, reason="no evidence")
+    assert rejected.status == AdjustmentStatus.REJECTED
+    assert account_balance(player).balance_minor == 1_000
+    assert Transfer.objects.filter(kind=TransferKind.ADJUSTMENT).count() == 0
+
+
+def test_a_reversal_negates_every_posting_and_points_to_the_original(
+    casino: Any, make_player: Any, cashier: Any, pit_boss: Any
+) -> None:
+    player = make_player()
+    original = cage_buy_in(player=player, amount_minor=7_000, cashier=cashier, idempotency_key="b")
+    reversal = transfer_reverse(transfer=original, reason="wrong player", by=pit_boss, idempotency_key="r")
+    assert (reversal.kind, reversal.reverses_id, reversal.memo) == (
+        TransferKind.REVERSAL,
+        original.pk,
+        "wrong player",
+    )
+    assert sorted(reversal.postings.values_list("account_id", "amount_minor")) == sorted(
+        (account_id, -amount)
+        for account_id, amount in original.postings.values_list("account_id", "amount_minor")
+    )
+    assert account_balance(player).balance_minor == 0
+    assert Account.objects.get(casino=casino, kind=AccountKind.CAGE).balance_minor == 0
+
+
+def test_a_transfer_is_reversed_at_most_once(
+    make_player: Any, cashier: Any, pit_boss: Any, snapshot: Any
+) -> None:
+    player = make_player()
+    original = cage_buy_in(player=player, amount_minor=7_000, cashier=cashier, idempotency_key="b")
+    reversal = transfer_reverse(transfer=original, reason="wrong player", by=pit_boss, idempotency_key="r")
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        transfer_reverse(transfer=original, reason="again", by=pit_boss, idempotency_key="r2")
+    assert refused.value.code == "transfer_already_reversed"
+    with pytest.raises(ServiceError) as refused:
+        transfer_reverse(transfer=reversal, reason="undo", by=pit_boss, idempotency_key="r3")
+    assert refused.value.code == "transfer_not_reversible"
+    assert snapshot() == before
+
+
+def test_a_reversal_cannot_take_money_the_player_already_spent(
+    make_player: Any, cashier: Any, pit_boss: Any, snapshot: Any
+) -> None:
+    player = make_player()
+    original = cage_buy_in(player=player, amount_minor=7_000, cashier=cashier, idempotency_key="b")
+    cage_cash_out(player=player, amount_minor=5_000, cashier=cashier, idempotency_key="o")
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        transfer_reverse(transfer=original, reason="wrong player", by=pit_boss, idempotency_key="r")
+    assert refused.value.code == "insufficient_funds"
+    assert snapshot() == before

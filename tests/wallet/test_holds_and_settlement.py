@@ -1,0 +1,358 @@
+"""Holds (bets) and bulk round settlement, pending payouts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from casino.errors import ServiceError
+from casino.models import AuditRecord
+from wallet.models import Account, AccountKind, Hold, HoldStatus, PayoutStatus, PendingPayout, TransferKind
+from wallet.selectors import account_balance, player_account, table_wagers_in_play
+from wallet.services import (
+    SettlementLine,
+    hold_place,
+    holds_void,
+    payout_reject,
+    payout_release,
+    round_settle,
+)
+
+
+def _table_account(table: Any, kind: str) -> Account:
+    return Account.objects.get(table=table, kind=kind)
+
+
+def test_a_hold_makes_the_stake_unavailable_at_once(make_player: Any, table: Any) -> None:
+    # given a player with 100.00
+    player = make_player(10_000)
+    audit_before = AuditRecord.objects.count()
+    # when a bet of 25.00 is placed
+    hold = hold_place(player=player, amount_minor=2_500, table=table, reference_id="r1", idempotency_key="b1")
+    # then the balance is unchanged, 25.00 is held, 75.00 available; nothing posted, nothing audited
+    assert hold.status == HoldStatus.OPEN
+    assert (hold.amount_minor, hold.table_id, hold.reference_id) == (2_500, table.pk, "r1")
+    assert account_balance(player) == type(account_balance(player))(10_000, 2_500, 7_500, "EUR")
+    assert table_wagers_in_play(table) == 2_500
+    assert AuditRecord.objects.count() == audit_before
+
+
+def test_a_hold_beyond_the_available_balance_is_refused(make_player: Any, table: Any, snapshot: Any) -> None:
+    player = make_player(10_000)
+    hold_place(player=player, amount_minor=6_000, table=table, idempotency_key="b1")
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        hold_place(player=player, amount_minor=4_001, table=table, idempotency_key="b2")
+    assert refused.value.code == "insufficient_funds"
+    assert snapshot() == before
+
+
+def test_a_player_without_a_wallet_cannot_bet(make_player: Any, table: Any, snapshot: Any) -> None:
+    player = make_player()
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        hold_place(player=player, amount_minor=1, table=table, idempotency_key="b1")
+    assert refused.value.code == "account_not_found"
+    assert snapshot() == before
+
+
+def test_a_hold_retried_with_its_key_returns_the_same_hold(
+    make_player: Any, table: Any, snapshot: Any
+) -> None:
+    player = make_player(10_000)
+    first = hold_place(player=player, amount_minor=1_000, table=table, idempotency_key="b1")
+    before = snapshot()
+    again = hold_place(player=player, amount_minor=1_000, table=table, idempotency_key="b1")
+    assert again.pk == first.pk
+    assert snapshot() == before
+    with pytest.raises(ServiceError) as refused:
+        hold_place(player=player, amount_minor=2_000, table=table, idempotency_key="b1")
+    assert refused.value.code == "idempotency_key_reused"
+    assert snapshot() == before
+
+
+def test_holds_void_releases_the_stakes_in_bulk(make_player: Any, table: Any) -> None:
+    # given two bets of two players
+    alice, bob = make_player(10_000), make_player(5_000)
+    first = hold_place(player=alice, amount_minor=1_000, table=table, idempotency_key="a")
+    second = hold_place(player=bob, amount_minor=2_000, table=table, idempotency_key="b")
+    # when the round is voided
+    voided = holds_void(
+        hold_ids=[first.pk, second.pk],
+        reason="round voided",
+        idempotency_key="void-r1",
+        scope=f"table:{table.pk}",
+    )
+    # then both stakes are available again, nothing was posted, one audit record
+    assert voided == [first.pk, second.pk]
+    assert account_balance(alice).available_minor == 10_000
+    assert account_balance(bob).available_minor == 5_000
+    assert set(Hold.objects.values_list("status", flat=True)) == {HoldStatus.VOIDED}
+    assert AuditRecord.objects.order_by("-sequence").first().action == "wallet.holds_voided"
+
+
+def test_voiding_a_closed_hold_voids_nothing(make_player: Any, table: Any, snapshot: Any) -> None:
+    player = make_player(10_000)
+    first = hold_place(player=player, amount_minor=1_000, table=table, idempotency_key="a")
+    second = hold_place(player=player, amount_minor=1_000, table=table, idempotency_key="b")
+    holds_void(hold_ids=[first.pk], reason="cancelled", idempotency_key="v1", scope="table:1")
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        holds_void(hold_ids=[second.pk, first.pk], reason="cancelled", idempotency_key="v2", scope="table:1")
+    assert refused.value.code == "hold_not_open"
+    assert snapshot() == before
+    assert Hold.objects.get(pk=second.pk).status == HoldStatus.OPEN
+
+
+def test_round_settle_moves_every_bet_in_one_transfer(
+    make_player: Any, filled_table: Any, casino: Any
+) -> None:
+    # given four bettors at a table whose tray holds 1 000.00
+    table = filled_table
+    loser, pusher, winner, big_winner = (make_player(10_000) for _ in range(4))
+    holds = [
+        hold_place(player=player, amount_minor=amount, table=table, reference_id="r7", idempotency_key="bet")
+        for player, amount in ((loser, 1_000), (pusher, 2_000), (winner, 1_500), (big_winner, 5_000))
+    ]
+    lines = [
+        SettlementLine(
+            account_id=holds[0].account_id, hold_id=holds[0].pk, stake_minor=1_000, payout_minor=0
+        ),
+        SettlementLine(
+            account_id=holds[1].account_id, hold_id=holds[1].pk, stake_minor=2_000, payout_minor=2_000
+        ),
+        # a blackjack on 15.00 pays 3:2 = 22.50; the table pays whole euros: 37.00 back, 0.50 kept
+        SettlementLine(
+            account_id=holds[2].account_id,
+            hold_id=holds[2].pk,
+            stake_minor=1_500,
+            payout_minor=3_700,
+            rounding_minor=50,
+        ),
+        SettlementLine(
+            account_id=holds[3].account_id,
+            hold_id=holds[3].pk,
+            stake_minor=5_000,
+            payout_minor=55_000,
+            needs_approval=True,
+            bet_reference="box3-main",
+        ),
+    ]
+    # when the round is settled
+    result = round_settle(
+        casino=casino, table=table, reference="r7", lines=lines, idempotency_key="settle-r7"
+    )
+    # then one transfer carries the round, the holds are posted, and every account moved exactly
+    transfer = result.transfer
+    assert (transfer.kind, transfer.reference_type, transfer.reference_id) == (
+        TransferKind.ROUND_SETTLEMENT,
+        "round",
+        "r7",
+    )
+    assert sum(transfer.postings.values_list("amount_minor", flat=True)) == 0
+    assert account_balance(loser) == type(account_balance(loser))(9_000, 0, 9_000, "EUR")
+    assert account_balance(pusher).balance_minor == 10_000
+    assert account_balance(winner).balance_minor == 12_200
+    assert account_balance(big_winner).balance_minor == 5_000
+    assert _table_account(table, AccountKind.TABLE_PAYOUTS_PENDING).balance_minor == 55_000
+    assert Account.objects.get(casino=casino, kind=AccountKind.HOUSE_ROUNDING).balance_minor == 50
+    # tray: 100 000 + stakes 9 500 - payouts 60 700 - rounding 50
+    assert _table_account(table, AccountKind.TABLE_TRAY).balance_minor == 48_750
+    assert set(Hold.objects.values_list("status", "closed_by_transfer")) == {(HoldStatus.POSTED, transfer.pk)}
+    assert table_wagers_in_play(table) == 0
+    payout = PendingPayout.objects.get()
+    assert result.pending_payout_ids == [payout.pk]
+    assert (payout.amount_minor, payout.status, payout.bet_reference) == (
+        55_000,
+        PayoutStatus.PENDING,
+        "box3-main",
+    )
+    # the pusher's net is zero: no posting for them
+    assert not transfer.postings.filter(account=player_account(pusher)).exists()
+    record = AuditRecord.objects.order_by("-sequence").first()
+    assert record.action == "wallet.round_settled"
+    assert record.after["tray_minor"] == -51_250
+
+
+def test_round_settle_retried_returns_the_first_settlement(
+    make_player: Any, filled_table: Any, casino: Any, snapshot: Any
+) -> None:
+    player = make_player(10_000)
+    hold = hold_place(player=player, amount_minor=1_000, table=filled_table, idempotency_key="b")
+    lines = [
+        SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=1_000, payout_minor=2_000)
+    ]
+    first = round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s1")
+    before = snapshot()
+    again = round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s1")
+    assert (again.transfer.pk, again.replayed, first.replayed) == (first.transfer.pk, True, False)
+    assert snapshot() == before
+    assert account_balance(player).balance_minor == 11_000
+
+
+def test_a_settled_hold_cannot_be_settled_again(
+    make_player: Any, filled_table: Any, casino: Any, snapshot: Any
+) -> None:
+    player = make_player(10_000)
+    hold = hold_place(player=player, amount_minor=1_000, table=filled_table, idempotency_key="b")
+    lines = [
+        SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=1_000, payout_minor=2_000)
+    ]
+    round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s1")
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s2")
+    assert refused.value.code == "hold_not_open"
+    assert snapshot() == before
+
+
+def test_a_round_the_tray_cannot_pay_is_refused(
+    make_player: Any, filled_table: Any, casino: Any, snapshot: Any
+) -> None:
+    # given a tray of 1 000.00 and a bet that would win 1 500.00
+    player = make_player(100_000)
+    hold = hold_place(player=player, amount_minor=50_000, table=filled_table, idempotency_key="b")
+    before = snapshot()
+    lines = [
+        SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=50_000, payout_minor=200_000)
+    ]
+    with pytest.raises(ServiceError) as refused:
+        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s")
+    assert refused.value.code == "insufficient_funds"
+    assert refused.value.details["account_id"] == _table_account(filled_table, AccountKind.TABLE_TRAY).pk
+    assert snapshot() == before
+
+
+def test_a_stake_that_was_not_held_is_taken_from_the_available_balance(
+    make_player: Any, filled_table: Any, casino: Any, snapshot: Any
+) -> None:
+    player = make_player(1_000)
+    account_id = player_account(player).pk
+    lines = [SettlementLine(account_id=account_id, stake_minor=1_001, payout_minor=0)]
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s")
+    assert refused.value.code == "insufficient_funds"
+    assert snapshot() == before
+    lines = [SettlementLine(account_id=account_id, stake_minor=1_000, payout_minor=0)]
+    round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s2")
+    assert account_balance(player).balance_minor == 0
+
+
+def test_a_line_naming_another_players_hold_is_refused(
+    make_player: Any, filled_table: Any, casino: Any, snapshot: Any
+) -> None:
+    alice, bob = make_player(1_000), make_player(1_000)
+    hold = hold_place(player=alice, amount_minor=500, table=filled_table, idempotency_key="b")
+    before = snapshot()
+    lines = [
+        SettlementLine(account_id=player_account(bob).pk, hold_id=hold.pk, stake_minor=500, payout_minor=0)
+    ]
+    with pytest.raises(ServiceError) as refused:
+        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s")
+    assert refused.value.code == "hold_mismatch"
+    assert snapshot() == before
+
+
+def test_a_stake_above_its_hold_is_refused(
+    make_player: Any, filled_table: Any, casino: Any, snapshot: Any
+) -> None:
+    player = make_player(1_000)
+    hold = hold_place(player=player, amount_minor=500, table=filled_table, idempotency_key="b")
+    before = snapshot()
+    lines = [SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=501, payout_minor=0)]
+    with pytest.raises(ServiceError) as refused:
+        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s")
+    assert refused.value.code == "invalid_amount"
+    assert snapshot() == before
+
+
+def _settle_with_pending(make_player: Any, table: Any, casino: Any) -> tuple[Any, PendingPayout]:
+    player = make_player(10_000)
+    hold = hold_place(player=player, amount_minor=1_000, table=table, idempotency_key="b")
+    lines = [
+        SettlementLine(
+            account_id=hold.account_id,
+            hold_id=hold.pk,
+            stake_minor=1_000,
+            payout_minor=30_000,
+            needs_approval=True,
+        )
+    ]
+    result = round_settle(casino=casino, table=table, reference="r1", lines=lines, idempotency_key="s")
+    return player, PendingPayout.objects.get(pk=result.pending_payout_ids[0])
+
+
+def test_payout_release_moves_the_payout_to_the_player(
+    make_player: Any, filled_table: Any, casino: Any, pit_boss: Any
+) -> None:
+    player, payout = _settle_with_pending(make_player, filled_table, casino)
+    assert account_balance(player).balance_minor == 9_000
+    transfer = payout_release(payout=payout, by=pit_boss, idempotency_key="p1")
+    assert transfer.kind == TransferKind.PAYOUT_RELEASE
+    assert account_balance(player).balance_minor == 39_000
+    assert _table_account(filled_table, AccountKind.TABLE_PAYOUTS_PENDING).balance_minor == 0
+    payout.refresh_from_db()
+    assert (payout.status, payout.decided_by, payout.decided_transfer_id) == (
+        PayoutStatus.RELEASED,
+        pit_boss,
+        transfer.pk,
+    )
+
+
+def test_payout_reject_sends_the_payout_back_to_the_tray(
+    make_player: Any, filled_table: Any, casino: Any, pit_boss: Any, snapshot: Any
+) -> None:
+    player, payout = _settle_with_pending(make_player, filled_table, casino)
+    tray_before = _table_account(filled_table, AccountKind.TABLE_TRAY).balance_minor
+    payout_reject(payout=payout, by=pit_boss, reason="misdeal", idempotency_key="p1")
+    assert account_balance(player).balance_minor == 9_000
+    assert _table_account(filled_table, AccountKind.TABLE_TRAY).balance_minor == tray_before + 30_000
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        payout_release(payout=payout, by=pit_boss, idempotency_key="p2")
+    assert refused.value.code == "payout_not_pending"
+    assert snapshot() == before
+
+
+def test_a_dealer_cannot_release_a_payout(
+    make_player: Any, filled_table: Any, casino: Any, dealer: Any, snapshot: Any
+) -> None:
+    _, payout = _settle_with_pending(make_player, filled_table, casino)
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        payout_release(payout=payout, by=dealer, idempotency_key="p1")
+    assert refused.value.code == "permission_denied"
+    assert snapshot() == before
+
+
+def _settle_round_of(size: int, make_player: Any, table: Any, casino: Any, reference: str) -> int:
+    players = [make_player(10_000) for _ in range(size)]
+    holds = [
+        hold_place(player=player, amount_minor=1_000, table=table, idempotency_key=f"{reference}-{index}")
+        for index, player in enumerate(players)
+    ]
+    lines = [
+        SettlementLine(
+            account_id=hold.account_id, hold_id=hold.pk, stake_minor=1_000, payout_minor=(index % 3) * 1_000
+        )
+        for index, hold in enumerate(holds)
+    ]
+    with CaptureQueriesContext(connection) as queries:
+        round_settle(casino=casino, table=table, reference=reference, lines=lines, idempotency_key=reference)
+    return len(queries.captured_queries)
+
+
+def test_settlement_runs_a_constant_number_of_statements(
+    make_player: Any, filled_table: Any, casino: Any
+) -> None:
+    # given a round of 3 bets and a round of 60 bets (after a first round that opened the accounts)
+    _settle_round_of(2, make_player, filled_table, casino, "warm")
+    small = _settle_round_of(3, make_player, filled_table, casino, "small")
+    large = _settle_round_of(60, make_player, filled_table, casino, "large")
+    # then both take the same number of SQL statements
+    assert small == large
+    assert large <= 16
