@@ -5,3 +5,10 @@ class TablesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "tables"
     verbose_name = "Tables, rule sets and rounds"
+
+    def ready(self) -> None:
+        from casino.seeding import EXTRA_STEPS
+        from tables.seeding import seed_live_tables
+
+        if seed_live_tables not in EXTRA_STEPS:
+            EXTRA_STEPS.append(seed_live_tables)

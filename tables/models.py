@@ -6,6 +6,10 @@ from django.conf import settings
 from django.db import models
 
 
+class ImmutableOnceApprovedError(Exception):
+    """An approved configuration version was about to be changed (a bug: make a new version)."""
+
+
 class Game(models.TextChoices):
     BLACKJACK = "blackjack", "Blackjack"
     CANASTA = "canasta", "Canasta"
@@ -49,6 +53,12 @@ class RuleSetVersion(models.Model):
     def __str__(self) -> str:
         return f"{self.rule_set} v{self.number}"
 
+    def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        # Integrity guard, not business logic: an approved version never changes.
+        if self.pk and type(self).objects.filter(pk=self.pk, approved_at__isnull=False).exists():
+            raise ImmutableOnceApprovedError(f"{self} is approved and immutable")
+        super().save(*args, **kwargs)
+
 
 class SideBetPaytable(models.Model):
     class Kind(models.TextChoices):
@@ -88,6 +98,12 @@ class SideBetPaytableVersion(models.Model):
     def __str__(self) -> str:
         return f"{self.paytable} v{self.number}"
 
+    def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        # Integrity guard, not business logic: an approved version never changes.
+        if self.pk and type(self).objects.filter(pk=self.pk, approved_at__isnull=False).exists():
+            raise ImmutableOnceApprovedError(f"{self} is approved and immutable")
+        super().save(*args, **kwargs)
+
 
 class Table(models.Model):
     """A live gaming table in a pit."""
@@ -106,3 +122,354 @@ class Table(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+# ---------------------------------------------------------------------------------------------
+# Live blackjack: versioned table configuration, boxes and seats, shoes, rounds, bets, payouts.
+
+
+class TableConfigVersion(models.Model):
+    """Everything a round of one table runs with: rule set and paytable versions, limits per bet
+    type and the table settings. Numbered per table; a change is a new version (made and approved
+    by an operator in one step), taking effect from the next round. Immutable once approved."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="config_versions")
+    number = models.PositiveIntegerField()
+    rule_set_version = models.ForeignKey(RuleSetVersion, on_delete=models.PROTECT, related_name="+")
+    perfect_pairs_version = models.ForeignKey(
+        SideBetPaytableVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    twenty_one_plus_three_version = models.ForeignKey(
+        SideBetPaytableVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    main_min_minor = models.BigIntegerField()
+    main_max_minor = models.BigIntegerField()
+    perfect_pairs_min_minor = models.BigIntegerField()
+    perfect_pairs_max_minor = models.BigIntegerField()
+    twenty_one_plus_three_min_minor = models.BigIntegerField()
+    twenty_one_plus_three_max_minor = models.BigIntegerField()
+    behind_min_minor = models.BigIntegerField()
+    behind_max_minor = models.BigIntegerField()
+    boxes = models.PositiveSmallIntegerField(default=7)
+    boxes_per_player = models.PositiveSmallIntegerField(default=2)
+    shuffle_every_rounds = models.PositiveSmallIntegerField(default=5)
+    decision_seconds = models.PositiveSmallIntegerField(default=15)
+    betting_seconds = models.PositiveSmallIntegerField(default=30)
+    bets_behind_allowed = models.BooleanField(default=True)
+    payout_approval_threshold_minor = models.BigIntegerField(default=1_000_000)
+    shoe_kind = models.CharField(max_length=10, default="virtual")
+    created_at = models.DateTimeField(auto_now_add=True)
+    approved_at = models.DateTimeField(null=True, blank=True)
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="table_config_version_unique"),
+            models.CheckConstraint(
+                condition=models.Q(shuffle_every_rounds__gte=3, shuffle_every_rounds__lte=6),
+                name="table_config_shuffle_3_to_6",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(main_min_minor__gt=0, main_max_minor__gte=models.F("main_min_minor")),
+                name="table_config_main_limits",
+            ),
+        ]
+        ordering = ["table", "number"]
+
+    def __str__(self) -> str:
+        return f"{self.table} config v{self.number}"
+
+    def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        # Integrity guard, not business logic: an approved version never changes.
+        if self.pk and type(self).objects.filter(pk=self.pk, approved_at__isnull=False).exists():
+            raise ImmutableOnceApprovedError(f"{self} is approved and immutable")
+        super().save(*args, **kwargs)
+
+    LIMIT_FIELDS = (
+        "main_min_minor",
+        "main_max_minor",
+        "perfect_pairs_min_minor",
+        "perfect_pairs_max_minor",
+        "twenty_one_plus_three_min_minor",
+        "twenty_one_plus_three_max_minor",
+        "behind_min_minor",
+        "behind_max_minor",
+    )
+    SETTING_FIELDS = (
+        "boxes",
+        "boxes_per_player",
+        "shuffle_every_rounds",
+        "decision_seconds",
+        "betting_seconds",
+        "bets_behind_allowed",
+        "payout_approval_threshold_minor",
+        "shoe_kind",
+    )
+
+    def values(self) -> dict[str, object]:
+        """Every value of the version (the audit's before/after)."""
+        out: dict[str, object] = {
+            name: getattr(self, name) for name in (*self.LIMIT_FIELDS, *self.SETTING_FIELDS)
+        }
+        out["rule_set_version_id"] = self.rule_set_version_id
+        out["perfect_pairs_version_id"] = self.perfect_pairs_version_id
+        out["twenty_one_plus_three_version_id"] = self.twenty_one_plus_three_version_id
+        return out
+
+
+class Box(models.Model):
+    """One of the table's seven betting positions. ``owner`` is the first seated player still
+    there (rules/blackjack.md 2.3); ``accepts_bets_behind`` is the owner's setting, copied into a
+    round when it opens (so a change takes effect from the next round)."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="boxes")
+    number = models.PositiveSmallIntegerField()
+    owner = models.ForeignKey(
+        "casino.Player", on_delete=models.PROTECT, null=True, blank=True, related_name="owned_boxes"
+    )
+    accepts_bets_behind = models.BooleanField(default=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "number"], name="box_unique_number")]
+        ordering = ["table", "number"]
+
+    def __str__(self) -> str:
+        return f"{self.table} box {self.number}"
+
+
+class Seat(models.Model):
+    """A player at a box: its owner or a bettor behind. Arrival order is the primary key order.
+    Deleted when the player leaves (and the win streak with it)."""
+
+    box = models.ForeignKey(Box, on_delete=models.CASCADE, related_name="seats")
+    player = models.ForeignKey("casino.Player", on_delete=models.PROTECT, related_name="seats")
+    arrived_at = models.DateTimeField(auto_now_add=True)
+    win_streak = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["box", "player"], name="seat_unique_player")]
+        ordering = ["box", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} at {self.box}"
+
+
+class Shoe(models.Model):
+    """A shoe between two shuffles. A virtual shoe keeps its order and secret hidden until it is
+    retired; ``commitment`` (SHA-256 of secret and order) is stored before its first card."""
+
+    class Kind(models.TextChoices):
+        PHYSICAL = "physical", "Physical (cards entered)"
+        VIRTUAL = "virtual", "Virtual (server shuffle)"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="shoes")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    decks = models.PositiveSmallIntegerField()
+    commitment = models.CharField(max_length=64, blank=True)
+    order = models.JSONField(
+        null=True, blank=True, help_text="Virtual: the card order (secret until retired)"
+    )
+    secret = models.CharField(max_length=64, blank=True)
+    position = models.PositiveIntegerField(default=0, help_text="Virtual: cards dealt so far")
+    dealt_counts = models.JSONField(default=dict, help_text="Cards dealt from this shoe, by code")
+    rounds_dealt = models.PositiveIntegerField(default=0)
+    shuffled_at = models.DateTimeField(auto_now_add=True)
+    shuffled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    retired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.table} shoe #{self.pk} ({self.kind})"
+
+
+class RoundStatus(models.TextChoices):
+    BETTING = "betting", "Betting"
+    DEALING = "dealing", "Dealing"
+    INSURANCE = "insurance", "Insurance"
+    PLAYERS = "players", "Players"
+    DEALER = "dealer", "Dealer"
+    SETTLING = "settling", "Played, awaiting settlement"
+    SETTLED = "settled", "Settled"
+    VOIDED = "voided", "Voided"
+
+
+OPEN_ROUND_STATUSES = (
+    RoundStatus.BETTING,
+    RoundStatus.DEALING,
+    RoundStatus.INSURANCE,
+    RoundStatus.PLAYERS,
+    RoundStatus.DEALER,
+    RoundStatus.SETTLING,
+)
+
+
+class Round(models.Model):
+    """One round at a table: a row locked by every command on it (bets take it FOR SHARE),
+    the engine snapshot after the last event, and the decision deadline."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
+    number = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=RoundStatus.choices, default=RoundStatus.BETTING)
+    config = models.ForeignKey(TableConfigVersion, on_delete=models.PROTECT, related_name="rounds")
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="rounds")
+    dealer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    accepts_bets_behind = models.JSONField(default=dict, help_text="Box number -> owner's setting at opening")
+    snapshot = models.JSONField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=0, help_text="Sequence of the last event")
+    decision_deadline_at = models.DateTimeField(null=True, blank=True)
+    awaiting_correction = models.JSONField(null=True, blank=True, help_text="The misscan the round waits on")
+    opened_at = models.DateTimeField(auto_now_add=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="round_unique_number"),
+            models.UniqueConstraint(
+                fields=["table"],
+                condition=models.Q(status__in=[status.value for status in OPEN_ROUND_STATUSES]),
+                name="round_one_open_per_table",
+            ),
+        ]
+        ordering = ["table", "number"]
+
+    def __str__(self) -> str:
+        return f"{self.table} round {self.number}"
+
+
+class RoundEvent(models.Model):
+    """Append-only log of a round. ``payload["action"]`` holds the engine action applied (when
+    there is one), so replaying the actions rebuilds the round; ``snapshot`` is the engine state
+    after the event (left out on the bet events written in bulk when betting closes)."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="events")
+    sequence = models.PositiveIntegerField()
+    kind = models.CharField(max_length=30)
+    payload = models.JSONField(default=dict)
+    snapshot = models.JSONField(null=True, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    actor_name = models.CharField(max_length=150, blank=True)
+    role = models.CharField(max_length=40, blank=True)
+    terminal = models.ForeignKey(
+        "casino.Terminal", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    player = models.ForeignKey(
+        "casino.Player", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["round", "sequence"], name="round_event_unique_sequence")
+        ]
+        ordering = ["round", "sequence"]
+
+    def __str__(self) -> str:
+        return f"{self.round} #{self.sequence} {self.kind}"
+
+
+class BetKind(models.TextChoices):
+    MAIN = "main", "Main"
+    BEHIND = "behind", "Bet behind"
+    PERFECT_PAIRS = "perfect_pairs", "Perfect Pairs"
+    TWENTY_ONE_PLUS_THREE = "twenty_one_plus_three", "21+3"
+    INSURANCE = "insurance", "Insurance"
+
+
+class BetStatus(models.TextChoices):
+    PLACED = "placed", "Placed"
+    CANCELLED = "cancelled", "Cancelled"
+    REFUNDED = "refunded", "Refunded (owner not playing)"
+    SETTLED = "settled", "Settled"
+    VOIDED = "voided", "Voided"
+
+
+class Bet(models.Model):
+    """A bet of a player on a box. Its engine id is ``str(pk)``. The stake is held on the
+    player's wallet at once (``holds``: the first hold, then one per double or split)."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="bets")
+    box_number = models.PositiveSmallIntegerField()
+    player = models.ForeignKey("casino.Player", on_delete=models.PROTECT, related_name="bets")
+    kind = models.CharField(max_length=30, choices=BetKind.choices)
+    stake_minor = models.BigIntegerField()
+    follow_double = models.BooleanField(default=False)
+    follow_split = models.BooleanField(default=False)
+    insures = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    status = models.CharField(max_length=10, choices=BetStatus.choices, default=BetStatus.PLACED)
+    idempotency_key = models.CharField(max_length=200, blank=True)
+    placed_at = models.DateTimeField(auto_now_add=True)
+    terminal = models.ForeignKey(
+        "casino.Terminal", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=models.Q(stake_minor__gt=0), name="bet_stake_positive")
+        ]
+        indexes = [models.Index(fields=["round", "player"], name="bet_round_player_idx")]
+        ordering = ["round", "id"]
+
+    def __str__(self) -> str:
+        return f"bet {self.pk} {self.kind} {self.stake_minor}"
+
+
+class BetHold(models.Model):
+    """A wallet hold behind a bet: the original stake, or a stake added by a double or split."""
+
+    bet = models.ForeignKey(Bet, on_delete=models.PROTECT, related_name="holds")
+    hold = models.OneToOneField("wallet.Hold", on_delete=models.PROTECT, related_name="+")
+    amount_minor = models.BigIntegerField()
+    reason = models.CharField(max_length=10, default="placed")
+
+    def __str__(self) -> str:
+        return f"hold {self.hold_id} of bet {self.bet_id}"
+
+
+class ApprovalStatus(models.TextChoices):
+    NOT_NEEDED = "not_needed", "Paid at once"
+    PENDING = "pending", "Awaiting approval"
+    APPROVED = "approved", "Approved and paid"
+    REJECTED = "rejected", "Rejected"
+
+
+class PayoutLine(models.Model):
+    """What one bet (on one hand) got back, as the engine settled it, with its rule. A payout
+    waiting for approval is the wallet PendingPayout whose ``bet_reference`` is
+    ``payout_line:<pk>``."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="payout_lines")
+    bet = models.ForeignKey(Bet, on_delete=models.PROTECT, related_name="payout_lines")
+    hand = models.SmallIntegerField(null=True, blank=True)
+    outcome = models.CharField(max_length=30)
+    rule = models.CharField(max_length=120)
+    multiplier_numerator = models.BigIntegerField()
+    multiplier_denominator = models.BigIntegerField()
+    stake_minor = models.BigIntegerField()
+    net_minor = models.BigIntegerField()
+    paid_minor = models.BigIntegerField()
+    rounding_remainder = models.CharField(max_length=40, default="0")
+    needs_approval = models.BooleanField(default=False)
+    approval_status = models.CharField(
+        max_length=10, choices=ApprovalStatus.choices, default=ApprovalStatus.NOT_NEEDED
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    reason = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["round", "id"]
+
+    def __str__(self) -> str:
+        return f"payout line {self.pk} {self.outcome} {self.paid_minor}"

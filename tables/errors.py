@@ -1,0 +1,138 @@
+"""Refusals of the live table services. Each has a stable ``code`` (what the API returns); a
+refused command changed nothing (no bet, no hold, no event, no audit record).
+
+Engine refusals (``tables.games.errors.GameError``) are translated by :func:`from_game_error`
+keeping their code (``not_your_turn``, ``double_not_allowed``, ``card_not_in_shoe`` ...).
+"""
+
+from __future__ import annotations
+
+from casino.errors import ConflictError, NotFoundError, PermissionRefusedError, ServiceError
+from tables.games.errors import GameError
+
+
+class TableError(ServiceError):
+    code = "table_refused"
+    status = 409
+
+
+class BettingClosedError(TableError):
+    code = "betting_closed"
+
+
+class StakeBelowTableMinError(TableError):
+    code = "stake_below_table_min"
+    status = 422
+
+
+class StakeAboveTableMaxError(TableError):
+    code = "stake_above_table_max"
+    status = 422
+
+
+class BoxLimitReachedError(TableError):
+    code = "box_limit_reached"
+
+
+class BoxTakenError(TableError):
+    code = "box_taken"
+
+
+class NotBoxOwnerError(TableError):
+    code = "not_box_owner"
+    status = 403
+
+
+class NotSeatedError(TableError):
+    code = "not_seated"
+
+
+class BetsBehindForbiddenError(TableError):
+    code = "bets_behind_forbidden"
+
+
+class BetBehindOwnBoxError(TableError):
+    code = "bet_behind_own_box"
+
+
+class SideBetWithoutMainBetError(TableError):
+    code = "side_bet_without_main_bet"
+
+
+class MisscanError(TableError):
+    code = "misscan"
+
+
+class AwaitingCorrectionError(TableError):
+    code = "awaiting_correction"
+
+
+class ShuffleDueError(TableError):
+    code = "shuffle_due"
+
+
+class RoundInProgressError(TableError):
+    code = "round_in_progress"
+
+
+class RoundNotOpenError(TableError):
+    code = "round_not_open"
+
+
+class ApprovalByDealerRefusedError(PermissionRefusedError):
+    code = "approval_by_dealer_refused"
+
+
+class DecisionDeadlinePassedError(TableError):
+    code = "decision_deadline_passed"
+
+
+class InvalidConfigurationError(ServiceError):
+    code = "invalid_configuration"
+    status = 422
+
+
+class VersionImmutableError(ConflictError):
+    code = "version_immutable"
+
+
+class TableNotFoundError(NotFoundError):
+    code = "table_not_found"
+
+
+class GameRefusedError(TableError):
+    """An engine refusal, with the engine's code."""
+
+    status = 409
+
+
+def from_game_error(error: GameError) -> ServiceError:
+    """The service error for an engine refusal, keeping its code."""
+    return GameRefusedError(error.message, code=error.code)
+
+
+__all__ = [
+    "ApprovalByDealerRefusedError",
+    "AwaitingCorrectionError",
+    "BetBehindOwnBoxError",
+    "BetsBehindForbiddenError",
+    "BettingClosedError",
+    "BoxLimitReachedError",
+    "BoxTakenError",
+    "DecisionDeadlinePassedError",
+    "GameRefusedError",
+    "InvalidConfigurationError",
+    "MisscanError",
+    "NotBoxOwnerError",
+    "NotSeatedError",
+    "RoundInProgressError",
+    "RoundNotOpenError",
+    "ShuffleDueError",
+    "SideBetWithoutMainBetError",
+    "StakeAboveTableMaxError",
+    "StakeBelowTableMinError",
+    "TableError",
+    "TableNotFoundError",
+    "VersionImmutableError",
+    "from_game_error",
+]

@@ -1,0 +1,68 @@
+"""Live blackjack table services: the only code that writes tables' state.
+
+Every service is keyword-only, runs in its own transaction, locks rows in a fixed order (round,
+player, box, then the wallet, the audit chain last) and raises ``casino.errors.ServiceError``
+subclasses with stable codes (``tables.errors``). The terminal API and the dealer console call
+these functions with an :class:`Actor`.
+"""
+
+from tables.services.common import Actor
+from tables.services.config import (
+    paytable_version_approve,
+    paytable_version_create,
+    rule_set_version_approve,
+    rule_set_version_create,
+    table_config_change,
+    table_config_current,
+    table_limits_change,
+    table_settings_change,
+)
+from tables.services.rounds import (
+    bet_cancel,
+    bet_place,
+    card_correct,
+    card_enter,
+    decision_make,
+    insurance_close,
+    insurance_decide,
+    round_apply_overdue_defaults,
+    round_close_betting,
+    round_open,
+    round_void,
+)
+from tables.services.seats import box_bets_behind_set, box_leave, box_take, boxes_ensure
+from tables.services.settlement import payout_approve, payout_reject, round_settle
+from tables.services.shoes import shoe_shuffle, shoe_verify, shuffle_due
+
+__all__ = [
+    "Actor",
+    "bet_cancel",
+    "bet_place",
+    "box_bets_behind_set",
+    "box_leave",
+    "box_take",
+    "boxes_ensure",
+    "card_correct",
+    "card_enter",
+    "decision_make",
+    "insurance_close",
+    "insurance_decide",
+    "payout_approve",
+    "payout_reject",
+    "paytable_version_approve",
+    "paytable_version_create",
+    "round_apply_overdue_defaults",
+    "round_close_betting",
+    "round_open",
+    "round_settle",
+    "round_void",
+    "rule_set_version_approve",
+    "rule_set_version_create",
+    "shoe_shuffle",
+    "shoe_verify",
+    "shuffle_due",
+    "table_config_change",
+    "table_config_current",
+    "table_limits_change",
+    "table_settings_change",
+]

@@ -1,0 +1,171 @@
+"""What every table service shares: the actor, permission checks, row locks and the round log."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+from django.utils import timezone
+
+from casino.audit import audit_append
+from casino.errors import PermissionRefusedError
+from casino.models import Player, Terminal
+from casino.roles import role_of
+from tables.games.blackjack import RoundState, state_to_dict
+from tables.models import Round, RoundEvent, Table
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who gives a command: a staff user (dealer, pit boss, operator), a terminal with the player
+    logged in on it, a card reader terminal, or the system (Celery, seeds, simulations).
+
+    The terminal API builds ``Actor.at_terminal(terminal, player)``; staff pages build
+    ``Actor.staff(request.user)``.
+    """
+
+    user: Any = None
+    terminal: Terminal | None = None
+    player: Player | None = None
+    system: str = ""
+
+    @classmethod
+    def staff(cls, user: Any) -> Actor:
+        return cls(user=user)
+
+    @classmethod
+    def at_terminal(cls, terminal: Terminal, player: Player | None = None) -> Actor:
+        return cls(terminal=terminal, player=player)
+
+    @classmethod
+    def automatic(cls, name: str) -> Actor:
+        return cls(system=name)
+
+    @property
+    def role(self) -> str:
+        if self.user is not None:
+            return role_of(self.user) or "staff"
+        if self.player is not None:
+            return "player"
+        if self.terminal is not None:
+            return str(self.terminal.kind)
+        return "system"
+
+    @property
+    def name(self) -> str:
+        if self.user is not None:
+            return str(self.user.get_username())
+        if self.player is not None:
+            return f"player {self.player.card_number}"
+        if self.terminal is not None:
+            return f"terminal {self.terminal.name}"
+        return self.system or "system"
+
+    def has_perm(self, codename: str) -> bool:
+        return self.user is not None and bool(self.user.has_perm(f"casino.{codename}"))
+
+    def audit(self, **kwargs: Any) -> None:
+        """Append the audit record of a command (call it as the command's last write)."""
+        audit_append(
+            actor=self.user,
+            actor_name=self.name,
+            role=self.role,
+            terminal=self.terminal,
+            **kwargs,
+        )
+
+
+def require_staff(actor: Actor, codename: str) -> None:
+    if not actor.has_perm(codename):
+        raise PermissionRefusedError("You do not have permission to do that.", permission=codename)
+
+
+def require_dealer_or_reader(actor: Actor, table: Table) -> None:
+    """Dealer commands: a staff user who runs tables, or a card reader bound to this table
+    (for cards), or the system."""
+    if actor.system:
+        return
+    if actor.has_perm("run_table"):
+        return
+    terminal = actor.terminal
+    if (
+        terminal is not None
+        and actor.player is None
+        and terminal.kind == Terminal.Kind.CARD_READER
+        and terminal.table_id == table.pk
+        and terminal.is_active
+    ):
+        return
+    raise PermissionRefusedError("Only the table's dealer or card reader may do that.")
+
+
+def require_player(actor: Actor, table: Table) -> Player:
+    """Player commands: a player logged in at a terminal of this table (or unbound terminal)."""
+    player = actor.player
+    if player is None:
+        raise PermissionRefusedError("A player must be logged in at a terminal.")
+    terminal = actor.terminal
+    if terminal is not None and terminal.table_id not in (None, table.pk):
+        raise PermissionRefusedError("This terminal belongs to another table.")
+    if not player.is_active or player.casino_id != table.casino_id:
+        raise PermissionRefusedError("This player cannot play at this table.")
+    return player
+
+
+def lock(model: Any, ids: Iterable[int]) -> list[Any]:
+    """Lock rows FOR UPDATE in primary-key order (one statement) and return them in that order."""
+    return list(model.objects.select_for_update().filter(pk__in=sorted(set(ids))).order_by("pk"))
+
+
+def lock_round(round_id: int, *, shared: bool = False) -> Round:
+    """The round row, locked: FOR UPDATE (one command at a time per round), or FOR SHARE for bets
+    (many bets at once; a command taking FOR UPDATE waits for them and they wait for it).
+    On SQLite locks are no-ops: write transactions are serialized whole."""
+    if shared and connection.vendor == "postgresql":
+        rows = list(Round.objects.raw("SELECT * FROM tables_round WHERE id = %s FOR SHARE", [round_id]))
+        if not rows:
+            raise Round.DoesNotExist(round_id)
+        return rows[0]
+    return Round.objects.select_for_update().get(pk=round_id)
+
+
+@dataclass
+class EventDraft:
+    kind: str
+    payload: dict[str, Any]
+    snapshot: dict[str, Any] | None = None
+
+
+def events_write(
+    round_: Round, drafts: Sequence[EventDraft], actor: Actor, state: RoundState | None
+) -> list[RoundEvent]:
+    """Append events to the round's log (one INSERT) after ``round_.version``; the last one gets
+    the snapshot of ``state``. The caller saves the round row (version, snapshot)."""
+    if not drafts:
+        return []
+    now = timezone.now()
+    snapshot = state_to_dict(state) if state is not None else None
+    rows = []
+    for index, draft in enumerate(drafts):
+        round_.version += 1
+        is_last = index == len(drafts) - 1
+        rows.append(
+            RoundEvent(
+                round=round_,
+                sequence=round_.version,
+                kind=draft.kind,
+                payload=draft.payload,
+                snapshot=draft.snapshot if draft.snapshot is not None else (snapshot if is_last else None),
+                actor=actor.user,
+                actor_name=actor.name,
+                role=actor.role,
+                terminal=actor.terminal,
+                player=actor.player,
+                created_at=now,
+            )
+        )
+    if snapshot is not None:
+        round_.snapshot = snapshot
+    return RoundEvent.objects.bulk_create(rows)

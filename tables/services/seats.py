@@ -1,0 +1,157 @@
+"""Boxes and seats (rules/blackjack.md 2): taking and leaving a box, the owner's "no bets behind
+me" setting, and the handover of a box to the next bettor in arrival order."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from casino.models import Player
+from tables.errors import (
+    BoxLimitReachedError,
+    BoxTakenError,
+    InvalidConfigurationError,
+    NotBoxOwnerError,
+    NotSeatedError,
+    RoundInProgressError,
+)
+from tables.models import OPEN_ROUND_STATUSES, Bet, BetStatus, Box, Round, RoundStatus, Seat, Table
+from tables.services.common import Actor, require_player
+from tables.services.config import table_config_current
+
+
+def boxes_ensure(*, table: Table) -> list[Box]:
+    """Create the table's seven boxes if missing (idempotent, moves nothing)."""
+    existing = set(Box.objects.filter(table=table).values_list("number", flat=True))
+    Box.objects.bulk_create([Box(table=table, number=n) for n in range(1, 8) if n not in existing])
+    return list(Box.objects.filter(table=table).order_by("number"))
+
+
+def _box(table: Table, number: int) -> Box:
+    config = table_config_current(table)
+    limit = config.boxes if config else 7
+    if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= limit:
+        raise InvalidConfigurationError(f"the table has boxes 1 to {limit}", code="no_such_box")
+    box = Box.objects.select_for_update().filter(table=table, number=number).first()
+    if box is None:
+        raise InvalidConfigurationError(f"box {number} does not exist", code="no_such_box")
+    return box
+
+
+def box_take(*, table: Table, box_number: int, actor: Actor) -> Box:
+    """The player at the terminal takes an empty box and becomes its owner.
+
+    Locks the player row, then the box row (two players racing for one box: the second sees it
+    taken). Raises ``box_taken``, ``box_limit_reached`` (``boxes_per_player``, 2 by default),
+    ``no_such_box``, ``permission_denied``. Audited.
+    """
+    player = require_player(actor, table)
+    with transaction.atomic():
+        Player.objects.select_for_update().filter(pk=player.pk).first()
+        box = _box(table, box_number)
+        if box.owner_id is not None:
+            raise BoxTakenError(f"box {box_number} is taken")
+        config = table_config_current(table)
+        per_player = config.boxes_per_player if config else 2
+        owned = Box.objects.filter(table=table, owner=player).count()
+        if owned >= per_player:
+            raise BoxLimitReachedError(f"at most {per_player} boxes per player")
+        Box.objects.filter(pk=box.pk).update(owner=player, accepts_bets_behind=True)
+        Seat.objects.get_or_create(box=box, player=player)
+        actor.audit(
+            action="box.taken",
+            object_type="tables.box",
+            object_id=box.pk,
+            before={"owner_id": None},
+            after={"table": table.name, "box": box_number, "owner_id": player.pk},
+        )
+    box.refresh_from_db()
+    return box
+
+
+def _cancel_bets(round_: Round, bets: list[Bet], actor: Actor, reason: str) -> None:
+    """Cancel bets of an open betting round and free their holds (one bulk void)."""
+    from tables.services.rounds import bets_release
+
+    bets_release(round_=round_, bets=bets, status=BetStatus.CANCELLED, reason=reason, actor=actor)
+
+
+def box_leave(*, table: Table, box_number: int, actor: Actor) -> Box:
+    """The player leaves a box (owner or bettor behind); their seat and win streak go.
+
+    An owner leaving hands the box to the next seated bettor in arrival order, or empties it.
+    During betting the leaver's bets on the box are cancelled (stakes freed), and so are the
+    new owner's bets behind it; after betting closed, a player with a bet in play cannot leave
+    (``round_in_progress``). Locks the open round, the player, then the box. Audited.
+    """
+    player = require_player(actor, table)
+    with transaction.atomic():
+        open_round = (
+            Round.objects.select_for_update().filter(table=table, status__in=OPEN_ROUND_STATUSES).first()
+        )
+        Player.objects.select_for_update().filter(pk=player.pk).first()
+        box = _box(table, box_number)
+        seat = Seat.objects.filter(box=box, player=player).first()
+        if seat is None:
+            raise NotSeatedError(f"you are not seated at box {box_number}")
+        to_cancel: list[Bet] = []
+        if open_round is not None:
+            mine = list(
+                Bet.objects.filter(
+                    round=open_round, box_number=box_number, player=player, status=BetStatus.PLACED
+                )
+            )
+            if mine and open_round.status != RoundStatus.BETTING:
+                raise RoundInProgressError("your bets on this box are in play; leave after the round")
+            to_cancel.extend(mine)
+        seat.delete()
+        new_owner_id = box.owner_id
+        if box.owner_id == player.pk:
+            successor = Seat.objects.filter(box=box).order_by("id").first()
+            new_owner_id = successor.player_id if successor else None
+            if open_round is not None and new_owner_id is not None:
+                behind = list(
+                    Bet.objects.filter(
+                        round=open_round,
+                        box_number=box_number,
+                        player_id=new_owner_id,
+                        status=BetStatus.PLACED,
+                    )
+                )
+                if behind and open_round.status != RoundStatus.BETTING:
+                    # The box plays on with the bets of this round; the handover waits for none.
+                    pass
+                elif open_round.status == RoundStatus.BETTING:
+                    to_cancel.extend(behind)
+            Box.objects.filter(pk=box.pk).update(owner_id=new_owner_id, accepts_bets_behind=True)
+        if to_cancel and open_round is not None:
+            _cancel_bets(open_round, to_cancel, actor, "player left the box")
+        actor.audit(
+            action="box.left",
+            object_type="tables.box",
+            object_id=box.pk,
+            before={"owner_id": box.owner_id, "player_id": player.pk, "win_streak": seat.win_streak},
+            after={"table": table.name, "box": box_number, "owner_id": new_owner_id},
+        )
+    box.refresh_from_db()
+    return box
+
+
+def box_bets_behind_set(*, table: Table, box_number: int, actor: Actor, accepts: bool) -> Box:
+    """The box owner allows or forbids bets behind their box, from the next round on.
+    Raises ``not_box_owner``. Audited with the old and new setting."""
+    player = require_player(actor, table)
+    with transaction.atomic():
+        box = _box(table, box_number)
+        if box.owner_id != player.pk:
+            raise NotBoxOwnerError(f"box {box_number} is not yours")
+        before = box.accepts_bets_behind
+        Box.objects.filter(pk=box.pk).update(accepts_bets_behind=bool(accepts))
+        actor.audit(
+            action="box.bets_behind_set",
+            object_type="tables.box",
+            object_id=box.pk,
+            before={"accepts_bets_behind": before},
+            after={"table": table.name, "box": box_number, "accepts_bets_behind": bool(accepts)},
+        )
+    box.refresh_from_db()
+    return box

@@ -1,0 +1,122 @@
+"""Shoes and shuffles (rules/blackjack.md 1.2, DESIGN "Shoes").
+
+A virtual shoe is shuffled with the operating system's cryptographic RNG; its commitment
+``sha256(secret + ":" + order)`` is stored before the first card, and the order and secret are
+revealed when the shoe is retired (the next shuffle), so anyone can check the shoe was not
+changed mid-play (:func:`shoe_verify`, ``manage.py shoe_verify``). A physical shoe receives its
+cards one by one from the dealer or a card reader (``card_enter``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections import Counter
+from random import SystemRandom
+
+from django.db import transaction
+from django.utils import timezone
+
+from tables.errors import InvalidConfigurationError, RoundInProgressError
+from tables.games.cards import shoe_cards
+from tables.models import OPEN_ROUND_STATUSES, Round, Shoe, Table
+from tables.services.common import Actor, require_dealer_or_reader
+from tables.services.config import config_rules, table_config_current
+
+
+def shoe_commitment(secret: str, order: list[str]) -> str:
+    return hashlib.sha256(f"{secret}:{' '.join(order)}".encode()).hexdigest()
+
+
+def shoe_verify(shoe: Shoe) -> bool:
+    """True when a retired virtual shoe's revealed order and secret match its commitment and the
+    order is a full shoe of its decks."""
+    if shoe.kind != Shoe.Kind.VIRTUAL or shoe.retired_at is None or not shoe.order:
+        return False
+    full = Counter(card.code for card in shoe_cards(shoe.decks))
+    return Counter(shoe.order) == full and shoe_commitment(shoe.secret, list(shoe.order)) == shoe.commitment
+
+
+def shoe_current(table: Table) -> Shoe | None:
+    return Shoe.objects.filter(table=table, retired_at__isnull=True).order_by("-pk").first()
+
+
+def shoe_remaining(shoe: Shoe) -> dict[str, int]:
+    """Copies of each card still in the shoe (for the engine's misscan check)."""
+    counts = Counter({card.code: 0 for card in shoe_cards(1)})
+    dealt = shoe.dealt_counts or {}
+    return {code: shoe.decks - int(dealt.get(code, 0)) for code in counts}
+
+
+def shuffle_due(table: Table, shoe: Shoe | None = None) -> bool:
+    """No shoe, a shoe of another kind or decks than the configuration, or N rounds dealt."""
+    config = table_config_current(table)
+    shoe = shoe if shoe is not None else shoe_current(table)
+    if config is None or shoe is None:
+        return True
+    rules = config_rules(config)
+    return (
+        shoe.kind != config.shoe_kind
+        or shoe.decks != rules.decks
+        or shoe.rounds_dealt >= config.shuffle_every_rounds
+    )
+
+
+def shoe_shuffle(*, table: Table, actor: Actor) -> Shoe:
+    """Record a shuffle: retire the current shoe (revealing a virtual shoe's order and secret) and
+    start a new one of the configured kind and decks; a virtual one is shuffled here and its
+    commitment stored before any card leaves it.
+
+    Needs the dealer (``casino.run_table``) or the system. Locks the table row. Refused while a
+    round is open (``round_in_progress``). Audited (``shoe.shuffled``: old shoe revealed, new
+    commitment).
+    """
+    require_dealer_or_reader(actor, table)
+    if actor.terminal is not None:
+        require_dealer_or_reader(Actor(), table)  # card readers do not shuffle
+    config = table_config_current(table)
+    if config is None:
+        raise InvalidConfigurationError(f"{table} has no configuration")
+    rules = config_rules(config)
+    with transaction.atomic():
+        Table.objects.select_for_update().get(pk=table.pk)
+        if Round.objects.filter(table=table, status__in=OPEN_ROUND_STATUSES).exists():
+            raise RoundInProgressError("a round is in progress; shuffle after it")
+        old = shoe_current(table)
+        now = timezone.now()
+        if old is not None:
+            Shoe.objects.filter(pk=old.pk).update(retired_at=now)
+        order: list[str] | None = None
+        secret = ""
+        commitment = ""
+        if config.shoe_kind == Shoe.Kind.VIRTUAL:
+            order = [card.code for card in shoe_cards(rules.decks)]
+            SystemRandom().shuffle(order)
+            secret = secrets.token_hex(32)
+            commitment = shoe_commitment(secret, order)
+        shoe = Shoe.objects.create(
+            table=table,
+            kind=config.shoe_kind,
+            decks=rules.decks,
+            order=order,
+            secret=secret,
+            commitment=commitment,
+            shuffled_by=actor.user,
+        )
+        actor.audit(
+            action="shoe.shuffled",
+            object_type="tables.shoe",
+            object_id=shoe.pk,
+            before=(
+                {
+                    "shoe_id": old.pk,
+                    "rounds_dealt": old.rounds_dealt,
+                    "commitment": old.commitment,
+                    "revealed_secret": old.secret,
+                }
+                if old is not None
+                else None
+            ),
+            after={"table": table.name, "kind": shoe.kind, "decks": shoe.decks, "commitment": commitment},
+        )
+    return shoe

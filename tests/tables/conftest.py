@@ -1,0 +1,72 @@
+"""Fixtures of the live table tests: the seeded demo casino, BJ1 with a stacked virtual shoe."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from casino.models import Player
+from tables.models import Shoe, Table
+from tables.services import Actor, shoe_shuffle, table_settings_change
+from tables.services.shoes import shoe_commitment
+from tests.factories import PlayerFactory, TerminalFactory, staff_user
+from wallet.models import Account, AccountKind
+from wallet.services import _buy_in
+
+
+@pytest.fixture
+def dealer(seeded: Any) -> Any:
+    return staff_user("dealer", "dealer-1")
+
+
+@pytest.fixture
+def pit_boss(seeded: Any) -> Any:
+    return staff_user("pit_boss", "pitboss-1")
+
+
+@pytest.fixture
+def operator(seeded: Any) -> Any:
+    return staff_user("operator", "operator-1")
+
+
+@pytest.fixture
+def table(seeded: Any) -> Table:
+    return Table.objects.get(name="BJ1")
+
+
+def funded_player(table: Table, amount_minor: int = 100_000, name: str = "") -> Player:
+    player = PlayerFactory(casino=table.casino, display_name=name or "Test player")
+    _buy_in(
+        player=player,
+        amount_minor=amount_minor,
+        actor=None,
+        scope="test",
+        idempotency_key=f"fund:{player.pk}",
+    )
+    return player
+
+
+def at_terminal(table: Table, player: Player) -> Actor:
+    return Actor.at_terminal(TerminalFactory(casino=table.casino, table=table), player)
+
+
+def balance(player: Player) -> tuple[int, int]:
+    account = Account.objects.get(player=player, kind=AccountKind.PLAYER)
+    return account.balance_minor, account.held_minor
+
+
+def stack_shoe(table: Table, dealer: Any, cards: list[str]) -> Shoe:
+    """Shuffle, then put ``cards`` on top of the new virtual shoe (the rest keeps its order)."""
+    shoe = shoe_shuffle(table=table, actor=Actor.staff(dealer))
+    order = list(shoe.order)
+    for code in cards:
+        order.remove(code)
+    order = [*cards, *order]
+    Shoe.objects.filter(pk=shoe.pk).update(order=order, commitment=shoe_commitment(shoe.secret, order))
+    shoe.refresh_from_db()
+    return shoe
+
+
+def physical(table: Table, operator: Any) -> None:
+    table_settings_change(table=table, actor=Actor.staff(operator), settings={"shoe_kind": "physical"})
