@@ -1,0 +1,311 @@
+"""The ledger under real concurrency: PostgreSQL, real transactions, one connection per thread.
+
+These are the tests that matter most for money: no double spend, no lost update, no doubled
+effect of a retried command, no deadlock, and `ledger_verify` clean afterwards.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connections
+
+from casino.errors import ServiceError
+from casino.models import AuditRecord
+from tests.wallet.factories import TableFactory
+from wallet.models import Account, AccountKind, Hold, HoldStatus, IdempotencyRecord, Posting, Transfer
+from wallet.selectors import ledger_totals, ledger_verify, player_account
+from wallet.services import (
+    SettlementLine,
+    cage_buy_in,
+    cage_cash_out,
+    hold_place,
+    holds_void,
+    round_settle,
+    table_fill,
+    transfer_between_players,
+)
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def run_in_threads(count: int, work: Callable[[int], Any]) -> list[Any]:
+    """Run ``work(i)`` in ``count`` threads released together; return results (or the exceptions)."""
+    barrier = threading.Barrier(count)
+    results: list[Any] = [None] * count
+
+    def target(index: int) -> None:
+        try:
+            barrier.wait()
+            results[index] = work(index)
+        except BaseException as error:  # reported by the test, never swallowed
+            results[index] = error
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=target, args=(index,)) for index in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    return results
+
+
+def _code(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except ServiceError as error:
+        return error.code
+
+
+def test_50_concurrent_holds_of_a_tenth_of_the_balance_exactly_10_succeed(
+    make_player: Any, table: Any, snapshot: Any
+) -> None:
+    # given a player with 100.00
+    player = make_player(10_000)
+    before = snapshot()
+
+    # when 50 bets of 10.00 arrive at the same moment
+    def bet(index: int) -> Any:
+        return _code(
+            lambda: (
+                hold_place(player=player, amount_minor=1_000, table=table, idempotency_key=f"bet-{index}").pk
+            )
+        )
+
+    results = run_in_threads(50, bet)
+    # then exactly 10 hold, 40 are refused for insufficient funds
+    outcomes = Counter("held" if isinstance(result, int) else result for result in results)
+    assert outcomes == {"held": 10, "insufficient_funds": 40}
+    account = Account.objects.get(player=player)
+    assert (account.balance_minor, account.held_minor) == (10_000, 10_000)
+    assert Hold.objects.filter(account=account, status=HoldStatus.OPEN).count() == 10
+    # and the 40 refused moved nothing: no posting, no transfer, no audit, no idempotency record of theirs
+    after = snapshot()
+    for name in ("transfers", "postings", "audit", "payouts", "adjustments"):
+        assert after[name] == before[name]
+    assert len(after["idempotency"]) == len(before["idempotency"]) + 10
+    assert ledger_verify().is_clean
+
+
+def test_100_concurrent_calls_with_one_idempotency_key_have_exactly_one_effect(
+    make_player: Any, cashier: Any, snapshot: Any
+) -> None:
+    # given a player with 10.00
+    player = make_player(1_000)
+    before = snapshot()
+
+    # when 100 identical buy-ins with one key arrive together (50 threads, two calls each)
+    def buy_in(index: int) -> list[int]:
+        return [
+            cage_buy_in(player=player, amount_minor=5_000, cashier=cashier, idempotency_key="one-key").pk
+            for _ in range(2)
+        ]
+
+    results = run_in_threads(50, buy_in)
+    # then all 100 got the same transfer, and the money moved once
+    errors = [result for result in results if isinstance(result, BaseException)]
+    assert errors == []
+    transfer_ids = {transfer_id for pair in results for transfer_id in pair}
+    assert len(transfer_ids) == 1
+    assert Account.objects.get(player=player).balance_minor == 6_000
+    after = snapshot()
+    assert len(after["transfers"]) == len(before["transfers"]) + 1
+    assert len(after["postings"]) == len(before["postings"]) + 2
+    assert len(after["audit"]) == len(before["audit"]) + 1
+    assert len(after["idempotency"]) == len(before["idempotency"]) + 1
+
+    # when the same key comes with another payload
+    with pytest.raises(ServiceError) as refused:
+        cage_buy_in(player=player, amount_minor=5_001, cashier=cashier, idempotency_key="one-key")
+    # then it is refused and nothing moved
+    assert refused.value.code == "idempotency_key_reused"
+    assert snapshot() == after
+
+
+def test_100_concurrent_bets_with_one_idempotency_key_hold_once(make_player: Any, table: Any) -> None:
+    player = make_player(10_000)
+
+    def bet(index: int) -> list[int]:
+        return [
+            hold_place(player=player, amount_minor=700, table=table, idempotency_key="bet-1").pk
+            for _ in range(2)
+        ]
+
+    results = run_in_threads(50, bet)
+    assert [result for result in results if isinstance(result, BaseException)] == []
+    assert len({hold_id for pair in results for hold_id in pair}) == 1
+    account = Account.objects.get(player=player)
+    assert (account.balance_minor, account.held_minor) == (10_000, 700)
+
+
+THREADS = 16
+COMMANDS_PER_THREAD = 500
+PLAYERS = 24
+
+
+def test_16_threads_of_500_random_money_commands_keep_the_ledger_exact(casino: Any, cashier: Any) -> None:
+    # given 24 players with 500.00 each and two tables with 100 000.00 in their trays
+    from tests.wallet.factories import PlayerFactory
+
+    players = [PlayerFactory(casino=casino) for _ in range(PLAYERS)]
+    for player in players:
+        cage_buy_in(player=player, amount_minor=50_000, cashier=cashier, idempotency_key=f"fund-{player.pk}")
+    tables = [TableFactory(casino=casino, name=f"T{index}") for index in range(2)]
+    for table in tables:
+        table_fill(table=table, amount_minor=10_000_000, cashier=cashier, idempotency_key=f"fill-{table.pk}")
+    account_of = {player.pk: player_account(player).pk for player in players}
+    cage_id = Account.objects.get(casino=casino, kind=AccountKind.CAGE).pk
+    tray_of = {table.pk: Account.objects.get(table=table, kind=AccountKind.TABLE_TRAY).pk for table in tables}
+    initial = {account.pk: (account.balance_minor, account.held_minor) for account in Account.objects.all()}
+    totals_before = ledger_totals()
+
+    # when 16 threads each run 500 random commands against them
+    def worker(index: int) -> dict[str, Any]:
+        rng = random.Random(7_000 + index)
+        staff = get_user_model().objects.get(pk=cashier.pk)
+        balance_delta: dict[int, int] = defaultdict(int)
+        held_delta: dict[int, int] = defaultdict(int)
+        outcomes: Counter[str] = Counter()
+        open_holds: list[tuple[Hold, int]] = []  # (hold, table id): each thread settles only its own holds
+        for step in range(COMMANDS_PER_THREAD):
+            key = f"t{index}-{step}"
+            roll = rng.random()
+            player = rng.choice(players)
+            account_id = account_of[player.pk]
+            try:
+                if roll < 0.35 or (roll < 0.6 and not open_holds):
+                    table = rng.choice(tables)
+                    amount = rng.randint(100, 5_000)
+                    hold = hold_place(player=player, amount_minor=amount, table=table, idempotency_key=key)
+                    held_delta[account_id] += amount
+                    open_holds.append((hold, table.pk))
+                    outcomes["hold"] += 1
+                elif roll < 0.52:
+                    # settle one round of up to three of this thread's holds at one table
+                    table_id = open_holds[0][1]
+                    chosen = [item for item in open_holds if item[1] == table_id][: rng.randint(1, 3)]
+                    lines = []
+                    for hold, _ in chosen:
+                        payout = rng.choice(
+                            [0, hold.amount_minor, 2 * hold.amount_minor, hold.amount_minor * 5 // 2]
+                        )
+                        lines.append(
+                            SettlementLine(
+                                account_id=hold.account_id,
+                                hold_id=hold.pk,
+                                stake_minor=hold.amount_minor,
+                                payout_minor=payout,
+                            )
+                        )
+                    round_settle(
+                        casino=casino,
+                        table=next(table for table in tables if table.pk == table_id),
+                        reference=key,
+                        lines=lines,
+                        idempotency_key=key,
+                    )
+                    for line in lines:
+                        balance_delta[line.account_id] += line.payout_minor - line.stake_minor
+                        held_delta[line.account_id] -= line.stake_minor
+                        balance_delta[tray_of[table_id]] += line.stake_minor - line.payout_minor
+                    open_holds = [item for item in open_holds if item not in chosen]
+                    outcomes["settle"] += 1
+                elif roll < 0.6:
+                    hold, _ = open_holds.pop(rng.randrange(len(open_holds)))
+                    holds_void(
+                        hold_ids=[hold.pk],
+                        reason="bet cancelled",
+                        idempotency_key=key,
+                        scope=f"thread:{index}",
+                    )
+                    held_delta[hold.account_id] -= hold.amount_minor
+                    outcomes["void"] += 1
+                elif roll < 0.72:
+                    amount = rng.randint(1_000, 20_000)
+                    first = cage_buy_in(
+                        player=player, amount_minor=amount, cashier=staff, idempotency_key=key
+                    )
+                    if rng.random() < 0.2:  # a retry of the same command must not move money again
+                        again = cage_buy_in(
+                            player=player, amount_minor=amount, cashier=staff, idempotency_key=key
+                        )
+                        assert again.pk == first.pk
+                        outcomes["retry"] += 1
+                    balance_delta[account_id] += amount
+                    balance_delta[cage_id] -= amount
+                    outcomes["buy_in"] += 1
+                elif roll < 0.84:
+                    amount = rng.randint(100, 20_000)
+                    cage_cash_out(player=player, amount_minor=amount, cashier=staff, idempotency_key=key)
+                    balance_delta[account_id] -= amount
+                    balance_delta[cage_id] += amount
+                    outcomes["cash_out"] += 1
+                else:
+                    payee = rng.choice([other for other in players if other.pk != player.pk])
+                    amount = rng.randint(100, 10_000)
+                    transfer_between_players(
+                        from_player=player,
+                        to_player=payee,
+                        amount_minor=amount,
+                        by=staff,
+                        idempotency_key=key,
+                    )
+                    balance_delta[account_id] -= amount
+                    balance_delta[account_of[payee.pk]] += amount
+                    outcomes["transfer"] += 1
+            except ServiceError as error:
+                outcomes[error.code] += 1
+        return {"balance": balance_delta, "held": held_delta, "outcomes": outcomes}
+
+    results = run_in_threads(THREADS, worker)
+
+    # then no thread failed (no deadlock, no unexpected refusal)
+    errors = [result for result in results if isinstance(result, BaseException)]
+    assert errors == []
+    outcomes = sum((result["outcomes"] for result in results), Counter())
+    refused = {
+        code: count
+        for code, count in outcomes.items()
+        if code not in {"hold", "settle", "void", "buy_in", "cash_out", "transfer", "retry"}
+    }
+    assert set(refused) <= {"insufficient_funds"}
+    assert sum(count for code, count in outcomes.items() if code != "retry") == THREADS * COMMANDS_PER_THREAD
+    assert outcomes["settle"] > 500 and outcomes["hold"] > 1_500
+    # and the ledger proves itself
+    verification = ledger_verify()
+    assert verification.is_clean, verification.offender
+    # and the total of all balances is unchanged
+    assert ledger_totals().total_minor == totals_before.total_minor == 0
+    # and no update was lost: every account ends exactly where the accepted commands took it
+    expected_balance: dict[int, int] = defaultdict(int)
+    expected_held: dict[int, int] = defaultdict(int)
+    for result in results:
+        for account_id, delta in result["balance"].items():
+            expected_balance[account_id] += delta
+        for account_id, delta in result["held"].items():
+            expected_held[account_id] += delta
+    for account in Account.objects.all():
+        start_balance, start_held = initial.get(account.pk, (0, 0))
+        assert account.balance_minor == start_balance + expected_balance[account.pk], account
+        assert account.held_minor == start_held + expected_held[account.pk], account
+        # and no account that may not go negative did
+        assert account.may_go_negative or account.balance_minor >= account.held_minor >= 0
+    assert Posting.objects.filter(amount_minor=0).count() == 0
+    assert (
+        Transfer.objects.count()
+        == AuditRecord.objects.filter(action__startswith="wallet.")
+        .exclude(action="wallet.holds_voided")
+        .count()
+    )
+    assert IdempotencyRecord.objects.count() == (
+        PLAYERS
+        + len(tables)
+        + sum(count for code, count in outcomes.items() if code not in refused and code != "retry")
+    )
