@@ -56,8 +56,12 @@ class AtOwnTable(BasePermission):
         terminal = request.user
         if not isinstance(terminal, Terminal) or terminal.table_id is None:
             return False
-        table_id = view.kwargs.get("table_id")
-        if table_id is None or int(table_id) != terminal.table_id:
+        table_id = str(view.kwargs.get("table_id", ""))
+        if (
+            not (table_id.isascii() and table_id.isdigit())
+            or len(table_id) > 12
+            or int(table_id) != terminal.table_id
+        ):
             return False
         session = request.auth
         return not (isinstance(session, PlayerSession) and session.table_id != terminal.table_id)

@@ -85,3 +85,80 @@ class StatementLineSerializer(serializers.Serializer):
 class StatementSerializer(serializers.Serializer):
     currency = serializers.CharField()
     lines = StatementLineSerializer(many=True)
+
+
+# ---------------------------------------------------------------- boxes, bets, decisions, cards
+
+MAX_ID = 2**53 - 1
+MAX_STAKE_MINOR = 10**12
+
+
+class BoxSerializer(serializers.Serializer):
+    table_id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    owner_id = serializers.IntegerField(allow_null=True, help_text="The player who owns the box, if any.")
+    accepts_bets_behind = serializers.BooleanField()
+
+
+class BetsBehindInputSerializer(serializers.Serializer):
+    accepts = serializers.BooleanField(help_text="False: no bets behind me (from the next round).")
+
+
+class BetInputSerializer(serializers.Serializer):
+    box = serializers.IntegerField(min_value=1, max_value=20)
+    kind = serializers.ChoiceField(
+        choices=["main", "behind", "perfect_pairs", "twenty_one_plus_three"],
+        help_text="`main` on your own box, `behind` another player's box, or a side bet on your box.",
+    )
+    stake_minor = serializers.IntegerField(min_value=1, max_value=MAX_STAKE_MINOR)
+    follow_double = serializers.BooleanField(
+        required=False, default=False, help_text="Bets behind only: double when the box owner doubles."
+    )
+    follow_split = serializers.BooleanField(
+        required=False, default=False, help_text="Bets behind only: split when the box owner splits."
+    )
+
+
+class BetSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    round_id = serializers.IntegerField()
+    box = serializers.IntegerField(source="box_number")
+    player_id = serializers.IntegerField()
+    kind = serializers.CharField()
+    stake_minor = serializers.IntegerField()
+    follow_double = serializers.BooleanField()
+    follow_split = serializers.BooleanField()
+    status = serializers.CharField()
+    placed_at = serializers.DateTimeField()
+
+
+class BetListSerializer(serializers.Serializer):
+    bets = BetSerializer(many=True)
+
+
+class InsuranceInputSerializer(serializers.Serializer):
+    bet_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Your main bet or bet behind.")
+    take = serializers.BooleanField(help_text="True: insure for half the stake; false: decline.")
+
+
+class DecisionInputSerializer(serializers.Serializer):
+    box = serializers.IntegerField(min_value=1, max_value=20)
+    decision = serializers.ChoiceField(choices=["hit", "stand", "double", "split", "surrender"])
+
+
+class CardInputSerializer(serializers.Serializer):
+    card = serializers.RegexField(
+        r"^\s*(10|[2-9TJQKAtjqka])[SHDCshdc]\s*$",
+        max_length=5,
+        help_text="Rank and suit as read from the shoe: `AS`, `TD`, `10H`, `7C`.",
+    )
+
+
+class RoundSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    table_id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    version = serializers.IntegerField(help_text="Grows with every event: compare with the table state's.")
+    decision_deadline_at = serializers.DateTimeField(allow_null=True)
+    awaiting_correction = serializers.BooleanField()

@@ -16,12 +16,18 @@ from rest_framework.views import APIView
 
 from casino.api import ProblemJSONRenderer
 from casino.authentication import TerminalPlayerAuthentication, TerminalTokenAuthentication
+from casino.errors import NotFoundError
 from casino.models import PlayerSession, Terminal
 from casino.schema import TerminalApiSchema, problems
 from tables.api import serializers as s
-from tables.api.permissions import HasPlayerSession, IsPlayerTerminal, IsTerminal
+from tables.api.idempotency import idempotency_key, run_idempotent, service_key
+from tables.api.permissions import AtOwnTable, HasPlayerSession, IsCardReader, IsPlayerTerminal, IsTerminal
 from tables.api.sessions import player_session_end, player_session_start
 from tables.api.throttling import PlayerRateThrottle, SignInRateThrottle, TerminalRateThrottle
+from tables.models import Bet, Round, Table
+from tables.services.common import Actor
+from tables.services.rounds import bet_cancel, bet_place, card_enter, decision_make, insurance_decide
+from tables.services.seats import box_bets_behind_set, box_leave, box_take
 from wallet.selectors import account_balance, player_statement
 
 IDEMPOTENCY_PARAMETER = OpenApiParameter(
@@ -164,4 +170,285 @@ class StatementView(PlayerApiView):
             s.StatementSerializer(
                 {"currency": balance.currency, "lines": [asdict(line) for line in lines]}
             ).data
+        )
+
+
+# ---------------------------------------------------------------- the table: boxes, bets, cards
+
+MAX_PATH_ID = 999_999_999_999
+
+
+def path_id(view: APIView, name: str) -> int:
+    """A numeric path parameter; anything else (or out of range) is a 404 problem, never a 500."""
+    raw = str(view.kwargs.get(name, ""))
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 12 or not 0 < int(raw) <= MAX_PATH_ID:
+        raise NotFoundError(f"No such {name.removesuffix('_id').replace('_', ' ')}.", code="not_found")
+    return int(raw)
+
+
+TABLE_PARAMETER = OpenApiParameter(
+    "table_id", int, OpenApiParameter.PATH, description="The table this terminal is placed at."
+)
+ROUND_PARAMETER = OpenApiParameter(
+    "round_id", int, OpenApiParameter.PATH, description="The round (table state `round.id`)."
+)
+BOX_PARAMETER = OpenApiParameter("box", int, OpenApiParameter.PATH, description="Box number, 1 to 7.")
+BET_PARAMETER = OpenApiParameter("bet_id", int, OpenApiParameter.PATH)
+
+
+class TablePlayerView(PlayerApiView):
+    """A player signed in at a player terminal placed at this table."""
+
+    permission_classes = [HasPlayerSession, AtOwnTable]
+
+    def actor(self) -> Actor:
+        return Actor.at_terminal(self.terminal, self.session.player)
+
+    @property
+    def table(self) -> Table:
+        return self.terminal.table  # type: ignore[return-value]
+
+
+def _box_data(box: Any) -> dict[str, Any]:
+    return {
+        "table_id": box.table_id,
+        "number": box.number,
+        "owner_id": box.owner_id,
+        "accepts_bets_behind": box.accepts_bets_behind,
+    }
+
+
+def _round_data(round_: Round) -> dict[str, Any]:
+    return {
+        "id": round_.pk,
+        "table_id": round_.table_id,
+        "number": round_.number,
+        "status": round_.status,
+        "version": round_.version,
+        "decision_deadline_at": round_.decision_deadline_at,
+        "awaiting_correction": round_.awaiting_correction is not None,
+    }
+
+
+class BoxTakeView(TablePlayerView):
+    @extend_schema(
+        operation_id="box_take",
+        summary="Take a box (become its owner)",
+        tags=["boxes"],
+        parameters=[TABLE_PARAMETER, BOX_PARAMETER],
+        request=None,
+        responses={200: s.BoxSerializer, **problems(404, 409, s409="`box_taken`, `box_limit_reached`.")},
+    )
+    def post(self, request: Request, table_id: str, box: str) -> Response:
+        taken = box_take(table=self.table, box_number=path_id(self, "box"), actor=self.actor())
+        return Response(s.BoxSerializer(_box_data(taken)).data)
+
+
+class BoxLeaveView(TablePlayerView):
+    @extend_schema(
+        operation_id="box_leave",
+        summary="Leave a box (your bets on it that are not in play are returned)",
+        tags=["boxes"],
+        parameters=[TABLE_PARAMETER, BOX_PARAMETER],
+        request=None,
+        responses={200: s.BoxSerializer, **problems(404, 409, s409="`not_seated`, `round_in_progress`.")},
+    )
+    def post(self, request: Request, table_id: str, box: str) -> Response:
+        left = box_leave(table=self.table, box_number=path_id(self, "box"), actor=self.actor())
+        return Response(s.BoxSerializer(_box_data(left)).data)
+
+
+class BoxBetsBehindView(TablePlayerView):
+    @extend_schema(
+        operation_id="box_bets_behind_set",
+        summary='Accept or forbid bets behind your box ("no bets behind me"), from the next round',
+        tags=["boxes"],
+        parameters=[TABLE_PARAMETER, BOX_PARAMETER],
+        request=s.BetsBehindInputSerializer,
+        responses={200: s.BoxSerializer, **problems(404, 409)},
+    )
+    def put(self, request: Request, table_id: str, box: str) -> Response:
+        data = s.BetsBehindInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        updated = box_bets_behind_set(
+            table=self.table,
+            box_number=path_id(self, "box"),
+            actor=self.actor(),
+            accepts=data.validated_data["accepts"],
+        )
+        return Response(s.BoxSerializer(_box_data(updated)).data)
+
+
+def _bet_data(bet: Bet) -> dict[str, Any]:
+    return s.BetSerializer(bet).data
+
+
+class BetPlaceView(TablePlayerView):
+    @extend_schema(
+        operation_id="bet_place",
+        summary="Place a bet: main, behind, or a side bet (the stake is held on your wallet at once)",
+        description="Needs an `Idempotency-Key`. Refusals: `betting_closed`, `stake_below_table_min`, "
+        "`stake_above_table_max`, `not_box_owner`, `box_taken`, `box_not_taken`, `bet_behind_own_box`, "
+        "`bets_behind_forbidden`, `side_bet_without_main_bet`, `duplicate_side_bet`, `insufficient_funds`.",
+        tags=["bets"],
+        parameters=[TABLE_PARAMETER, ROUND_PARAMETER, IDEMPOTENCY_PARAMETER],
+        request=s.BetInputSerializer,
+        responses={201: s.BetSerializer, **problems(404, 409, 422)},
+    )
+    def post(self, request: Request, table_id: str, round_id: str) -> Response:
+        data = s.BetInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        round_number = path_id(self, "round_id")
+        key = idempotency_key(request)
+
+        def perform() -> Response:
+            bet = bet_place(
+                round_id=round_number,
+                actor=self.actor(),
+                box_number=values["box"],
+                kind=values["kind"],
+                stake_minor=values["stake_minor"],
+                follow_double=values["follow_double"],
+                follow_split=values["follow_split"],
+                idempotency_key=service_key(request, key),
+            )
+            return Response(_bet_data(bet), status=status.HTTP_201_CREATED)
+
+        return run_idempotent(
+            request, command="bet_place", payload={"round_id": round_number, **values}, perform=perform
+        )
+
+
+class BetCancelView(TablePlayerView):
+    @extend_schema(
+        operation_id="bet_cancel",
+        summary="Cancel your bet before no more bets (a main bet takes your side bets on the box with it)",
+        tags=["bets"],
+        parameters=[TABLE_PARAMETER, ROUND_PARAMETER, BET_PARAMETER, IDEMPOTENCY_PARAMETER],
+        request=None,
+        responses={
+            200: s.BetListSerializer,
+            **problems(404, 409, 422, s409="`betting_closed`, `no_such_bet`, `not_bet_owner`."),
+        },
+    )
+    def delete(self, request: Request, table_id: str, round_id: str, bet_id: str) -> Response:
+        round_number, bet_number = path_id(self, "round_id"), path_id(self, "bet_id")
+
+        def perform() -> Response:
+            bets = bet_cancel(round_id=round_number, actor=self.actor(), bet_id=bet_number)
+            return Response(s.BetListSerializer({"bets": bets}).data)
+
+        return run_idempotent(
+            request,
+            command="bet_cancel",
+            payload={"round_id": round_number, "bet_id": bet_number},
+            perform=perform,
+        )
+
+
+class InsuranceView(TablePlayerView):
+    @extend_schema(
+        operation_id="insurance_decide",
+        summary="Take insurance (half the stake, held at once) or decline it while the dealer shows an ace",
+        tags=["decisions"],
+        parameters=[TABLE_PARAMETER, ROUND_PARAMETER, IDEMPOTENCY_PARAMETER],
+        request=s.InsuranceInputSerializer,
+        responses={
+            200: s.RoundSerializer,
+            **problems(
+                404,
+                409,
+                422,
+                s409="`insurance_not_offered`, `insurance_already_decided`, `insufficient_funds`.",
+            ),
+        },
+    )
+    def post(self, request: Request, table_id: str, round_id: str) -> Response:
+        data = s.InsuranceInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        round_number = path_id(self, "round_id")
+        key = idempotency_key(request)
+
+        def perform() -> Response:
+            round_ = insurance_decide(
+                round_id=round_number,
+                actor=self.actor(),
+                bet_id=values["bet_id"],
+                take=values["take"],
+                idempotency_key=service_key(request, key),
+            )
+            return Response(s.RoundSerializer(_round_data(round_)).data)
+
+        return run_idempotent(
+            request, command="insurance_decide", payload={"round_id": round_number, **values}, perform=perform
+        )
+
+
+class DecisionView(TablePlayerView):
+    @extend_schema(
+        operation_id="decision_make",
+        summary="Decide for your box's current hand: hit, stand, double, split (surrender where allowed)",
+        description="A double or split holds the added stake at once. Refusals: `not_box_owner`, "
+        "`not_your_turn`, `<decision>_not_allowed`, `decision_deadline_passed`, `awaiting_correction`, "
+        "`insufficient_funds`.",
+        tags=["decisions"],
+        parameters=[TABLE_PARAMETER, ROUND_PARAMETER, IDEMPOTENCY_PARAMETER],
+        request=s.DecisionInputSerializer,
+        responses={200: s.RoundSerializer, **problems(404, 409, 422)},
+    )
+    def post(self, request: Request, table_id: str, round_id: str) -> Response:
+        data = s.DecisionInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        round_number = path_id(self, "round_id")
+
+        def perform() -> Response:
+            round_ = decision_make(
+                round_id=round_number,
+                actor=self.actor(),
+                box_number=values["box"],
+                decision=values["decision"],
+            )
+            return Response(s.RoundSerializer(_round_data(round_)).data)
+
+        return run_idempotent(
+            request, command="decision_make", payload={"round_id": round_number, **values}, perform=perform
+        )
+
+
+class CardEnterView(TerminalApiView):
+    """A card reader placed at this table."""
+
+    permission_classes = [IsCardReader, AtOwnTable]
+
+    @extend_schema(
+        operation_id="card_enter",
+        summary="Send a card as it leaves the shoe (card readers, for their own table only)",
+        description="Needs an `Idempotency-Key` (a retried send must not deal the card twice). A card that "
+        "cannot be in the remaining shoe or arrives when none is expected is a `misscan`: it is recorded and "
+        "the round waits for a pit boss's correction (`awaiting_correction` until then).",
+        tags=["cards"],
+        parameters=[TABLE_PARAMETER, ROUND_PARAMETER, IDEMPOTENCY_PARAMETER],
+        request=s.CardInputSerializer,
+        responses={
+            200: s.RoundSerializer,
+            **problems(
+                404, 409, 422, s409="`misscan`, `awaiting_correction`, `round_not_open`, `virtual_shoe`."
+            ),
+        },
+    )
+    def post(self, request: Request, table_id: str, round_id: str) -> Response:
+        data = s.CardInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        card = data.validated_data["card"].strip().upper()
+        round_number = path_id(self, "round_id")
+
+        def perform() -> Response:
+            round_ = card_enter(round_id=round_number, actor=Actor.at_terminal(self.terminal), card=card)
+            return Response(s.RoundSerializer(_round_data(round_)).data)
+
+        return run_idempotent(
+            request, command="card_enter", payload={"round_id": round_number, "card": card}, perform=perform
         )

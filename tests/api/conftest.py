@@ -117,3 +117,31 @@ def agi(bj1_terminal: Device) -> ApiClient:
 def bartek(bj1_second_terminal: Device) -> ApiClient:
     """Bartek (card 1000000002, EUR 2,500.00) signed in at BJ1's second terminal."""
     return ApiClient(bj1_second_terminal, sign_in(bj1_second_terminal, "1000000002", "2222"))
+
+
+def staff(username: str) -> Any:
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.get(username=username)
+
+
+def open_round(table_name: str = "BJ1", **settings: Any) -> Any:
+    """The dealer's side, which is the dealer console's job and not the terminal API's: a table on
+    a physical shoe (cards come from its card reader), shuffled, betting open."""
+    from tables.services.common import Actor
+    from tables.services.config import table_settings_change
+    from tables.services.rounds import round_open
+    from tables.services.shoes import shoe_shuffle
+
+    table = Table.objects.get(name=table_name)
+    table_settings_change(
+        table=table, actor=Actor.staff(staff("operator")), settings={"shoe_kind": "physical", **settings}
+    )
+    dealer = Actor.staff(staff("dealer"))
+    shoe_shuffle(table=table, actor=dealer)
+    return round_open(table=table, actor=dealer)
+
+
+@pytest.fixture
+def bj1_round(seeded: None) -> Any:
+    return open_round("BJ1")

@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection
+
+from tables.models import Bet
+from wallet.models import Hold
+from wallet.selectors import account_balance
+
+
+def bets_url(round_) -> str:
+    return f"/api/v1/tables/{round_.table_id}/rounds/{round_.pk}/bets/"
+
+
+@pytest.fixture
+def agi_on_box_1(agi, bj1_round):
+    assert agi.post(f"/api/v1/tables/{bj1_round.table_id}/boxes/1/take/").status_code == 200
+    return agi
+
+
+def test_a_bet_needs_an_idempotency_key(agi_on_box_1, bj1_round):
+    response = agi_on_box_1.post(bets_url(bj1_round), {"box": 1, "kind": "main", "stake_minor": 1000})
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "idempotency_key_required"
+    assert not Bet.objects.exists()
+
+
+def test_a_retry_returns_the_first_response_and_moves_nothing_twice(agi_on_box_1, bj1_round):
+    body = {"box": 1, "kind": "main", "stake_minor": 1000}
+    headers = {"Idempotency-Key": "bet-1"}
+
+    first = agi_on_box_1.post(bets_url(bj1_round), body, headers=headers)
+    retry = agi_on_box_1.post(bets_url(bj1_round), body, headers=headers)
+
+    assert first.status_code == 201
+    assert retry.status_code == 201
+    assert retry.json() == first.json()
+    assert retry["Idempotency-Replayed"] == "true"
+    assert "Idempotency-Replayed" not in first
+    assert Bet.objects.count() == 1
+    assert Hold.objects.count() == 1
+    assert account_balance(Bet.objects.get().player).available_minor == 500000 - 1000
+
+
+def test_the_same_key_with_another_payload_is_refused_with_422(agi_on_box_1, bj1_round):
+    headers = {"Idempotency-Key": "bet-1"}
+    agi_on_box_1.post(bets_url(bj1_round), {"box": 1, "kind": "main", "stake_minor": 1000}, headers=headers)
+
+    response = agi_on_box_1.post(
+        bets_url(bj1_round), {"box": 1, "kind": "main", "stake_minor": 2000}, headers=headers
+    )
+
+    assert response.status_code == 422
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "idempotency_key_reused"
+    assert list(Bet.objects.values_list("stake_minor", flat=True)) == [1000]
+
+
+def test_a_refusal_is_the_first_response_too(agi_on_box_1, bj1_round):
+    headers = {"Idempotency-Key": "too-much"}
+    body = {"box": 1, "kind": "main", "stake_minor": 10**9}
+
+    first = agi_on_box_1.post(bets_url(bj1_round), body, headers=headers)
+    retry = agi_on_box_1.post(bets_url(bj1_round), body, headers=headers)
+
+    assert first.status_code == 422
+    assert first.json()["code"] == "stake_above_table_max"
+    assert retry.json() == first.json()
+    assert retry["Idempotency-Replayed"] == "true"
+    assert not Bet.objects.exists()
+    assert not Hold.objects.exists()
+
+
+def test_keys_are_scoped_per_terminal_and_player(agi_on_box_1, bartek, bj1_round):
+    assert bartek.post(f"/api/v1/tables/{bj1_round.table_id}/boxes/2/take/").status_code == 200
+    headers = {"Idempotency-Key": "same-key"}
+
+    agi_bet = agi_on_box_1.post(
+        bets_url(bj1_round), {"box": 1, "kind": "main", "stake_minor": 1000}, headers=headers
+    )
+    bartek_bet = bartek.post(
+        bets_url(bj1_round), {"box": 2, "kind": "main", "stake_minor": 2000}, headers=headers
+    )
+
+    assert agi_bet.status_code == 201
+    assert bartek_bet.status_code == 201
+    assert Bet.objects.count() == 2
+
+
+def test_malformed_keys_are_bad_input(agi_on_box_1, bj1_round):
+    response = agi_on_box_1.post(
+        bets_url(bj1_round),
+        {"box": 1, "kind": "main", "stake_minor": 1000},
+        headers={"Idempotency-Key": "a b"},
+    )
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_idempotency_key"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_duplicates_run_once_the_others_get_409_or_the_replay(seeded):
+    from tests.api.conftest import ApiClient, make_device, open_round, sign_in
+
+    device = make_device("T-BJ1-9", "player_terminal", "BJ1")
+    round_ = open_round("BJ1")
+    token = sign_in(device, "1000000001", "1111")
+    assert ApiClient(device, token).post(f"/api/v1/tables/{round_.table_id}/boxes/1/take/").status_code == 200
+    body = {"box": 1, "kind": "main", "stake_minor": 1000}
+    barrier = threading.Barrier(8)
+    results: list[tuple[int, str]] = []
+
+    def send() -> None:
+        client = ApiClient(device, token)
+        barrier.wait()
+        try:
+            response = client.post(bets_url(round_), body, headers={"Idempotency-Key": "race"})
+            results.append((response.status_code, response.json().get("code", "")))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    statuses = sorted(status for status, _ in results)
+    assert len(results) == 8
+    assert set(statuses) <= {201, 409}
+    assert statuses.count(201) >= 1
+    assert all(code == "idempotency_in_progress" for status, code in results if status == 409)
+    assert Bet.objects.count() == 1
+    assert Hold.objects.count() == 1
+    assert account_balance(Bet.objects.get().player).held_minor == 1000
