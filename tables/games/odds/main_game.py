@@ -7,7 +7,10 @@ Method (a combinatorial analysis, no simulation):
    shoe (given no dealer blackjack when the dealer peeks). Stand, hit, double, surrender and
    split are compared per player total (hard or soft) and upcard: a total-dependent strategy,
    with its own tables for the first two cards, for the first two cards of a split hand (double
-   after split), for three or more cards (hit or stand) and for pairs. Insurance is never taken.
+   after split), for three or more cards (hit or stand) and for pairs. The first-two-card and
+   pair decisions are then re-chosen, still one per total and upcard, from the exact
+   expectations of every deal making that total (:func:`refine_strategy`). Insurance is never
+   taken.
 2. **Evaluation.** Every initial deal (two player cards and the upcard, by value) is weighted by
    its exact probability from the shoe. The strategy is then played exactly: every card the
    player draws comes from the shoe less all known cards, and every standing hand is settled
@@ -54,10 +57,11 @@ SURRENDER = "R"
 SPLIT = "P"
 
 METHOD = (
-    "combinatorial analysis: total-dependent basic strategy derived from full-shoe expectations "
-    "(shoe less the upcard); every initial deal weighted exactly; hits, doubles, surrender and the "
-    "dealer evaluated exactly for the cards removed (dealer outcomes per shoe composition); split "
-    "hands evaluated with the pair cards removed (not the other split hands' cards), resplits by "
+    "combinatorial analysis: total-dependent basic strategy (hit/stand from full-shoe "
+    "expectations; first-two-card and split decisions per total from exact expectations over "
+    "every deal); every initial deal weighted exactly; hits, doubles, surrender and the dealer "
+    "evaluated exactly for the cards removed (dealer outcomes per shoe composition); split hands "
+    "evaluated with the pair cards removed (not the other split hands' cards), resplits by "
     "expected hand counts; no insurance"
 )
 
