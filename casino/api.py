@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ObjectDoesNotExist
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.decorators import (
@@ -69,6 +70,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     """Every refusal as ``application/problem+json`` with a stable ``code``."""
     if isinstance(exc, (ServiceError, GameError)):
         return problem_for_error(exc)
+    if isinstance(exc, ObjectDoesNotExist):
+        # A service looked up a row that a path named (a round id that is no round ...).
+        return problem_response(status=404, code="not_found", detail="Not found.")
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

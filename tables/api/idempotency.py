@@ -24,12 +24,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from casino.api import PROBLEM_CONTENT_TYPE, problem_for_error
+from casino.api import PROBLEM_CONTENT_TYPE, problem_for_error, problem_response
 from casino.errors import ConflictError, ServiceError
 from casino.models import PlayerSession, Terminal
 from tables.games.errors import GameError
@@ -102,6 +103,8 @@ def run_idempotent(
                 response = perform()
         except (ServiceError, GameError) as error:
             response = problem_for_error(error)
+        except ObjectDoesNotExist:
+            response = problem_response(status=404, code="not_found", detail="Not found.")
         return {"status": response.status_code, "body": _plain(response.data)}
 
     with transaction.atomic():

@@ -4,6 +4,8 @@ Neither holds any game rule: the services decide."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 # ---------------------------------------------------------------- problems
@@ -63,8 +65,17 @@ class BalanceSerializer(serializers.Serializer):
     currency = serializers.CharField()
 
 
+class PresentDateTimeField(serializers.DateTimeField):
+    """A query-string date-time that, when given, must not be empty (DRF would ignore ``?since=``)."""
+
+    def get_value(self, dictionary: Any) -> Any:
+        if self.field_name in dictionary:
+            return dictionary[self.field_name]
+        return serializers.empty
+
+
 class StatementQuerySerializer(serializers.Serializer):
-    since = serializers.DateTimeField(required=False, help_text="Only movements from this moment.")
+    since = PresentDateTimeField(required=False, help_text="Only movements from this moment.")
     limit = serializers.IntegerField(
         required=False, min_value=1, max_value=200, default=50, help_text="The most recent N movements."
     )

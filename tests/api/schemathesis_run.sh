@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Schemathesis against the live terminal API schema: gunicorn on a free local port, a migrated
+# and seeded PostgreSQL database of its own, demo credentials; every check; fails on any server
+# error or non-conforming response. Three passes so that signing out does not end the player
+# token before the other operations are tested, and card input runs with a card reader.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BIN=.venv/bin
+DB=casino_schemathesis
+export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$DB"
+export DJANGO_SETTINGS_MODULE=casino.settings.test
+export API_THROTTLE_TERMINAL="" API_THROTTLE_PLAYER="" API_THROTTLE_SIGN_IN=""
+psql -h 127.0.0.1 -U postgres -q -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" 2>/dev/null
+$BIN/python manage.py migrate --noinput -v0
+$BIN/python manage.py seed >/dev/null
+eval "$($BIN/python manage.py shell -c 'from tests.api.schemathesis_setup import main; main()' | grep -E '^(TERMINAL|PLAYER|READER)_TOKEN=')"
+PORT=$($BIN/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+$BIN/gunicorn casino.wsgi -b "127.0.0.1:$PORT" -w 2 --threads 4 --timeout 60 >/tmp/schemathesis-gunicorn.log 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true' EXIT
+for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/api/schema/" && break; sleep 0.2; done
+URL="http://127.0.0.1:$PORT/api/schema/"
+COMMON=(--checks all --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-25}" --workers 2 --request-timeout 30)
+$BIN/schemathesis --config-file tests/api/schemathesis.toml run "$URL" "${COMMON[@]}" \
+  -H "Authorization: Terminal $TERMINAL_TOKEN" -H "X-Player-Token: $PLAYER_TOKEN" \
+  --exclude-operation-id player_sign_out --exclude-operation-id card_enter
+$BIN/schemathesis --config-file tests/api/schemathesis.toml run "$URL" "${COMMON[@]}" -H "Authorization: Terminal $READER_TOKEN" \
+  --include-operation-id card_enter
+$BIN/schemathesis --config-file tests/api/schemathesis.toml run "$URL" "${COMMON[@]}" \
+  -H "Authorization: Terminal $TERMINAL_TOKEN" -H "X-Player-Token: $PLAYER_TOKEN" \
+  --include-operation-id player_sign_out
+if grep -q "Internal Server Error\|Traceback" /tmp/schemathesis-gunicorn.log; then
+  echo "server errors in the gunicorn log"; exit 1
+fi
+echo "schemathesis: no server error, every response conforms"
