@@ -72,6 +72,9 @@ class DealerTable:
     sizes: IntArray
     max_per_value: int
     max_size: int
+    # Per entry, indices into the flattened falling-factorial table (values x counts) of its
+    # non-zero counts, padded with 0 (the table's first cell, always 1.0).
+    gather: IntArray
 
 
 @lru_cache(maxsize=64)
@@ -108,13 +111,20 @@ def dealer_table(upcard: int, hits_soft_17: bool) -> DealerTable:
     outcomes = np.array([out for (_, out), _ in items], dtype=np.int64)
     orders = np.array([ways for _, ways in items], dtype=np.float64)
     sizes = counts.sum(axis=1)
+    max_per_value = int(counts.max())
+    width = int((counts > 0).sum(axis=1).max())
+    gather = np.zeros((len(items), width), dtype=np.int64)
+    for row, entry in enumerate(counts):
+        cells = [v * (max_per_value + 1) + int(n) for v, n in enumerate(entry) if n > 0]
+        gather[row, : len(cells)] = cells
     return DealerTable(
         counts=counts,
         outcome=outcomes,
         orders=orders,
         sizes=sizes,
-        max_per_value=int(counts.max()),
+        max_per_value=max_per_value,
         max_size=int(sizes.max()),
+        gather=gather,
     )
 
 
@@ -136,7 +146,7 @@ def dealer_distribution(upcard: int, shoe: tuple[int, ...], hits_soft_17: bool) 
     draws = np.arange(table.max_size + 1, dtype=np.float64)
     denominators = np.ones(table.max_size + 1)
     denominators[1:] = np.cumprod(np.maximum(total - draws[:-1], 0.0))
-    numerators = falling[np.arange(VALUES)[None, :], table.counts].prod(axis=1)
+    numerators = falling.ravel()[table.gather].prod(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         weights = np.where(
             denominators[table.sizes] > 0,

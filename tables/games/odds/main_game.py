@@ -299,15 +299,22 @@ def derive_strategy(rules: RuleSet) -> BasicStrategy:
     return BasicStrategy(first_two=first_two, split_two=split_two, hit_stand=hit_stand, split=split)
 
 
+StandCache = dict[tuple[int, tuple[int, ...]], list[float]]
+
+
 class _Evaluator:
     """Plays a basic strategy exactly from a full shoe (see the module docstring)."""
 
-    def __init__(self, rules: RuleSet, strategy: BasicStrategy) -> None:
+    def __init__(
+        self, rules: RuleSet, strategy: BasicStrategy, stand_cache: StandCache | None = None
+    ) -> None:
         self.rules = rules
         self.strategy = strategy
         self.shoe = full_shoe(rules.decks)
         self.peek_like = _peek_like(rules)
-        self._stand: dict[tuple[int, tuple[int, ...]], list[float]] = {}
+        # Standing values depend on the rules and the composition only, not on the strategy,
+        # so evaluators of one rule set may share them.
+        self._stand: StandCache = stand_cache if stand_cache is not None else {}
         self._later: dict[tuple[int, tuple[int, ...], int, bool], float] = {}
 
     def left(self, upcard: int, removed: tuple[int, ...]) -> tuple[int, ...]:
@@ -474,22 +481,28 @@ def deal_probabilities(decks: int) -> list[tuple[int, int, int, float]]:
     return deals
 
 
-def expected_return(rules: RuleSet, strategy: BasicStrategy | None = None) -> float:
+def expected_return(
+    rules: RuleSet, strategy: BasicStrategy | None = None, stand_cache: StandCache | None = None
+) -> float:
     """The player's expected result per unit of original stake under ``strategy``."""
     chosen = strategy if strategy is not None else derive_strategy(rules)
-    evaluator = _Evaluator(rules, chosen)
+    evaluator = _Evaluator(rules, chosen, stand_cache)
     return sum(chance * evaluator.deal(f, s, u) for f, s, u, chance in deal_probabilities(rules.decks))
 
 
-def refine_strategy(rules: RuleSet, strategy: BasicStrategy) -> BasicStrategy:
+def refine_strategy(
+    rules: RuleSet, strategy: BasicStrategy, stand_cache: StandCache | None = None
+) -> BasicStrategy:
     """Choose the first-two-card and split decisions from exact expectations, still by total.
 
     For every player total and upcard, each option (stand, hit, double, surrender) is evaluated
     exactly for every two-card deal making that total, and the option with the best
     probability-weighted sum is kept; a pair is split when splitting beats that option for it.
-    Later decisions keep the full-shoe strategy.
+    Later decisions keep the full-shoe strategy. ``stand_cache`` may be shared with later
+    evaluations of the same rule set.
     """
-    evaluator = _Evaluator(rules, strategy)
+    cache: StandCache = stand_cache if stand_cache is not None else {}
+    evaluator = _Evaluator(rules, strategy, cache)
     sums: dict[Key, dict[str, float]] = {}
     deals = [deal for deal in deal_probabilities(rules.decks) if {deal[0], deal[1]} != {ACE, TEN}]
     for first, second, upcard, chance in deals:
@@ -515,7 +528,7 @@ def refine_strategy(rules: RuleSet, strategy: BasicStrategy) -> BasicStrategy:
         hit_stand=strategy.hit_stand,
         split=dict(strategy.split),
     )
-    evaluator = _Evaluator(rules, refined)
+    evaluator = _Evaluator(rules, refined, cache)
     for pair in range(VALUES):
         for upcard in range(VALUES):
             removed = evaluator.removed(pair, pair)
@@ -533,8 +546,9 @@ def main_game_odds(rules: RuleSet, progress: Callable[[str], None] | None = None
     Plays the total-dependent basic strategy derived by :func:`derive_strategy`; see the module
     docstring for the method and its one approximation (splits).
     """
-    strategy = refine_strategy(rules, derive_strategy(rules))
+    stand_cache: StandCache = {}
+    strategy = refine_strategy(rules, derive_strategy(rules), stand_cache)
     if progress is not None:
         progress("strategy derived")
-    edge = -expected_return(rules, strategy)
+    edge = -expected_return(rules, strategy, stand_cache)
     return MainGameOdds(house_edge=edge, method=METHOD, strategy=strategy)
