@@ -213,9 +213,13 @@ def derive_strategy(rules: RuleSet) -> BasicStrategy:
                 conditional /= 1.0 - blackjack
             stand = _stand_values(conditional, blackjack_loses=False)
             surrender = -0.5
+            if not rules.peeks and blackjack < 1.0:
+                # Without a peek a surrendered hand keeps half its stake even against a dealer
+                # blackjack, worth (-0.5 + p) / (1 - p) in the "no blackjack" world.
+                surrender = (-0.5 + blackjack) / (1.0 - blackjack)
         else:
             stand = _stand_values(distribution, blackjack_loses=True)
-            surrender = -0.5 * (1.0 - blackjack) - blackjack
+            surrender = -0.5
 
         def stand_or_bust(hard: int, ace: bool) -> float:
             total, _ = hand_total(hard, ace)
@@ -382,10 +386,15 @@ class _Evaluator:
         )
 
     def surrender(self, upcard: int, removed: tuple[int, ...]) -> float:
+        """Half the stake. With a peek only hands the dealer has no blackjack against get here;
+        without a peek the half stake is kept even against a dealer blackjack (as the round
+        engine settles it), so in the peek-like accounting the deal's -p is given back."""
         blackjack = blackjack_chance(upcard, self.left(upcard, removed))
-        if self.peek_like:
+        if self.rules.peeks:
             return -0.5 * (1.0 - blackjack)
-        return -0.5 * (1.0 - blackjack) - blackjack
+        if self.peek_like:
+            return -0.5 + blackjack
+        return -0.5
 
     def play(self, action: str, upcard: int, removed: tuple[int, ...], hard: int, ace: bool) -> float:
         total, _ = hand_total(hard, ace)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from tables.games.blackjack.rules import HoleCard, RuleSet
+from tables.games.blackjack.rules import HoleCard, RuleSet, Surrender
 from tables.games.odds import METHOD, main_game_odds
 from tables.games.odds.dealer import BLACKJACK, BUST, dealer_distribution, full_shoe
 from tables.games.odds.main_game import SPLIT, STAND, deal_probabilities, derive_strategy
@@ -95,3 +95,12 @@ def test_house_edge_matches_published_figures(
     assert odds.house_edge > published_edge - 0.00002
     assert odds.method == METHOD
     assert len(odds.house_edge_text.split(".")[1]) == 6
+
+
+def test_no_peek_surrender_keeps_half_the_stake_even_against_a_dealer_blackjack() -> None:
+    # given no peek (all stakes) with late surrender, as the round engine settles it
+    strategy = derive_strategy(RuleSet(decks=6, hole_card=HoleCard.NO_PEEK, surrender=Surrender.LATE))
+    # then giving up half is better than playing 16 against an ace or a ten (it works as an
+    # early surrender: the dealer blackjack cannot take the kept half)
+    assert strategy.first_two[(16, False, 0)] == "R"
+    assert strategy.first_two[(16, False, 9)] == "R"
