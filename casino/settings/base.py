@@ -167,6 +167,9 @@ LOGIN_LOCKOUT_SECONDS = int(os.environ.get("LOGIN_LOCKOUT_SECONDS", "900"))
 # Terminal credentials expire after this many days unless given another expiry when issued.
 TERMINAL_CREDENTIAL_DAYS = int(os.environ.get("TERMINAL_CREDENTIAL_DAYS", "90"))
 
+# Balance adjustments above this many minor units wait for a second pit boss's approval.
+ADJUSTMENT_APPROVAL_THRESHOLD_MINOR = int(os.environ.get("ADJUSTMENT_APPROVAL_THRESHOLD_MINOR", "50000"))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
