@@ -119,16 +119,29 @@ def lock(model: Any, ids: Iterable[int]) -> list[Any]:
     return list(model.objects.select_for_update().filter(pk__in=sorted(set(ids))).order_by("pk"))
 
 
+# Namespace of the advisory lock key of a round (the audit chain uses a small key of its own).
+ROUND_LOCK_NAMESPACE = 0x7AB1E << 32
+
+
 def lock_round(round_id: int, *, shared: bool = False) -> Round:
-    """The round row, locked: FOR UPDATE (one command at a time per round), or FOR SHARE for bets
-    (many bets at once; a command taking FOR UPDATE waits for them and they wait for it).
-    On SQLite locks are no-ops: write transactions are serialized whole."""
-    if shared and connection.vendor == "postgresql":
-        rows = list(Round.objects.raw("SELECT * FROM tables_round WHERE id = %s FOR SHARE", [round_id]))
-        if not rows:
-            raise Round.DoesNotExist(round_id)
-        return rows[0]
-    return Round.objects.select_for_update().get(pk=round_id)
+    """The round row for a command on it.
+
+    Bets (``shared=True``) take the round's PostgreSQL advisory lock in shared mode and read the
+    row: many bets run at once. Every other command takes the same lock exclusively, then the
+    row FOR UPDATE: it waits for the bets in flight, and bets arriving meanwhile queue behind it
+    (the lock manager queues fairly, so a stream of bets cannot starve "no more bets", as a
+    row-level FOR SHARE could) and then see the new state. On SQLite locks are no-ops: write
+    transactions are serialized whole.
+    """
+    rounds = Round.objects.select_related("shoe", "table")
+    if connection.vendor == "postgresql":
+        function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT {function}(%s)", [ROUND_LOCK_NAMESPACE | int(round_id)])
+        if shared:
+            return rounds.get(pk=round_id)
+        return rounds.select_for_update(of=("self",)).get(pk=round_id)
+    return rounds.select_for_update().get(pk=round_id)
 
 
 @dataclass

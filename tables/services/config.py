@@ -8,6 +8,7 @@ round. Every change is audited with old and new values.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.db import transaction
@@ -130,7 +131,38 @@ def rules_for(
     return rules.with_overrides(overrides) if overrides else rules
 
 
+_RULES_CACHE: dict[str, Any] = {}
+
+
+def config_get(config_id: int) -> TableConfigVersion:
+    """A configuration version with its rule set and paytable versions (one query)."""
+    return TableConfigVersion.objects.select_related(
+        "rule_set_version__rule_set", "perfect_pairs_version", "twenty_one_plus_three_version"
+    ).get(pk=config_id)
+
+
 def config_rules(config: TableConfigVersion) -> Any:
+    """The engine rule set of a configuration version, cached by content (building and checking
+    a rule set costs more than the query)."""
+    key = json.dumps(
+        [
+            config.rule_set_version.rule_set.name,
+            config.rule_set_version.options,
+            config.perfect_pairs_version.payouts if config.perfect_pairs_version else None,
+            config.twenty_one_plus_three_version.payouts if config.twenty_one_plus_three_version else None,
+            [getattr(config, name) for name in TableConfigVersion.SETTING_FIELDS],
+        ],
+        sort_keys=True,
+    )
+    rules = _RULES_CACHE.get(key)
+    if rules is None:
+        rules = _config_rules(config)
+        if len(_RULES_CACHE) < 1000:
+            _RULES_CACHE[key] = rules
+    return rules
+
+
+def _config_rules(config: TableConfigVersion) -> Any:
     return rules_for(
         config.rule_set_version,
         config.perfect_pairs_version,

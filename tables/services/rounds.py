@@ -1,10 +1,11 @@
 """The round as an event log: open betting, bets, no more bets, cards, insurance, decisions,
 overdue defaults, corrections and voids. Settlement is in ``tables.services.settlement``.
 
-Locks: a command on a round takes the round row FOR UPDATE (one command at a time per round);
-bets and their cancellation take it FOR SHARE, so many bets run in parallel and "no more bets"
-(FOR UPDATE) waits for the bets in flight, after which every bet sees betting closed: a bet is
-either committed before the close or refused with nothing moved. After the round row: the
+Locks: a command on a round takes the round's advisory lock exclusively and its row FOR UPDATE
+(one command at a time per round); bets and their cancellation take the advisory lock shared,
+so many bets run in parallel and "no more bets" waits for the bets in flight, after which every
+bet sees betting closed: a bet is either committed before the close or refused with nothing
+moved (see ``tables.services.common.lock_round``). After the round row: the
 player row, the box row, then the wallet (holds, accounts) and the audit chain last.
 
 Every command first applies the round's overdue default (betting closed, insurance declined,
@@ -95,7 +96,7 @@ from tables.services.common import (
     require_player,
     require_staff,
 )
-from tables.services.config import config_rules, table_config_current
+from tables.services.config import config_get, config_rules, table_config_current
 from tables.services.shoes import shoe_current, shoe_remaining, shuffle_due
 from wallet.idempotency import idempotent
 from wallet.models import HoldStatus
@@ -291,7 +292,7 @@ def round_apply_overdue_defaults(*, round_id: int, now: dt.datetime | None = Non
         now = now or timezone.now()
         if not _is_overdue(round_, now):
             return []
-        round_ = Round.objects.select_related("shoe", "config", "table").get(pk=round_.pk)
+        round_.config = config_get(round_.config_id)
         work = _Work()
         overdue_since = round_.decision_deadline_at.isoformat() if round_.decision_deadline_at else None
         if round_.status == RoundStatus.BETTING:
@@ -353,7 +354,7 @@ def _command(round_id: int, body: Callable[[Round, list[AppliedDefault]], T]) ->
                 round_ = lock_round(round_id)
                 if _is_overdue(round_, timezone.now()):
                     raise _Overdue
-                round_ = Round.objects.select_related("shoe", "config", "table").get(pk=round_.pk)
+                round_.config = config_get(round_.config_id)
                 return body(round_, applied)
         except _Overdue:
             continue
@@ -564,7 +565,7 @@ def bet_place(
     """Place a main bet, a bet behind or a side bet; its stake is held on the player's wallet at
     once. Idempotent per player (scope ``bet:player:<id>``): a retry returns the same bet.
 
-    Locks: the round row FOR SHARE (bets run in parallel; "no more bets" waits for them), the
+    Locks: the round's lock shared (bets run in parallel; "no more bets" waits for them), the
     player row, the box row FOR SHARE, then the player's wallet account. Nothing is written on
     the round row. Raises ``betting_closed``, ``stake_below_table_min``, ``stake_above_table_max``,
     ``not_box_owner`` (a main bet on a box not yours), ``box_taken`` (the box has its main bet),
@@ -590,7 +591,7 @@ def bet_place(
             round_.decision_deadline_at is not None and round_.decision_deadline_at <= timezone.now()
         ):
             raise BettingClosedError("no more bets")
-        config = round_.config
+        config = config_get(round_.config_id)
         rules = config_rules(config)
         prefix = LIMIT_PREFIX[BetKind(kind)]
         low, high = getattr(config, f"{prefix}_min_minor"), getattr(config, f"{prefix}_max_minor")
@@ -950,7 +951,6 @@ def round_void(*, round_id: int, actor: Actor, reason: str) -> Round:
         raise TableError("a reason is required", code="reason_required")
     with transaction.atomic():
         round_ = lock_round(round_id)
-        round_ = Round.objects.select_related("shoe", "table").get(pk=round_.pk)
         if round_.status not in OPEN_ROUND_STATUSES:
             raise RoundNotOpenError(f"the round is {round_.status}")
         before = round_.status

@@ -1,0 +1,181 @@
+"""Settlement cost of a full live round: SQL statements and milliseconds of ``round_settle``.
+
+Each measured round: 7 boxes, each with a main bet, Perfect Pairs, 21+3 and a bet behind
+(following doubles and splits), the dealer shows an ace and all 7 main bets take insurance:
+35 bets. Only ``tables.services.round_settle`` is measured (payout lines stored, bets and win
+streaks updated, the ledger posted in bulk through ``wallet.round_settle``, audit records).
+
+Needs PostgreSQL: ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino .venv/bin/python
+bench/settle.py [ROUNDS]``. Uses (creates, then migrates) the database ``casino_bench_settle`` on
+that server and never touches the database named in the URL.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.test")
+
+BENCH_DATABASE = "casino_bench_settle"
+
+
+def _bench_url() -> str:
+    server = os.environ.get("DATABASE_URL", "")
+    if not server.startswith(("postgres://", "postgresql://")):
+        sys.exit(
+            "bench/settle.py needs DATABASE_URL=postgres://... (it uses its own database on that server)"
+        )
+    import psycopg
+
+    parts = urlsplit(server)
+    admin = urlunsplit(parts._replace(path="/postgres")).replace("postgres://", "postgresql://", 1)
+    with psycopg.connect(admin, autocommit=True) as connection:
+        if not connection.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DATABASE]
+        ).fetchone():
+            connection.execute(f"CREATE DATABASE {BENCH_DATABASE}")
+    return urlunsplit(parts._replace(path=f"/{BENCH_DATABASE}"))
+
+
+os.environ["DATABASE_URL"] = _bench_url()
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+
+from casino.models import Player  # noqa: E402
+from casino.seeding import seed_all  # noqa: E402
+from tables.models import OPEN_ROUND_STATUSES, Bet, Box, PayoutLine, Round, Shoe, Table  # noqa: E402
+from tables.services import (  # noqa: E402
+    Actor,
+    bet_place,
+    box_take,
+    decision_make,
+    insurance_close,
+    insurance_decide,
+    round_close_betting,
+    round_open,
+    round_settle,
+    shoe_shuffle,
+)
+from tables.services.shoes import shoe_commitment  # noqa: E402
+from wallet.services import _buy_in, _fill  # noqa: E402
+
+FIRST = ["8S", "9H", "TD", "7C", "6S", "5H", "4D"]
+SECOND = ["TS", "TH", "9D", "TC", "TD", "9S", "8H"]
+DEALER = ["AS", "7D"]  # soft 18: insurance offered, no blackjack, the dealer stands
+
+
+def _players(table: Table, prefix: str) -> list[Player]:
+    players = []
+    for index in range(7):
+        player, created = Player.objects.get_or_create(
+            card_number=f"{prefix}{index:04d}",
+            defaults={"casino": table.casino, "display_name": f"{prefix} {index}", "pin_hash": "!"},
+        )
+        if created:
+            _buy_in(
+                player=player,
+                amount_minor=10**10,
+                actor=None,
+                scope="bench",
+                idempotency_key=f"fund-{player.pk}",
+            )
+        players.append(player)
+    return players
+
+
+def _stack(table: Table, system: Actor) -> None:
+    shoe = shoe_shuffle(table=table, actor=system)
+    order = list(shoe.order)
+    top = [*FIRST, DEALER[0], *SECOND, DEALER[1]]
+    for code in top:
+        order.remove(code)
+    order = top + order
+    Shoe.objects.filter(pk=shoe.pk).update(order=order, commitment=shoe_commitment(shoe.secret, order))
+
+
+def main(rounds: int) -> None:
+    call_command("migrate", verbosity=0)
+    seed_all()
+    table = Table.objects.get(name="BJ1")
+    system = Actor.automatic("bench")
+    # a round left open by an interrupted run of this bench (its own database only)
+    Round.objects.filter(table=table, status__in=OPEN_ROUND_STATUSES).update(status="voided")
+    _fill(
+        table=table,
+        amount_minor=10**11,
+        actor=None,
+        scope="bench",
+        key=f"fill-{time.time()}",
+        actor_name="bench",
+    )
+    owners, behind = _players(table, "bench-owner-"), _players(table, "bench-behind-")
+    for number, owner in enumerate(owners, start=1):
+        box = Box.objects.get(table=table, number=number)
+        if box.owner_id is None:
+            box_take(table=table, box_number=number, actor=Actor(player=owner))
+    statements: list[int] = []
+    millis: list[float] = []
+    bets_per_round = 0
+    for index in range(rounds):
+        _stack(table, system)
+        round_ = round_open(table=table, actor=system)
+        for number, (owner, other) in enumerate(zip(owners, behind, strict=True), start=1):
+            as_owner = Actor(player=owner)
+            for kind, stake in (("main", 1000), ("perfect_pairs", 100), ("twenty_one_plus_three", 100)):
+                bet_place(
+                    round_id=round_.pk,
+                    actor=as_owner,
+                    box_number=number,
+                    kind=kind,
+                    stake_minor=stake,
+                    idempotency_key=f"{round_.pk}-{number}-{kind}",
+                )
+            bet_place(
+                round_id=round_.pk,
+                actor=Actor(player=other),
+                box_number=number,
+                kind="behind",
+                stake_minor=500,
+                idempotency_key=f"{round_.pk}-{number}-behind",
+                follow_double=True,
+                follow_split=True,
+            )
+        round_close_betting(round_id=round_.pk, actor=system)
+        for main in Bet.objects.filter(round=round_, kind="main").order_by("pk"):
+            owner = next(player for player in owners if player.pk == main.player_id)
+            insurance_decide(round_id=round_.pk, actor=Actor(player=owner), bet_id=main.pk, take=True)
+        insurance_close(round_id=round_.pk, actor=system)  # the bettors behind decline
+        for number, owner in enumerate(owners, start=1):
+            decision_make(round_id=round_.pk, actor=Actor(player=owner), box_number=number, decision="stand")
+        bets_per_round = Bet.objects.filter(round=round_).count()
+        with CaptureQueriesContext(connection) as queries:
+            started = time.perf_counter()
+            round_settle(round_id=round_.pk, actor=system)
+            elapsed = (time.perf_counter() - started) * 1000
+        lines = PayoutLine.objects.filter(round=round_).count()
+        if index:  # the first round warms caches
+            statements.append(len(queries.captured_queries))
+            millis.append(elapsed)
+    print(
+        f"round_settle on PostgreSQL, {rounds - 1} measured rounds of {bets_per_round} bets ({lines} payout lines):"
+    )
+    print(f"  SQL statements per settlement: {min(statements)}-{max(statements)}")
+    print(
+        f"  milliseconds: median {statistics.median(millis):.1f}, min {min(millis):.1f}, max {max(millis):.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 21)

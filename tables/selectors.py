@@ -1,0 +1,178 @@
+"""Reads of the live tables: the table state the terminals and the dealer console show, round
+lists for audit, and access scoping."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from casino.errors import NotFoundError
+from tables.games.blackjack import current_turn, next_card_target, state_from_dict
+from tables.games.cards import hand_value
+from tables.models import OPEN_ROUND_STATUSES, Bet, BetStatus, Box, PayoutLine, Round, Seat, Table
+from tables.services.config import table_config_current
+from tables.services.shoes import shoe_current, shuffle_due
+
+
+def access_table(*, table_id: int | str, casino_id: int | None = None) -> Table:
+    """The table by id or name (within a casino when given); ``table_not_found`` otherwise."""
+    tables = Table.objects.select_related("casino", "rule_set")
+    if casino_id is not None:
+        tables = tables.filter(casino_id=casino_id)
+    table = tables.filter(pk=int(table_id)).first() if str(table_id).isdigit() else None
+    if table is None:
+        table = tables.filter(name=str(table_id)).first()
+    if table is None:
+        raise NotFoundError(f"no table {table_id}", code="table_not_found")
+    return table
+
+
+def round_current(table: Table) -> Round | None:
+    """The open round of a table, else the last one."""
+    open_round = Round.objects.filter(table=table, status__in=OPEN_ROUND_STATUSES).first()
+    return open_round or Round.objects.filter(table=table).order_by("-number").first()
+
+
+def _cards(cards: list[str]) -> dict[str, Any]:
+    from tables.games.cards import Card
+
+    value = hand_value(Card.parse(code) for code in cards)
+    return {"cards": cards, "total": value.total, "is_soft": value.is_soft}
+
+
+def table_state(*, table: Table, for_player_id: int | None = None) -> dict[str, Any]:
+    """Everything a screen of the table shows, as JSON-ready data: configuration (limits,
+    settings), boxes (owner, seats with win streaks, bets, hands with cards and totals), the
+    dealer's cards (hole card hidden until revealed), whose turn, the decision deadline, shuffle
+    due, the shoe's commitment, and the misscan the round waits on."""
+    config = table_config_current(table)
+    shoe = shoe_current(table)
+    round_ = round_current(table)
+    boxes = list(Box.objects.filter(table=table).order_by("number"))
+    seats: dict[int, list[Seat]] = {}
+    for seat in Seat.objects.filter(box__table=table).select_related("player").order_by("id"):
+        seats.setdefault(seat.box_id, []).append(seat)
+    bets: list[Bet] = []
+    state = None
+    if round_ is not None:
+        bets = list(Bet.objects.filter(round=round_).exclude(status=BetStatus.CANCELLED).order_by("pk"))
+        if round_.snapshot:
+            state = state_from_dict(round_.snapshot)
+    playing = {box.number: box for box in state.boxes} if state is not None else {}
+    turn = current_turn(state) if state is not None else None
+    box_rows = []
+    for box in boxes:
+        engine_box = playing.get(box.number)
+        box_rows.append(
+            {
+                "number": box.number,
+                "owner_id": box.owner_id,
+                "accepts_bets_behind": box.accepts_bets_behind,
+                "seats": [
+                    {
+                        "player_id": seat.player_id,
+                        "display_name": seat.player.display_name,
+                        "is_owner": seat.player_id == box.owner_id,
+                        "win_streak": seat.win_streak,
+                    }
+                    for seat in seats.get(box.pk, [])
+                ],
+                "bets": [
+                    {
+                        "bet_id": bet.pk,
+                        "player_id": bet.player_id,
+                        "kind": bet.kind,
+                        "stake_minor": bet.stake_minor,
+                        "status": bet.status,
+                        "is_mine": bet.player_id == for_player_id,
+                    }
+                    for bet in bets
+                    if bet.box_number == box.number
+                ],
+                "hands": [
+                    {
+                        **_cards([card.code for card in hand.cards]),
+                        "stake_minor": sum(stake.stake_minor for stake in hand.stakes),
+                        "is_doubled": hand.is_doubled,
+                        "is_finished": hand.is_finished,
+                    }
+                    for hand in (engine_box.hands if engine_box else ())
+                ],
+            }
+        )
+    dealer_cards: list[str | None] = []
+    if state is not None:
+        for index, card in enumerate(state.dealer_cards):
+            dealer_cards.append(card.code if index == 0 or state.is_hole_card_revealed else None)
+    target = next_card_target(state) if state is not None else None
+    return {
+        "table": {"id": table.pk, "name": table.name, "is_open": table.is_open},
+        "config": (
+            {"version": config.number, **config.values(), "rule_set": config.rule_set_version.rule_set.name}
+            if config
+            else None
+        ),
+        "shoe": (
+            {
+                "id": shoe.pk,
+                "kind": shoe.kind,
+                "decks": shoe.decks,
+                "commitment": shoe.commitment,
+                "rounds_dealt": shoe.rounds_dealt,
+            }
+            if shoe
+            else None
+        ),
+        "shuffle_due": shuffle_due(table, shoe),
+        "round": (
+            {
+                "id": round_.pk,
+                "number": round_.number,
+                "status": round_.status,
+                "decision_deadline_at": round_.decision_deadline_at,
+                "seconds_left": (
+                    max(0, int((round_.decision_deadline_at - timezone.now()).total_seconds()))
+                    if round_.decision_deadline_at
+                    else None
+                ),
+                "turn": {"box": turn[0], "hand": turn[1]} if turn else None,
+                "card_expected": (
+                    {"to": target.to, "box": target.box, "hand": target.hand, "is_face_up": target.is_face_up}
+                    if target
+                    else None
+                ),
+                "awaiting_correction": round_.awaiting_correction,
+                "dealer": (
+                    {
+                        "cards": dealer_cards,
+                        **(
+                            _cards([c for c in dealer_cards if c])
+                            if state and state.is_hole_card_revealed
+                            else {}
+                        ),
+                    }
+                ),
+            }
+            if round_
+            else None
+        ),
+        "boxes": box_rows,
+    }
+
+
+def payout_lines_awaiting_approval(*, casino_id: int | None = None) -> QuerySet[PayoutLine]:
+    lines = PayoutLine.objects.filter(approval_status="pending").select_related("round__table", "bet__player")
+    if casino_id is not None:
+        lines = lines.filter(round__table__casino_id=casino_id)
+    return lines.order_by("pk")
+
+
+def round_list_for_audit(*, table: Table | None = None, since: Any = None) -> QuerySet[Round]:
+    rounds = Round.objects.filter(status="settled").select_related("table")
+    if table is not None:
+        rounds = rounds.filter(table=table)
+    if since is not None:
+        rounds = rounds.filter(settled_at__gte=since)
+    return rounds.order_by("pk")

@@ -1,0 +1,175 @@
+"""Races on PostgreSQL with real transactions and threads: the last box, a third box, bets
+against "no more bets", and a decision against its deadline."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from casino.errors import ServiceError
+from casino.seeding import seed_all
+from tables.models import Bet, BetHold, Box, Round, RoundEvent, Table
+from tables.services import Actor, bet_place, box_take, decision_make, round_close_betting, round_open
+from tables.tasks import apply_overdue_defaults
+from tests.factories import staff_user
+from tests.tables.conftest import at_terminal, balance, funded_player, stack_shoe
+from wallet.models import Hold
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def _race(calls: list[Callable[[], Any]]) -> list[Any]:
+    """Run the calls in threads released together; each result is the return value or the error."""
+    barrier = threading.Barrier(len(calls))
+    results: list[Any] = [None] * len(calls)
+
+    def run(index: int, call: Callable[[], Any]) -> None:
+        try:
+            barrier.wait()
+            results[index] = call()
+        except ServiceError as error:
+            results[index] = error
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(index, call)) for index, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return results
+
+
+def _codes(results: list[Any]) -> list[str]:
+    return sorted(result.code if isinstance(result, ServiceError) else "ok" for result in results)
+
+
+@pytest.fixture
+def live(db: Any) -> tuple[Table, Any]:
+    seed_all()
+    return Table.objects.get(name="BJ1"), staff_user("dealer", "dealer-race")
+
+
+def test_two_players_racing_for_the_last_box(live):
+    table, _ = live
+    alice, bob = funded_player(table), funded_player(table)
+    as_alice, as_bob = at_terminal(table, alice), at_terminal(table, bob)
+    results = _race(
+        [lambda actor=actor: box_take(table=table, box_number=7, actor=actor) for actor in (as_alice, as_bob)]
+    )
+    assert _codes(results) == ["box_taken", "ok"]
+    assert Box.objects.get(table=table, number=7).owner_id in (alice.pk, bob.pk)
+
+
+def test_a_player_racing_for_a_second_and_third_box(live):
+    table, _ = live
+    alice = funded_player(table)
+    box_take(table=table, box_number=1, actor=at_terminal(table, alice))
+    results = _race(
+        [lambda n=n: box_take(table=table, box_number=n, actor=at_terminal(table, alice)) for n in (2, 3)]
+    )
+    assert _codes(results) == ["box_limit_reached", "ok"]
+    assert Box.objects.filter(table=table, owner=alice).count() == 2
+
+
+def test_bets_racing_no_more_bets_are_in_or_refused_with_nothing_moved(live):
+    # given alice's main bet on box 1 and twelve bettors ready to bet behind it
+    table, dealer = live
+    stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
+    alice = funded_player(table, 10_000)
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    bettors = [funded_player(table, 5000) for _ in range(12)]
+    actors = [at_terminal(table, bettor) for bettor in bettors]
+
+    def bet(actor: Actor) -> Any:
+        time.sleep(0.02 * actors.index(actor))
+        return bet_place(
+            round_id=round_.pk,
+            actor=actor,
+            box_number=1,
+            kind="behind",
+            stake_minor=500,
+            idempotency_key="behind",
+        )
+
+    # when they bet while the dealer calls "no more bets"
+    calls: list[Callable[[], Any]] = [lambda actor=actor: bet(actor) for actor in actors]
+    calls.insert(
+        6, lambda: (time.sleep(0.01), round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer)))[1]
+    )
+    results = _race(calls)
+    # then every bet is either part of the closed round, or refused with nothing moved
+    in_round = {
+        event.payload["action"]["bet"]["bet_id"]
+        for event in RoundEvent.objects.filter(round=round_, kind="bet_placed")
+    }
+    accepted = [r for r in results if isinstance(r, Bet)]
+    refused = [r for r in results if isinstance(r, ServiceError)]
+    assert {str(b.pk) for b in accepted} | {str(Bet.objects.get(kind="main").pk)} == in_round
+    assert all(error.code == "betting_closed" for error in refused)
+    assert len(accepted) + len(refused) == 12
+    assert accepted and refused  # the first bettors beat the close, the last ones come after it
+    for bettor, result in zip(bettors, results[:6] + results[7:], strict=True):
+        if isinstance(result, ServiceError):
+            assert balance(bettor) == (5000, 0)
+            assert not Bet.objects.filter(player=bettor).exists()
+        else:
+            assert balance(bettor) == (5000, 500)
+    assert Hold.objects.filter(status="open").count() == BetHold.objects.count() == len(accepted) + 1
+    print(f"{len(accepted)} bets in, {len(refused)} refused")
+
+
+def test_a_decision_and_its_deadline_at_the_same_moment_give_exactly_one_outcome(live):
+    table, dealer = live
+    stack_shoe(table, dealer, ["TS", "7H", "6D", "TC", "5C"])
+    alice = funded_player(table, 10_000)
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    deadline = timezone.now() + dt.timedelta(milliseconds=300)
+    Round.objects.filter(pk=round_.pk).update(decision_deadline_at=deadline)
+
+    def at_deadline(call: Callable[[], Any]) -> Any:
+        time.sleep(max(0.0, (deadline - timezone.now()).total_seconds()))
+        return call()
+
+    results = _race(
+        [
+            lambda: at_deadline(
+                lambda: decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="hit")
+            ),
+            lambda: at_deadline(lambda: apply_overdue_defaults(round_.pk)),
+            lambda: at_deadline(lambda: apply_overdue_defaults(round_.pk)),
+        ]
+    )
+    kinds = list(
+        RoundEvent.objects.filter(round=round_, kind__in=["decision", "default_applied"]).values_list(
+            "kind", "payload__action__type"
+        )
+    )
+    # exactly one thing happened to the first decision of box 1: alice's hit, or the stand default
+    first = kinds[0]
+    assert first in [("decision", "hit"), ("default_applied", "stand")]
+    if first[0] == "default_applied":
+        assert isinstance(results[0], ServiceError)
+        assert results[0].code in ("decision_deadline_passed", "not_your_turn")
+        assert len(kinds) == 1
+    else:
+        assert isinstance(results[0], Round)
+    print("outcome:", kinds, _codes(results))

@@ -1,0 +1,476 @@
+"""The live table services on SQLite and PostgreSQL: configuration, seats, shoes, bets,
+decisions, deadlines, misscans, voids and payout approvals. Refusals leave everything as it was."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from casino.errors import ServiceError
+from casino.models import AuditRecord
+from tables.models import (
+    Bet,
+    Box,
+    ImmutableOnceApprovedError,
+    PayoutLine,
+    Round,
+    RoundEvent,
+    Seat,
+    Shoe,
+    TableConfigVersion,
+)
+from tables.selectors import table_state
+from tables.services import (
+    Actor,
+    bet_cancel,
+    bet_place,
+    box_bets_behind_set,
+    box_leave,
+    box_take,
+    card_correct,
+    card_enter,
+    decision_make,
+    payout_approve,
+    payout_reject,
+    round_close_betting,
+    round_open,
+    round_settle,
+    round_void,
+    shoe_shuffle,
+    shoe_verify,
+    table_limits_change,
+    table_settings_change,
+)
+from tables.tasks import apply_overdue_defaults
+from tests.tables.conftest import at_terminal, balance, funded_player, physical, stack_shoe
+from wallet.models import Hold, PendingPayout, Posting
+
+
+def _refused(code, call, **kwargs):
+    with pytest.raises(ServiceError) as info:
+        call(**kwargs)
+    assert info.value.code == code, info.value.message
+    return info.value
+
+
+def _seated_round(table, dealer, cards, stake=1000):
+    alice = funded_player(table, 10_000)
+    stack_shoe(table, dealer, cards)
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=stake, idempotency_key="m1"
+    )
+    return alice, as_alice, round_
+
+
+# --------------------------------------------------------------------------------- configuration
+
+
+@pytest.mark.django_db
+def test_a_limits_change_is_a_new_audited_version_used_from_the_next_round(table, dealer, operator):
+    # given a round open with the seeded limits (main minimum 500)
+    _alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
+    # when the operator raises the main minimum to 2000
+    version = table_limits_change(table=table, actor=Actor.staff(operator), limits={"main_min_minor": 2000})
+    # then the version is new and audited with old and new values
+    record = AuditRecord.objects.filter(action="table.limits_changed").last()
+    assert (version.number, record.before["main_min_minor"], record.after["main_min_minor"]) == (2, 500, 2000)
+    # and the open round still takes a 1000 bet behind... its own limits, not the new ones
+    bob = funded_player(table, 10_000)
+    bet_place(
+        round_id=round_.pk,
+        actor=at_terminal(table, bob),
+        box_number=1,
+        kind="behind",
+        stake_minor=600,
+        idempotency_key="b",
+    )
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="stand")
+    round_settle(round_id=round_.pk, actor=Actor.staff(dealer))
+    # and the next round refuses a 1000 main bet
+    next_round = round_open(table=table, actor=Actor.staff(dealer))
+    assert next_round.config_id == version.pk
+    error = _refused(
+        "stake_below_table_min",
+        bet_place,
+        round_id=next_round.pk,
+        actor=as_alice,
+        box_number=1,
+        kind="main",
+        stake_minor=1000,
+        idempotency_key="m2",
+    )
+    assert error.details["minimum_minor"] == 2000
+
+
+@pytest.mark.django_db
+def test_an_approved_version_is_immutable_and_bad_settings_are_refused(table, operator):
+    version = TableConfigVersion.objects.get(table=table, number=1)
+    version.main_max_minor = 1
+    with pytest.raises(ImmutableOnceApprovedError):
+        version.save()
+    _refused(
+        "invalid_configuration",
+        table_settings_change,
+        table=table,
+        actor=Actor.staff(operator),
+        settings={"shuffle_every_rounds": 7},
+    )
+    _refused(
+        "permission_denied",
+        table_settings_change,
+        table=table,
+        actor=Actor.staff(None) if False else Actor(),
+        settings={"decision_seconds": 20},
+    )
+    assert TableConfigVersion.objects.filter(table=table).count() == 1
+
+
+# --------------------------------------------------------------------------------- seats and boxes
+
+
+@pytest.mark.django_db
+def test_a_third_box_is_refused_and_nothing_changes(table):
+    alice = funded_player(table)
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    box_take(table=table, box_number=2, actor=as_alice)
+    audits = AuditRecord.objects.count()
+    _refused("box_limit_reached", box_take, table=table, box_number=3, actor=as_alice)
+    assert list(Box.objects.filter(table=table, owner=alice).values_list("number", flat=True)) == [1, 2]
+    assert AuditRecord.objects.count() == audits
+
+
+@pytest.mark.django_db
+def test_the_owner_leaving_hands_the_box_to_the_next_bettor_in_arrival_order(table, dealer):
+    # given alice owns box 1, bob then carol bet behind it during a round that is then settled
+    alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
+    bob, carol = funded_player(table), funded_player(table)
+    as_bob, as_carol = at_terminal(table, bob), at_terminal(table, carol)
+    bet_place(
+        round_id=round_.pk, actor=as_bob, box_number=1, kind="behind", stake_minor=500, idempotency_key="b"
+    )
+    bet_place(
+        round_id=round_.pk, actor=as_carol, box_number=1, kind="behind", stake_minor=500, idempotency_key="c"
+    )
+    _refused(
+        "bet_behind_own_box",
+        bet_place,
+        round_id=round_.pk,
+        actor=as_alice,
+        box_number=1,
+        kind="behind",
+        stake_minor=500,
+        idempotency_key="own",
+    )
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    _refused("round_in_progress", box_leave, table=table, box_number=1, actor=as_alice)
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="stand")
+    round_settle(round_id=round_.pk, actor=Actor.staff(dealer))
+    # then the win streaks count the won round (19 against 17)
+    streaks = dict(Seat.objects.filter(box__table=table).values_list("player_id", "win_streak"))
+    assert streaks == {alice.pk: 1, bob.pk: 1, carol.pk: 1}
+    # when alice leaves, bob (first to arrive after her) owns the box; when bob leaves, carol
+    assert box_leave(table=table, box_number=1, actor=as_alice).owner_id == bob.pk
+    assert box_leave(table=table, box_number=1, actor=as_bob).owner_id == carol.pk
+    assert box_leave(table=table, box_number=1, actor=as_carol).owner_id is None
+    assert not Seat.objects.filter(box__table=table).exists()
+
+
+@pytest.mark.django_db
+def test_no_bets_behind_takes_effect_from_the_next_round(table, dealer):
+    _alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
+    bob = funded_player(table)
+    as_bob = at_terminal(table, bob)
+    # when alice forbids bets behind during this round
+    box_bets_behind_set(table=table, box_number=1, actor=as_alice, accepts=False)
+    # then bob may still bet behind her in this round
+    bet_place(
+        round_id=round_.pk, actor=as_bob, box_number=1, kind="behind", stake_minor=500, idempotency_key="b1"
+    )
+    _refused("not_box_owner", box_bets_behind_set, table=table, box_number=1, actor=as_bob, accepts=True)
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="stand")
+    round_settle(round_id=round_.pk, actor=Actor.staff(dealer))
+    # but not in the next one
+    next_round = round_open(table=table, actor=Actor.staff(dealer))
+    before = balance(bob)
+    _refused(
+        "bets_behind_forbidden",
+        bet_place,
+        round_id=next_round.pk,
+        actor=as_bob,
+        box_number=1,
+        kind="behind",
+        stake_minor=500,
+        idempotency_key="b2",
+    )
+    assert balance(bob) == before
+
+
+# ------------------------------------------------------------------------------------------ shoes
+
+
+@pytest.mark.django_db
+def test_a_due_shuffle_blocks_the_next_round_until_recorded(table, dealer):
+    shoe = shoe_shuffle(table=table, actor=Actor.staff(dealer))
+    Shoe.objects.filter(pk=shoe.pk).update(rounds_dealt=5)  # shuffle every 5 rounds (seed)
+    _refused("shuffle_due", round_open, table=table, actor=Actor.staff(dealer))
+    assert not Round.objects.filter(table=table).exists()
+    # when the shuffle is recorded, the old shoe's order and secret verify against its commitment
+    shoe_shuffle(table=table, actor=Actor.staff(dealer))
+    shoe.refresh_from_db()
+    assert shoe.retired_at is not None and shoe_verify(shoe)
+    assert round_open(table=table, actor=Actor.staff(dealer)).number == 1
+    assert AuditRecord.objects.filter(action="shoe.shuffled").count() == 2
+    _refused("round_in_progress", shoe_shuffle, table=table, actor=Actor.staff(dealer))
+
+
+# ------------------------------------------------------------------------------------------- bets
+
+
+@pytest.mark.django_db
+def test_bet_refusals_move_nothing(table, dealer):
+    _alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
+    bob = funded_player(table, 300)
+    as_bob = at_terminal(table, bob)
+    box_take(table=table, box_number=2, actor=as_bob)
+    holds, bets = Hold.objects.count(), Bet.objects.count()
+    cases = [
+        (
+            "stake_above_table_max",
+            dict(actor=as_alice, box_number=1, kind="perfect_pairs", stake_minor=10_001),
+        ),
+        (
+            "side_bet_without_main_bet",
+            dict(actor=as_bob, box_number=2, kind="perfect_pairs", stake_minor=100),
+        ),
+        ("not_box_owner", dict(actor=as_bob, box_number=1, kind="main", stake_minor=500)),
+        ("insufficient_funds", dict(actor=as_bob, box_number=2, kind="main", stake_minor=500)),
+        ("box_not_taken", dict(actor=as_bob, box_number=5, kind="behind", stake_minor=500)),
+    ]
+    for code, kwargs in cases:
+        _refused(code, bet_place, round_id=round_.pk, idempotency_key=code, **kwargs)
+    assert (Hold.objects.count(), Bet.objects.count(), balance(bob)) == (holds, bets, (300, 0))
+
+
+@pytest.mark.django_db
+def test_a_retried_bet_returns_the_first_and_holds_once(table, dealer):
+    alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
+    first = bet_place(
+        round_id=round_.pk,
+        actor=as_alice,
+        box_number=1,
+        kind="perfect_pairs",
+        stake_minor=100,
+        idempotency_key="pp",
+    )
+    again = bet_place(
+        round_id=round_.pk,
+        actor=as_alice,
+        box_number=1,
+        kind="perfect_pairs",
+        stake_minor=100,
+        idempotency_key="pp",
+    )
+    assert first.pk == again.pk
+    assert balance(alice) == (10_000, 1100)
+    _refused(
+        "idempotency_key_reused",
+        bet_place,
+        round_id=round_.pk,
+        actor=as_alice,
+        box_number=1,
+        kind="twenty_one_plus_three",
+        stake_minor=100,
+        idempotency_key="pp",
+    )
+    # cancelling the main bet takes the side bet with it and frees both stakes
+    cancelled = bet_cancel(round_id=round_.pk, actor=as_alice, bet_id=Bet.objects.get(kind="main").pk)
+    assert sorted(bet.status for bet in cancelled) == ["cancelled", "cancelled"]
+    assert balance(alice) == (10_000, 0)
+
+
+@pytest.mark.django_db
+def test_a_bet_behind_a_box_whose_owner_sits_out_is_returned_at_once(table, dealer):
+    # given alice owns box 1 and box 2 but bets only on box 1; bob bets behind box 2
+    _alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
+    box_take(table=table, box_number=2, actor=as_alice)
+    bob = funded_player(table, 5000)
+    bet_place(
+        round_id=round_.pk,
+        actor=at_terminal(table, bob),
+        box_number=2,
+        kind="behind",
+        stake_minor=700,
+        idempotency_key="b",
+    )
+    assert balance(bob) == (5000, 700)
+    # when betting closes
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    # then bob's stake is free again and his bet is refunded
+    assert balance(bob) == (5000, 0)
+    assert Bet.objects.get(player=bob).status == "refunded"
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="stand")
+    round_settle(round_id=round_.pk, actor=Actor.staff(dealer))
+    assert balance(bob) == (5000, 0)
+    assert PayoutLine.objects.get(bet__player=bob).outcome == "refund"
+    assert not Posting.objects.filter(account__player=bob, transfer__kind="round_settlement").exists()
+
+
+# -------------------------------------------------------------------------------------- decisions
+
+
+@pytest.mark.django_db
+def test_a_decision_from_a_non_owner_is_refused(table, dealer):
+    _alice, _as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
+    bob = funded_player(table)
+    as_bob = at_terminal(table, bob)
+    bet_place(
+        round_id=round_.pk, actor=as_bob, box_number=1, kind="behind", stake_minor=500, idempotency_key="b"
+    )
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    events = RoundEvent.objects.count()
+    _refused("not_box_owner", decision_make, round_id=round_.pk, actor=as_bob, box_number=1, decision="hit")
+    assert RoundEvent.objects.count() == events
+
+
+@pytest.mark.django_db
+def test_a_double_holds_the_added_stake_and_pays_on_both(table, dealer):
+    # alice 6+5 doubles and draws a 9 (20) against the dealer's 7+10
+    alice, as_alice, round_ = _seated_round(table, dealer, ["6S", "7H", "5D", "TC", "9H"])
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="double")
+    assert balance(alice) == (10_000, 2000)
+    round_settle(round_id=round_.pk, actor=Actor.staff(dealer))
+    assert balance(alice) == (12_000, 0)
+
+
+@pytest.mark.django_db
+def test_an_overdue_decision_stands_by_default_once(table, dealer):
+    _alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "6D", "TC"])
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    Round.objects.filter(pk=round_.pk).update(decision_deadline_at=timezone.now() - dt.timedelta(seconds=1))
+    # when alice decides after her deadline
+    _refused(
+        "decision_deadline_passed",
+        decision_make,
+        round_id=round_.pk,
+        actor=as_alice,
+        box_number=1,
+        decision="hit",
+    )
+    # then the stand default was recorded, once, whatever the task does afterwards
+    assert apply_overdue_defaults(round_.pk) == 0
+    defaults = RoundEvent.objects.filter(round=round_, kind="default_applied")
+    assert [event.payload["default"] for event in defaults] == ["stand"]
+    assert Round.objects.get(pk=round_.pk).status == "settling"
+
+
+@pytest.mark.django_db
+def test_betting_closes_by_default_when_its_time_runs_out(table, dealer):
+    _alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "6D", "TC"])
+    Round.objects.filter(pk=round_.pk).update(decision_deadline_at=timezone.now() - dt.timedelta(seconds=1))
+    _refused(
+        "betting_closed",
+        bet_place,
+        round_id=round_.pk,
+        actor=as_alice,
+        box_number=1,
+        kind="perfect_pairs",
+        stake_minor=100,
+        idempotency_key="late",
+    )
+    assert apply_overdue_defaults(round_.pk) == 1
+    assert Round.objects.get(pk=round_.pk).status == "players"
+
+
+# ------------------------------------------------------------------------- misscans, voids, approvals
+
+
+@pytest.mark.django_db
+def test_a_misscan_waits_for_a_pit_boss_correction(table, dealer, operator, pit_boss):
+    # given a physical shoe from which every ace of spades has gone
+    physical(table, operator)
+    alice = funded_player(table, 10_000)
+    as_alice = at_terminal(table, alice)
+    shoe = shoe_shuffle(table=table, actor=Actor.staff(dealer))
+    Shoe.objects.filter(pk=shoe.pk).update(dealt_counts={"AS": 6})
+    box_take(table=table, box_number=1, actor=as_alice)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    as_dealer = Actor.staff(dealer)
+    card_enter(round_id=round_.pk, actor=as_dealer, card="TS")
+    # when the reader sends an ace of spades
+    error = _refused("misscan", card_enter, round_id=round_.pk, actor=as_dealer, card="AS")
+    assert error.details["reason"] == "card_not_in_shoe"
+    # then the round waits: more cards are refused until a pit boss corrects it
+    _refused("awaiting_correction", card_enter, round_id=round_.pk, actor=as_dealer, card="7H")
+    _refused("permission_denied", card_correct, round_id=round_.pk, actor=as_dealer, card="7H", reason="x")
+    card_correct(round_id=round_.pk, actor=Actor.staff(pit_boss), card="7H", reason="reader misread 7H")
+    for card in ("9D", "TC"):
+        card_enter(round_id=round_.pk, actor=as_dealer, card=card)
+    state = table_state(table=table)
+    assert state["round"]["dealer"]["cards"] == ["7H", None]
+    assert state["boxes"][0]["hands"][0]["total"] == 19
+    assert AuditRecord.objects.filter(action="round.card_corrected").last().before["misscan"]["card"] == "AS"
+
+
+@pytest.mark.django_db
+def test_a_void_returns_every_stake(table, dealer, pit_boss):
+    alice, as_alice, round_ = _seated_round(table, dealer, ["6S", "7H", "5D", "TC"])
+    bet_place(
+        round_id=round_.pk,
+        actor=as_alice,
+        box_number=1,
+        kind="perfect_pairs",
+        stake_minor=100,
+        idempotency_key="pp",
+    )
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="double")
+    assert balance(alice) == (10_000, 2100)
+    _refused("permission_denied", round_void, round_id=round_.pk, actor=Actor.staff(dealer), reason="x")
+    round_void(round_id=round_.pk, actor=Actor.staff(pit_boss), reason="dealer exposed the hole card")
+    assert balance(alice) == (10_000, 0)
+    assert Round.objects.get(pk=round_.pk).status == "voided"
+    assert AuditRecord.objects.filter(action="round.voided").count() == 1
+    _refused("round_not_open", round_void, round_id=round_.pk, actor=Actor.staff(pit_boss), reason="again")
+
+
+@pytest.mark.django_db
+def test_a_large_payout_waits_for_a_pit_boss_who_is_not_the_dealer(table, dealer, pit_boss, operator):
+    # given a threshold of 1500 and alice winning 1000 on 1000 (paid 2000)
+    table_settings_change(
+        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 1500}
+    )
+    alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="stand")
+    round_settle(round_id=round_.pk, actor=Actor.staff(dealer))
+    line = PayoutLine.objects.get(round=round_)
+    assert (line.approval_status, balance(alice)) == ("pending", (9000, 0))
+    # when the dealer (who also holds the pit boss permission) tries to approve: refused
+    dealer.groups.add(*pit_boss.groups.all())
+    dealer = type(dealer).objects.get(pk=dealer.pk)
+    _refused("approval_by_dealer_refused", payout_approve, payout_line_id=line.pk, actor=Actor.staff(dealer))
+    assert balance(alice) == (9000, 0)
+    # when a pit boss approves: paid out
+    payout_approve(payout_line_id=line.pk, actor=Actor.staff(pit_boss))
+    assert balance(alice) == (11_000, 0)
+    assert PendingPayout.objects.get().status == "released"
+    _refused(
+        "payout_not_pending",
+        payout_reject,
+        payout_line_id=line.pk,
+        actor=Actor.staff(pit_boss),
+        reason="late",
+    )
