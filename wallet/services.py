@@ -63,6 +63,10 @@ from wallet.models import (
 )
 
 DEFAULT_ADJUSTMENT_APPROVAL_THRESHOLD_MINOR = 50_000
+# The largest amount one command may move. Far above any real stake or buy-in, and far below the
+# bigint range of the balance columns (9.2e18), so sums of many such amounts still fit: a larger
+# number is a keying error and is refused with ``invalid_amount`` instead of a database overflow.
+MAX_AMOUNT_MINOR = 10**15
 
 
 def adjustment_approval_threshold_minor() -> int:
@@ -82,6 +86,10 @@ def _require_amount(amount_minor: Any, *, positive: bool = True) -> int:
         raise InvalidAmountError("The amount must be more than zero.", amount=amount_minor)
     if not positive and amount_minor == 0:
         raise InvalidAmountError("The amount must not be zero.", amount=amount_minor)
+    if abs(amount_minor) > MAX_AMOUNT_MINOR:
+        raise InvalidAmountError(
+            f"The amount is beyond {MAX_AMOUNT_MINOR} minor units.", amount=str(amount_minor)
+        )
     return amount_minor
 
 
@@ -566,7 +574,9 @@ def transfer_reverse(*, transfer: Transfer, reason: str, by: Any, idempotency_ke
     Needs ``casino.adjust_balance``. Locks the original transfer row (so two reversals cannot
     race), then the accounts. The no-negative rule applies: a reversal that would overdraw a
     player who has spent the money is refused. Raises ``transfer_already_reversed``,
-    ``transfer_not_reversible`` (a reversal is not reversed again), ``insufficient_funds``,
+    ``transfer_not_reversible`` (a reversal is not reversed again; a transfer that moves money on
+    a table's payouts-pending account, i.e. a settlement with a parked payout or a payout release
+    or reject, is corrected by an adjustment instead), ``insufficient_funds``,
     ``reason_required``, ``permission_denied``."""
     require_permission(by, "adjust_balance")
     reason = _require_reason(reason)
@@ -583,6 +593,15 @@ def transfer_reverse(*, transfer: Transfer, reason: str, by: Any, idempotency_ke
         for account_id, amount in original.postings.values_list("account_id", "amount_minor"):
             amounts[account_id] -= amount
         locked = accounts_lock(casino=original.casino, ids=amounts)
+        if any(account.kind == AccountKind.TABLE_PAYOUTS_PENDING for account in locked):
+            # A payouts-pending balance stands for PendingPayout rows: reversing the settlement that
+            # parked a payout, or the release/reject that decided it, would leave a payout pending
+            # with no money behind it (or money behind no payout), and a later release would take
+            # another player's parked payout. Such a round is corrected by a balance adjustment.
+            raise TransferNotReversibleError(
+                f"Transfer {original.pk} moves payouts awaiting approval; correct it with an adjustment.",
+                transfer_id=original.pk,
+            )
         reversal = _transfer_write(
             casino=original.casino,
             kind=TransferKind.REVERSAL,
@@ -830,9 +849,14 @@ def round_settle(
         raise HoldMismatchError("A hold appears on two settlement lines.")
     for line in lines:
         for amount in (line.stake_minor, line.payout_minor, line.rounding_minor):
-            if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
+            if (
+                not isinstance(amount, int)
+                or isinstance(amount, bool)
+                or amount < 0
+                or amount > MAX_AMOUNT_MINOR
+            ):
                 raise InvalidAmountError(
-                    "Stakes, payouts and remainders are whole, non-negative minor units."
+                    f"Stakes, payouts and remainders are whole minor units from 0 to {MAX_AMOUNT_MINOR}."
                 )
     created: list[RoundSettlement] = []
 

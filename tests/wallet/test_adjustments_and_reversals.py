@@ -163,3 +163,55 @@ def test_a_reversal_cannot_take_money_the_player_already_spent(
         transfer_reverse(transfer=original, reason="wrong player", by=pit_boss, idempotency_key="r")
     assert refused.value.code == "insufficient_funds"
     assert snapshot() == before
+
+
+def _settle_with_a_pending_payout(make_player: Any, table: Any, casino: Any, cashier: Any) -> Any:
+    from wallet.services import SettlementLine, hold_place, round_settle, table_fill
+
+    table_fill(table=table, amount_minor=100_000, cashier=cashier, idempotency_key="fill")
+    player = make_player(10_000)
+    hold = hold_place(player=player, amount_minor=1_000, table=table, idempotency_key="bet")
+    line = SettlementLine(
+        account_id=hold.account_id,
+        hold_id=hold.pk,
+        stake_minor=1_000,
+        payout_minor=30_000,
+        needs_approval=True,
+    )
+    return round_settle(casino=casino, table=table, reference="r1", lines=[line], idempotency_key="s")
+
+
+def test_a_settlement_with_a_payout_awaiting_approval_cannot_be_reversed(
+    make_player: Any, table: Any, casino: Any, cashier: Any, pit_boss: Any, snapshot: Any
+) -> None:
+    # given a settlement that parked 300.00 for approval
+    settlement = _settle_with_a_pending_payout(make_player, table, casino, cashier)
+    before = snapshot()
+    # when a pit boss tries to reverse the settlement
+    with pytest.raises(ServiceError) as refused:
+        transfer_reverse(transfer=settlement.transfer, reason="misdeal", by=pit_boss, idempotency_key="r")
+    # then it is refused: the parked payout would stay pending with no money behind it
+    assert refused.value.code == "transfer_not_reversible"
+    assert snapshot() == before
+
+
+def test_a_payout_release_cannot_be_reversed(
+    make_player: Any, table: Any, casino: Any, cashier: Any, pit_boss: Any, other_pit_boss: Any, snapshot: Any
+) -> None:
+    from wallet.models import PendingPayout
+    from wallet.services import payout_release
+
+    # given a released payout
+    settlement = _settle_with_a_pending_payout(make_player, table, casino, cashier)
+    release = payout_release(
+        payout=PendingPayout.objects.get(pk=settlement.pending_payout_ids[0]),
+        by=pit_boss,
+        idempotency_key="p",
+    )
+    before = snapshot()
+    # when a pit boss tries to reverse the release
+    with pytest.raises(ServiceError) as refused:
+        transfer_reverse(transfer=release, reason="oops", by=other_pit_boss, idempotency_key="r")
+    # then it is refused: the money would sit on the pending account with no payout to decide
+    assert refused.value.code == "transfer_not_reversible"
+    assert snapshot() == before

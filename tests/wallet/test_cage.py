@@ -220,3 +220,18 @@ def test_every_transfer_balances(make_player: Any, cashier: Any, table: Any) -> 
     for transfer in Transfer.objects.all():
         assert sum(transfer.postings.values_list("amount_minor", flat=True)) == 0
     assert Posting.objects.filter(amount_minor=0).count() == 0
+
+
+@pytest.mark.parametrize("amount", [2**63, 10**16])
+def test_an_amount_beyond_the_ledger_range_is_refused_with_a_clear_error(
+    amount: int, make_player: Any, cashier: Any, snapshot: Any
+) -> None:
+    # given a player
+    player = make_player(1_000)
+    before = snapshot()
+    # when a cashier keys in an absurd amount (a bigint overflow, or beyond any real buy-in)
+    with pytest.raises(ServiceError) as refused:
+        cage_buy_in(player=player, amount_minor=amount, cashier=cashier, idempotency_key="x")
+    # then it is refused as an invalid amount, not a database error, and nothing moved
+    assert refused.value.code == "invalid_amount"
+    assert snapshot() == before

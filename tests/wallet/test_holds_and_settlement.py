@@ -356,3 +356,16 @@ def test_settlement_runs_a_constant_number_of_statements(
     # then both take the same number of SQL statements
     assert small == large
     assert large <= 16
+
+
+def test_a_settlement_line_beyond_the_ledger_range_is_refused(
+    make_player: Any, filled_table: Any, casino: Any, snapshot: Any
+) -> None:
+    player = make_player(1_000)
+    hold = hold_place(player=player, amount_minor=500, table=filled_table, idempotency_key="b")
+    before = snapshot()
+    lines = [SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=500, payout_minor=2**63)]
+    with pytest.raises(ServiceError) as refused:
+        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s")
+    assert refused.value.code == "invalid_amount"
+    assert snapshot() == before
