@@ -474,3 +474,48 @@ def test_a_large_payout_waits_for_a_pit_boss_who_is_not_the_dealer(table, dealer
         actor=Actor.staff(pit_boss),
         reason="late",
     )
+
+
+def _settle_statements(table, dealer, bettors: int, box: int) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    owner = funded_player(table, 100_000)
+    stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
+    as_owner = at_terminal(table, owner)
+    if not Box.objects.filter(table=table, number=box, owner=owner).exists():
+        box_take(table=table, box_number=box, actor=as_owner)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    bet_place(
+        round_id=round_.pk, actor=as_owner, box_number=box, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    bet_place(
+        round_id=round_.pk,
+        actor=as_owner,
+        box_number=box,
+        kind="perfect_pairs",
+        stake_minor=100,
+        idempotency_key="p",
+    )
+    for _ in range(bettors):
+        bettor = funded_player(table, 10_000)
+        bet_place(
+            round_id=round_.pk,
+            actor=at_terminal(table, bettor),
+            box_number=box,
+            kind="behind",
+            stake_minor=500,
+            idempotency_key="b",
+        )
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    decision_make(round_id=round_.pk, actor=as_owner, box_number=box, decision="stand")
+    with CaptureQueriesContext(connection) as queries:
+        round_settle(round_id=round_.pk, actor=Actor.staff(dealer))
+    return len(queries.captured_queries)
+
+
+@pytest.mark.django_db
+def test_settlement_runs_a_constant_number_of_statements(table, dealer):
+    assert _settle_statements(table, dealer, bettors=1, box=1) == _settle_statements(
+        table, dealer, bettors=12, box=2
+    )
