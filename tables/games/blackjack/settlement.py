@@ -121,6 +121,10 @@ def _hand_result(hand: Hand, dealer: _Dealer, rules: RuleSet) -> tuple[str, str,
     """Outcome, rule clause and multiplier of a hand against the dealer (no dealer blackjack
     special cases for original-stake losses: see :func:`_hand_lines`)."""
     if hand.is_surrendered:
+        if dealer.is_blackjack and not rules.peeks:
+            # Late surrender gives up half the stake only against a dealer without blackjack;
+            # a no-peek dealer blackjack shown afterwards takes the stake like any other hand's.
+            return "lose", "4.3 no-peek dealer blackjack: surrender lost", Fraction(-1)
         return "surrender", "5.7 surrender: half the stake", Fraction(-1, 2)
     if hand.is_bust:
         return "bust", "5.1 bust loses at once", Fraction(-1)

@@ -213,13 +213,10 @@ def derive_strategy(rules: RuleSet) -> BasicStrategy:
                 conditional /= 1.0 - blackjack
             stand = _stand_values(conditional, blackjack_loses=False)
             surrender = -0.5
-            if not rules.peeks and blackjack < 1.0:
-                # Without a peek a surrendered hand keeps half its stake even against a dealer
-                # blackjack, worth (-0.5 + p) / (1 - p) in the "no blackjack" world.
-                surrender = (-0.5 + blackjack) / (1.0 - blackjack)
         else:
             stand = _stand_values(distribution, blackjack_loses=True)
-            surrender = -0.5
+            # Late surrender without a peek: half the stake, or all of it to a dealer blackjack.
+            surrender = -0.5 * (1.0 - blackjack) - blackjack
 
         def stand_or_bust(hard: int, ace: bool) -> float:
             total, _ = hand_total(hard, ace)
@@ -386,15 +383,13 @@ class _Evaluator:
         )
 
     def surrender(self, upcard: int, removed: tuple[int, ...]) -> float:
-        """Half the stake. With a peek only hands the dealer has no blackjack against get here;
-        without a peek the half stake is kept even against a dealer blackjack (as the round
-        engine settles it), so in the peek-like accounting the deal's -p is given back."""
+        """Late surrender: half the stake when the dealer has no blackjack. A no-peek dealer
+        blackjack shown afterwards takes the whole stake (as the round engine settles it), which
+        the peek-like accounting already charges in the deal's ``-p``."""
         blackjack = blackjack_chance(upcard, self.left(upcard, removed))
-        if self.rules.peeks:
-            return -0.5 * (1.0 - blackjack)
         if self.peek_like:
-            return -0.5 + blackjack
-        return -0.5
+            return -0.5 * (1.0 - blackjack)
+        return -0.5 * (1.0 - blackjack) - blackjack
 
     def play(self, action: str, upcard: int, removed: tuple[int, ...], hard: int, ace: bool) -> float:
         total, _ = hand_total(hard, ace)

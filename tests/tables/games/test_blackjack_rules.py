@@ -413,6 +413,26 @@ def test_clause_5_7_surrender_is_off_unless_the_rule_set_allows_it() -> None:
     )
 
 
+@pytest.mark.parametrize("loss", [NoPeekLoss.ALL_STAKES, NoPeekLoss.ORIGINAL_STAKE])
+def test_clause_5_7_late_surrender_without_peek_loses_the_stake_to_a_dealer_blackjack(
+    loss: NoPeekLoss,
+) -> None:
+    # given no peek, late surrender allowed, 16 against a ten; the hole card is an ace
+    rules = HOME.with_overrides({"surrender": "late", "no_peek_loss": loss.value})
+    # when the box surrenders and the dealer then shows blackjack
+    _, _, lines = play(rules, [main(1, 1000)], ["TS", "KD", "6H", "AC"], {1: ["surrender"]})
+    # then late surrender is no early surrender: the whole (original) stake is lost (4.3)
+    line = lines["m1"][0]
+    assert (line.outcome, line.net_minor, line.paid_minor) == ("lose", -1000, 0)
+    assert line.rule.startswith("4.3 no-peek dealer blackjack")
+
+
+def test_clause_5_7_late_surrender_without_peek_keeps_half_when_the_dealer_has_no_blackjack() -> None:
+    rules = HOME.with_overrides({"surrender": "late"})
+    _, _, lines = play(rules, [main(1, 1000)], ["TS", "KD", "6H", "7C"], {1: ["surrender"]})
+    assert (lines["m1"][0].outcome, lines["m1"][0].net_minor) == ("surrender", -500)
+
+
 # 6. The dealer ---------------------------------------------------------------------------
 
 

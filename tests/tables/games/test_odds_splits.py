@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
-from tables.games.blackjack.rules import HoleCard, NoPeekLoss, RuleSet
+from tables.games.blackjack.rules import HoleCard, NoPeekLoss, RuleSet, Surrender
 from tables.games.odds.dealer import (
     ACE,
     BLACKJACK,
@@ -143,3 +144,25 @@ def test_no_peek_with_original_stake_only_is_worth_exactly_a_peek() -> None:
     # then the strategies and the expected returns are the same
     assert derive_strategy(original) == strategy
     assert expected_return(original, strategy) == pytest.approx(expected_return(peek, strategy), abs=1e-12)
+
+
+def test_clause_5_7_no_peek_late_surrender_with_original_stake_only_is_worth_exactly_a_peek() -> None:
+    # given late surrender with a peek, and with no peek where a blackjack takes the original
+    # stake (a surrendered hand then loses its whole stake: 4.3, not an early surrender)
+    peek = RuleSet(decks=8, max_hands=2, surrender=Surrender.LATE)
+    original = replace(peek, hole_card=HoleCard.NO_PEEK, no_peek_loss=NoPeekLoss.ORIGINAL_STAKE)
+    strategy = derive_strategy(peek)
+    # then both derive the same strategy and are worth exactly the same
+    assert derive_strategy(original) == strategy
+    assert expected_return(original, strategy) == pytest.approx(expected_return(peek, strategy), abs=1e-12)
+
+
+def test_clause_5_7_no_peek_late_surrender_is_worth_less_than_a_tenth_of_a_point() -> None:
+    # given no peek, a dealer blackjack taking every stake, with and without late surrender
+    without = RuleSet(decks=8, max_hands=2, hole_card=HoleCard.NO_PEEK)
+    with_surrender = replace(without, surrender=Surrender.LATE)
+    # when both are evaluated under their own basic strategy
+    gain = expected_return(with_surrender) - expected_return(without)
+    # then surrender helps the player a little (8 decks S17: about 0.08pp), never like an early
+    # surrender (which would be worth about 0.6pp: the half stake kept against a blackjack)
+    assert 0.0 < gain < 0.001
