@@ -2,7 +2,8 @@
 
 Writes go through wallet/services.py only. What the database itself guarantees:
 - an account that may not go negative never has ``balance_minor < held_minor`` (CHECK constraint,
-  both databases), and ``held_minor >= 0``;
+  both databases), and ``held_minor >= 0``; only the casino's own accounts (cage, house) may be
+  flagged ``may_go_negative`` (CHECK);
 - a posting is never zero (CHECK);
 - a transfer is reversed at most once (``reverses`` is unique);
 - on PostgreSQL (migration 0002): postings and transfers refuse UPDATE, DELETE and TRUNCATE, and a
@@ -64,6 +65,12 @@ class Account(models.Model):
                 name="account_not_overdrawn",
             ),
             models.CheckConstraint(condition=Q(held_minor__gte=0), name="account_held_not_negative"),
+            # The flag that lifts the rule above is itself held to the account's kind: no edit can
+            # let a player wallet, a tray or a payouts-pending account go negative.
+            models.CheckConstraint(
+                condition=Q(may_go_negative=False) | Q(kind__in=sorted(MAY_GO_NEGATIVE_KINDS)),
+                name="account_may_go_negative_matches_kind",
+            ),
             models.CheckConstraint(
                 condition=(
                     Q(kind__in=sorted(PLAYER_KINDS), player__isnull=False, table__isnull=True)

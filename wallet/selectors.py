@@ -10,7 +10,7 @@ from django.db.models.functions import Coalesce
 
 from casino.models import Casino, Player
 from tables.models import Table
-from wallet.models import Account, AccountKind, Hold, HoldStatus, Posting, Transfer
+from wallet.models import MAY_GO_NEGATIVE_KINDS, Account, AccountKind, Hold, HoldStatus, Posting, Transfer
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,8 @@ def ledger_verify() -> LedgerVerification:
 
     In order: every transfer's postings sum to zero and are in the transfer's currency; every
     account's cached balance equals the sum of its postings, its held amount equals the sum of
-    its open holds, and it keeps its no-negative rule (balance >= held, held >= 0).
+    its open holds, only a kind that may go negative is allowed to, and it keeps its no-negative
+    rule (balance >= held, held >= 0).
     """
     counts = {
         "transfers": Transfer.objects.count(),
@@ -192,6 +193,14 @@ def ledger_verify() -> LedgerVerification:
                 offender=(
                     f"account {account.pk} ({account.kind}): held {account.held_minor} "
                     f"!= sum of its open holds {account.open_held}"
+                ),
+            )
+        if account.may_go_negative and account.kind not in MAY_GO_NEGATIVE_KINDS:
+            return LedgerVerification(
+                **counts,
+                offender=(
+                    f"account {account.pk} ({account.kind}) may go negative, "
+                    f"which a {account.kind} account never may"
                 ),
             )
         if account.held_minor < 0 or (

@@ -26,6 +26,15 @@ def test_a_player_account_cannot_go_below_its_held_amount(make_player: Any) -> N
     assert Account.objects.get(player=player).balance_minor == 1_000
 
 
+def test_a_player_account_cannot_be_allowed_to_go_negative(make_player: Any) -> None:
+    # given a funded player
+    player = make_player(1_000)
+    # when anything flags the wallet as one that may go negative, the CHECK constraint refuses
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Account.objects.filter(player=player).update(may_go_negative=True)
+    assert Account.objects.get(player=player).may_go_negative is False
+
+
 def test_the_cage_may_go_negative(casino: Any, make_player: Any) -> None:
     make_player(1_000)
     assert Account.objects.get(casino=casino, kind=AccountKind.CAGE).balance_minor == -1_000

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from wallet.models import Account, Posting, Transfer, TransferKind
+from wallet.models import Account, AccountKind, Posting, Transfer, TransferKind
 from wallet.selectors import account_balance, ledger_totals, ledger_verify, player_statement
 from wallet.services import cage_buy_in, cage_cash_out, hold_place, table_fill, transfer_between_players
 
@@ -92,16 +94,84 @@ def test_ledger_verify_names_an_account_whose_held_amount_drifted(make_player: A
     assert result.offender == f"account {hold.account_id} (player): held 400 != sum of its open holds 399"
 
 
-@pytest.mark.django_db
-def test_ledger_verify_names_the_first_unbalanced_transfer(make_player: Any) -> None:
-    # SQLite has no balance trigger: an unbalanced transfer can be written there, and must be found
-    if connection.vendor == "postgresql":
-        pytest.skip(
-            "PostgreSQL refuses the unbalanced transfer itself (tests/wallet/test_database_guards.py)"
-        )
-    player = make_player(100)
-    account = Account.objects.get(player=player)
+@contextmanager
+def _database_guards_off() -> Iterator[None]:
+    """Let raw SQL break the ledger, as a bug or a hand edit could, so that verification can be
+    seen to catch it. Only inside the test's own transaction (rolled back afterwards): on
+    PostgreSQL the triggers stop firing (``session_replication_role = replica``, local to the
+    transaction) and the account CHECK constraints are dropped (DDL is transactional there); on
+    SQLite CHECK constraints are ignored for the moment."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # run the deferred checks queued so far (ALTER TABLE refuses pending trigger events)
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+            cursor.execute("SET LOCAL session_replication_role = replica")
+            for name in ("account_not_overdrawn", "account_may_go_negative_matches_kind"):
+                cursor.execute(f"ALTER TABLE wallet_account DROP CONSTRAINT {name}")
+        else:
+            cursor.execute("PRAGMA ignore_check_constraints = ON")
+    try:
+        yield
+    finally:
+        if connection.vendor != "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("PRAGMA ignore_check_constraints = OFF")
+
+
+def _unbalanced_transfer(account: Account) -> str:
     transfer = Transfer.objects.create(casino=account.casino, kind=TransferKind.ADJUSTMENT, currency="EUR")
     Posting.objects.create(transfer=transfer, account=account, amount_minor=5)
-    result = ledger_verify()
-    assert result.offender == f"transfer {transfer.pk} does not balance: its postings sum to 5"
+    Account.objects.filter(pk=account.pk).update(balance_minor=account.balance_minor + 5)
+    return f"transfer {transfer.pk} does not balance: its postings sum to 5"
+
+
+def _cached_balance_drift(account: Account) -> str:
+    _raw("UPDATE wallet_account SET balance_minor = balance_minor + 1 WHERE id = %s", [account.pk])
+    return (
+        f"account {account.pk} (player): cached balance {account.balance_minor + 1} "
+        f"!= sum of its postings {account.balance_minor}"
+    )
+
+
+def _held_drift(account: Account) -> str:
+    _raw("UPDATE wallet_account SET held_minor = held_minor + 7 WHERE id = %s", [account.pk])
+    return f"account {account.pk} (player): held 7 != sum of its open holds 0"
+
+
+def _overdrawn(account: Account) -> str:
+    # a balanced transfer that takes more than the player has, cached balance kept in step
+    cage = Account.objects.get(casino=account.casino, kind=AccountKind.CAGE)
+    transfer = Transfer.objects.create(casino=account.casino, kind=TransferKind.CASH_OUT, currency="EUR")
+    taken = account.balance_minor + 500
+    Posting.objects.create(transfer=transfer, account=account, amount_minor=-taken)
+    Posting.objects.create(transfer=transfer, account=cage, amount_minor=taken)
+    Account.objects.filter(pk=account.pk).update(balance_minor=-500)
+    Account.objects.filter(pk=cage.pk).update(balance_minor=cage.balance_minor + taken)
+    return f"account {account.pk} (player) breaks its no-negative rule: balance -500, held 0"
+
+
+def _allowed_to_go_negative(account: Account) -> str:
+    Account.objects.filter(pk=account.pk).update(may_go_negative=True)
+    return f"account {account.pk} (player) may go negative, which a player account never may"
+
+
+@pytest.mark.parametrize(
+    "breach", [_unbalanced_transfer, _cached_balance_drift, _held_drift, _overdrawn, _allowed_to_go_negative]
+)
+def test_ledger_verify_exits_1_naming_the_first_offender_of_each_kind(
+    breach: Callable[[Account], str], make_player: Any, capsys: Any
+) -> None:
+    # given a clean ledger with two funded players
+    first, second = (Account.objects.get(player=make_player(10_000)) for _ in range(2))
+    call_command("ledger_verify")
+    capsys.readouterr()
+    # when the same breach is written on both behind the services' back
+    with _database_guards_off():
+        expected = breach(first)
+        breach(Account.objects.get(pk=second.pk))
+        # then the command exits 1 and names the first offender (the lower id)
+        with pytest.raises(SystemExit) as exited:
+            call_command("ledger_verify")
+    assert exited.value.code == 1
+    assert capsys.readouterr().err.startswith(f"ledger broken: {expected} (")
