@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connections
+from django.db import connection, connections, transaction
 
 from casino.errors import ServiceError
 from casino.models import AuditRecord
@@ -54,6 +55,8 @@ def run_in_threads(count: int, work: Callable[[int], Any]) -> list[Any]:
         thread.start()
     for thread in threads:
         thread.join(120)
+    stuck = [thread.name for thread in threads if thread.is_alive()]
+    assert stuck == [], f"threads still running after 120 s (a deadlock or a lost wake-up): {stuck}"
     return results
 
 
@@ -94,25 +97,67 @@ def test_50_concurrent_holds_of_a_tenth_of_the_balance_exactly_10_succeed(
     assert ledger_verify().is_clean
 
 
-def test_100_concurrent_calls_with_one_idempotency_key_have_exactly_one_effect(
-    make_player: Any, cashier: Any, snapshot: Any
-) -> None:
-    # given a player with 10.00
-    player = make_player(1_000)
-    before = snapshot()
+def _waiting_on_locks() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return int(cursor.fetchone()[0])
 
-    # when 100 identical buy-ins with one key arrive together (50 threads, two calls each)
+
+def test_100_concurrent_calls_with_one_idempotency_key_have_exactly_one_effect(
+    make_player: Any, cashier: Any, casino: Any, snapshot: Any
+) -> None:
+    # given a player with 10.00, and the cage account row locked by another transaction, so that
+    # the first buy-in to take the key stays in flight while every other call arrives
+    player = make_player(1_000)
+    cage_id = Account.objects.get(casino=casino, kind=AccountKind.CAGE).pk
+    before = snapshot()
+    locked, release = threading.Event(), threading.Event()
+
+    def blocker() -> None:
+        try:
+            with transaction.atomic():
+                list(Account.objects.select_for_update().filter(pk=cage_id))
+                locked.set()
+                release.wait(60)
+        finally:
+            connections.close_all()
+
+    blocking = threading.Thread(target=blocker)
+    blocking.start()
+    assert locked.wait(10)
+
+    # when 100 identical buy-ins with one key arrive: 50 threads released together, two calls each.
+    # Not 100 threads: each thread needs its own PostgreSQL connection, the server allows 100
+    # (max_connections) and this test also holds the main and the blocker connections while other
+    # test runs share the server. The first wave is 50 calls truly in flight together (checked
+    # below: all 50 wait on locks at once, behind the first holder of the key); the second wave
+    # of 50 retries arrives as the first ends.
+    outcome: list[Any] = []
+
     def buy_in(index: int) -> list[int]:
         return [
             cage_buy_in(player=player, amount_minor=5_000, cashier=cashier, idempotency_key="one-key").pk
             for _ in range(2)
         ]
 
-    results = run_in_threads(50, buy_in)
+    calls = threading.Thread(target=lambda: outcome.extend(run_in_threads(50, buy_in)))
+    calls.start()
+    deadline = time.monotonic() + 30
+    while _waiting_on_locks() < 50 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    waiting = _waiting_on_locks()
+    release.set()
+    calls.join(150)
+    blocking.join(10)
+    assert waiting == 50  # one call waits for the cage row, 49 wait for the key it holds
+
     # then all 100 got the same transfer, and the money moved once
-    errors = [result for result in results if isinstance(result, BaseException)]
-    assert errors == []
-    transfer_ids = {transfer_id for pair in results for transfer_id in pair}
+    assert [result for result in outcome if isinstance(result, BaseException)] == []
+    assert len(outcome) == 50
+    transfer_ids = {transfer_id for pair in outcome for transfer_id in pair}
     assert len(transfer_ids) == 1
     assert Account.objects.get(player=player).balance_minor == 6_000
     after = snapshot()
@@ -277,7 +322,10 @@ def test_16_threads_of_500_random_money_commands_keep_the_ledger_exact(casino: A
     }
     assert set(refused) <= {"insufficient_funds"}
     assert sum(count for code, count in outcomes.items() if code != "retry") == THREADS * COMMANDS_PER_THREAD
-    assert outcomes["settle"] > 500 and outcomes["hold"] > 1_500
+    # and every named kind of command really ran, retries included
+    assert outcomes["hold"] > 1_500 and outcomes["settle"] > 500 and outcomes["void"] > 100
+    assert min(outcomes[kind] for kind in ("buy_in", "cash_out", "transfer")) > 500
+    assert outcomes["retry"] > 100
     # and the ledger proves itself
     verification = ledger_verify()
     assert verification.is_clean, verification.offender
@@ -309,3 +357,14 @@ def test_16_threads_of_500_random_money_commands_keep_the_ledger_exact(casino: A
         + len(tables)
         + sum(count for code, count in outcomes.items() if code not in refused and code != "retry")
     )
+
+
+def test_only_worker_threads_commit_without_waiting_for_the_disk() -> None:
+    # the relaxed setting of the wallet fixture reaches worker threads, never the shared main connection
+    def setting(_index: int) -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW synchronous_commit")
+            return str(cursor.fetchone()[0])
+
+    assert run_in_threads(2, setting) == ["off", "off"]
+    assert setting(0) == "on"
