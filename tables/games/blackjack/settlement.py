@@ -4,8 +4,17 @@ Every line says what one bet (on one hand) gets back: the multiplier is the exac
 unit of stake (``3/2``, ``1``, ``0``, ``-1``, ``25`` ...). A fractional net (3:2 on an odd stake,
 half a stake on surrender) is rounded DOWN to a multiple of
 ``rules.payout_rounding_unit_minor``; the part the player does not get is reported as
-``rounding_remainder_minor`` (an exact fraction of a minor unit when the unit is 1). Whole nets
-are never rounded. Money is conserved exactly: ``paid_minor == stake_minor + net_minor``.
+``rounding_remainder_minor``. Whole nets are never rounded.
+
+``rounding_remainder_minor`` is exactly ``multiplier * stake_minor - net_minor`` as a
+:class:`~fractions.Fraction` of minor units: what the exact rule would have paid (or, on a
+loss, not taken) beyond the rounded amount. It is zero on whole ratios, ``0 <= r <
+payout_rounding_unit_minor`` otherwise (``1/2`` for 3:2 on 901 cents, ``25`` for 3:2 on 950
+cents with a 50-cent chip), and the house keeps it: it is inside the house result, never paid
+separately. Money is conserved exactly, per line ``paid_minor == stake_minor + net_minor`` (all
+integers) and ``multiplier * stake_minor == net_minor + rounding_remainder_minor`` (exact), so for a
+round ``sum(stake) == sum(paid) + house_net`` and ``house_net == -sum(multiplier * stake) +
+sum(rounding_remainder)``. A rounded loss never takes more than the stake.
 """
 
 from __future__ import annotations
@@ -66,6 +75,8 @@ def settle_amount(
     (1400, Fraction(25, 1))
     >>> settle_amount(Fraction(1), 75, 50)
     (75, Fraction(0, 1))
+    >>> settle_amount(Fraction(-1, 2), 30, 50)
+    (-30, Fraction(15, 1))
     """
     exact = multiplier * stake_minor
     if is_rounded is None:
@@ -74,7 +85,8 @@ def settle_amount(
         if exact.denominator != 1:
             raise ValueError(f"{exact} is not a whole number of minor units")
         return int(exact), Fraction(0)
-    net = math.floor(exact / unit_minor) * unit_minor
+    # Never take more than the stake: rounding a loss down to a whole chip could.
+    net = max(math.floor(exact / unit_minor) * unit_minor, -stake_minor)
     return net, exact - net
 
 

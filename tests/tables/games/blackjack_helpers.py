@@ -83,7 +83,16 @@ RULE_VARIANTS: tuple[RuleSet, ...] = (
     LIVE_AMERICAN.with_overrides(
         {"decks": 2, "max_hands": 4, "double_on": "10_or_11", "blackjack_pays": "6/5"}
     ),
-    LIVE_AMERICAN.with_overrides({"split_aces_one_card": False, "resplit_aces": True, "max_hands": 3}),
+    LIVE_AMERICAN.with_overrides(
+        {
+            "split_aces_one_card": False,
+            "resplit_aces": True,
+            "max_hands": 3,
+            "surrender": "late",
+            "payout_rounding_unit_minor": 250,
+        }
+    ),
+    HOME_POLISH.with_overrides({"surrender": "late", "even_money": True}),
 )
 
 PLAYERS = ("ann", "bob", "cy", "dee", "eve")

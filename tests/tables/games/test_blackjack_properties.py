@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from fractions import Fraction
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -69,6 +70,9 @@ def test_property_money_is_conserved(seed: int) -> None:
     stakes = sum(line.stake_minor for line in lines)
     house = -sum(line.net_minor for line in lines)
     assert stakes == sum(line.paid_minor for line in lines) + house
+    exact = sum((line.multiplier * line.stake_minor for line in lines), Fraction(0))
+    remainder = sum((line.rounding_remainder_minor for line in lines), Fraction(0))
+    assert house == -exact + remainder
     settled_events = [event for event in events if isinstance(event, RoundSettled)]
     assert len(settled_events) == 1 and settled_events[0].lines == lines
 

@@ -489,6 +489,15 @@ def test_clause_7_blackjack_against_dealer_blackjack_pushes() -> None:
     assert (lines["m1"][0].outcome, lines["m1"][0].net_minor) == ("push", 0)
 
 
+def test_clause_7_rounding_down_to_a_chip_never_takes_more_than_the_stake() -> None:
+    # given a 50-cent smallest chip and a 30-cent stake surrendered (half is 15 cents)
+    rules = LIVE.with_overrides({"surrender": "late", "payout_rounding_unit_minor": 50})
+    _, _, lines = play(rules, [main(1, 30)], ["TS", "9D", "6H", "TC"], {1: ["surrender"]})
+    # then the loss is rounded down to the chip but capped at the stake; the house keeps 15 more
+    line = lines["m1"][0]
+    assert (line.net_minor, line.paid_minor, line.rounding_remainder_minor) == (-30, 0, Fraction(15))
+
+
 # 8. Side bets ----------------------------------------------------------------------------
 
 
