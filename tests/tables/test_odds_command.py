@@ -26,14 +26,14 @@ def test_json_output_has_exactly_the_documented_shape() -> None:
     # when the command runs with --json
     call_command("odds", "--ruleset", "live-american", "--decks", "1", "--json", stdout=out)
     report = json.loads(out.getvalue())
-    # then the keys and the exact fractions are the documented ones
+    # then the keys and the exact fractions (counts over the C(52, 2) = 1326 pairs) are the documented ones
     assert list(report) == ["ruleset", "decks", "perfect_pairs", "twenty_one_plus_three", "main_game"]
     assert report["ruleset"] == "live-american"
     assert report["decks"] == 1
     assert report["perfect_pairs"] == {
         "paytable": {"perfect": 25, "coloured": 12, "mixed": 6},
-        "outcomes": {"perfect": "0/1", "coloured": "1/51", "mixed": "2/51", "none": "16/17"},
-        "house_edge": "8/17",
+        "outcomes": {"perfect": "0/1326", "coloured": "26/1326", "mixed": "52/1326", "none": "1248/1326"},
+        "house_edge": "624/1326",
     }
     twenty_one = report["twenty_one_plus_three"]
     assert twenty_one["paytable"] == {
@@ -51,7 +51,7 @@ def test_json_output_has_exactly_the_documented_shape() -> None:
         "flush",
         "none",
     ]
-    assert twenty_one["house_edge"] == "63/325"
+    assert twenty_one["house_edge"] == "4284/22100"
     assert list(report["main_game"]) == ["house_edge", "method"]
     edge = report["main_game"]["house_edge"]
     assert len(edge.split(".")[1]) == 6
@@ -70,7 +70,7 @@ def test_stored_rule_set_hook_and_readable_table() -> None:
     # then the side bet not offered is figured with the default paytable and says so
     assert "Rule set stored-single-deck, 1 decks" in text
     assert "Perfect Pairs (not offered: default paytable)" in text
-    assert "house edge 47.0588% (8/17)" in text
+    assert "house edge 47.0588% (624/1326)" in text
     assert "Main game house edge" in text
 
 

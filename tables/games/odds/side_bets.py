@@ -8,6 +8,7 @@ the house edge is ``-(sum p_i * X_i - p_none)``, positive when it favours the ho
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -42,6 +43,17 @@ class SideBetOdds:
 
     outcomes: dict[str, Fraction]
     paytable: dict[str, int]
+    # How many different sets of cards the bet is decided on (unordered): C(52 * decks, 2) for
+    # Perfect Pairs, C(52 * decks, 3) for 21+3. Every probability is a whole count over it.
+    combinations: int = 1
+
+    def as_count(self, value: Fraction) -> str:
+        """``value`` written over :attr:`combinations`, as a combinatorial table gives it
+        (``"780/48516"``), not reduced."""
+        count = value * self.combinations
+        if count.denominator != 1:  # pragma: no cover - every figure is a whole count
+            raise AssertionError(f"{value} is not a whole count over {self.combinations}")
+        return f"{count.numerator}/{self.combinations}"
 
     @property
     def expected_return(self) -> Fraction:
@@ -165,7 +177,10 @@ def perfect_pairs_odds(decks: int, paytable: PerfectPairsPaytable | None = None)
     """Perfect Pairs outcome probabilities and house edge (default paytable 25/12/6)."""
     table = paytable if paytable is not None else PerfectPairsPaytable()
     pays = {"perfect": table.perfect, "coloured": table.coloured, "mixed": table.mixed}
-    return SideBetOdds(outcomes=perfect_pairs_distribution(decks), paytable=pays)
+    cards = 52 * decks
+    return SideBetOdds(
+        outcomes=perfect_pairs_distribution(decks), paytable=pays, combinations=math.comb(cards, 2)
+    )
 
 
 def twenty_one_plus_three_odds(decks: int, paytable: TwentyOnePlusThreePaytable | None = None) -> SideBetOdds:
@@ -178,7 +193,10 @@ def twenty_one_plus_three_odds(decks: int, paytable: TwentyOnePlusThreePaytable 
         "straight": table.straight,
         "flush": table.flush,
     }
-    return SideBetOdds(outcomes=twenty_one_plus_three_distribution(decks), paytable=pays)
+    cards = 52 * decks
+    return SideBetOdds(
+        outcomes=twenty_one_plus_three_distribution(decks), paytable=pays, combinations=math.comb(cards, 3)
+    )
 
 
 __all__ = [

@@ -1,6 +1,8 @@
 """``manage.py odds --ruleset NAME [--decks N] [--json]``: side-bet and main-game odds of a rule set.
 
-Side-bet probabilities and house edges are exact fractions in lowest terms (``"5/311"``); the
+Side-bet probabilities and house edges are exact fractions written as a combinatorial table gives
+them: a whole count over the number of card sets the bet is decided on, not reduced
+(``"780/48516"``: 780 perfect pairs among the C(312, 2) = 48516 pairs of a 6-deck shoe); the
 main-game house edge is a decimal fraction with six decimals (``"0.004601"``, not a percentage).
 House edges are positive when they favour the house. A side bet the rule set does not offer
 (paytable ``None``) is shown with ``"paytable": null`` and figured with the default paytable.
@@ -53,15 +55,11 @@ def resolve_ruleset(name: str) -> RuleSet:
     raise InvalidRuleSetError(f"unknown rule set {name!r}; known profiles: {sorted(PROFILES)}")
 
 
-def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}"
-
-
 def _side_bet(odds: SideBetOdds, offered: bool) -> dict[str, Any]:
     return {
         "paytable": dict(odds.paytable) if offered else None,
-        "outcomes": {name: _fraction(chance) for name, chance in odds.outcomes.items()},
-        "house_edge": _fraction(odds.house_edge),
+        "outcomes": {name: odds.as_count(chance) for name, chance in odds.outcomes.items()},
+        "house_edge": odds.as_count(odds.house_edge),
     }
 
 
