@@ -9,6 +9,7 @@ class TablesConfig(AppConfig):
     def ready(self) -> None:
         from casino.seeding import EXTRA_STEPS
         from tables.seeding import seed_live_tables
+        from tables.services import config  # noqa: F401  (the configuration cache's invalidation)
 
         if seed_live_tables not in EXTRA_STEPS:
             EXTRA_STEPS.append(seed_live_tables)

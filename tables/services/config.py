@@ -13,6 +13,8 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import Max
+from django.db.models.signals import post_save
+from django.dispatch import receiver
 from django.utils import timezone
 
 from tables.errors import InvalidConfigurationError, VersionImmutableError
@@ -134,11 +136,26 @@ def rules_for(
 _RULES_CACHE: dict[str, Any] = {}
 
 
+_CONFIG_CACHE: dict[int, TableConfigVersion] = {}
+
+
 def config_get(config_id: int) -> TableConfigVersion:
-    """A configuration version with its rule set and paytable versions (one query)."""
-    return TableConfigVersion.objects.select_related(
-        "rule_set_version__rule_set", "perfect_pairs_version", "twenty_one_plus_three_version"
-    ).get(pk=config_id)
+    """A configuration version with its rule set and paytable versions. Approved versions are
+    immutable, so they are cached in the process; the cache forgets an id whenever a version is
+    saved under it (a rolled-back id reused, in tests)."""
+    config = _CONFIG_CACHE.get(config_id)
+    if config is None:
+        config = TableConfigVersion.objects.select_related(
+            "rule_set_version__rule_set", "perfect_pairs_version", "twenty_one_plus_three_version"
+        ).get(pk=config_id)
+        if config.approved_at is not None and len(_CONFIG_CACHE) < 10_000:
+            _CONFIG_CACHE[config_id] = config
+    return config
+
+
+@receiver(post_save, sender=TableConfigVersion)
+def _config_saved(sender: Any, instance: TableConfigVersion, **kwargs: Any) -> None:
+    _CONFIG_CACHE.pop(instance.pk, None)
 
 
 def config_rules(config: TableConfigVersion) -> Any:

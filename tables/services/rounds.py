@@ -24,6 +24,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from casino.errors import PermissionRefusedError
 from casino.models import Player
 from tables.errors import (
     AwaitingCorrectionError,
@@ -162,7 +163,7 @@ def _step(
 ) -> tuple[RoundState, tuple[Any, ...]]:
     state, events = _game(lambda: apply(state, action))
     payload = {"action": action.to_dict(), "events": [event.to_dict() for event in events], **(extra or {})}
-    work.drafts.append(EventDraft(kind, payload, state_to_dict(state)))
+    work.drafts.append(EventDraft(kind, payload))
     return state, events
 
 
@@ -578,15 +579,19 @@ def bet_place(
         raise TableError(f"unknown bet kind {kind!r}", code="invalid_bet_kind")
     if isinstance(stake_minor, bool) or not isinstance(stake_minor, int) or stake_minor <= 0:
         raise TableError("a stake is a positive whole number of minor units", code="invalid_stake")
-    round_table = Round.objects.filter(pk=round_id).select_related("table").first()
-    if round_table is None:
-        raise RoundNotOpenError("no such round")
-    player = require_player(actor, round_table.table)
+    if actor.player is None:
+        raise PermissionRefusedError("A player must be logged in at a terminal.")
+    player = actor.player
     scope = f"bet:player:{player.pk}"
     created: list[Bet] = []
 
     def perform() -> dict[str, Any]:
-        round_ = lock_round(round_id, shared=True)
+        try:
+            round_ = lock_round(round_id, shared=True)
+        except Round.DoesNotExist as error:
+            raise RoundNotOpenError("no such round") from error
+        round_table = round_
+        require_player(actor, round_.table)
         if round_.status != RoundStatus.BETTING or (
             round_.decision_deadline_at is not None and round_.decision_deadline_at <= timezone.now()
         ):
