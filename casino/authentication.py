@@ -82,3 +82,14 @@ class TerminalPlayerAuthentication(TerminalTokenAuthentication):
             raise PlayerAuthenticationFailed(error.message, code=error.code) from error
         session.credential = credential
         return terminal, session
+
+
+class TerminalOptionalPlayerAuthentication(TerminalPlayerAuthentication):
+    """The terminal's credential, and a player token if one is sent: without ``X-Player-Token``
+    the request is the terminal's own (``request.auth`` the credential); with it, the token must be
+    valid (a bad one is refused, never ignored) and ``request.auth`` is the PlayerSession."""
+
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        if not request.headers.get(PLAYER_TOKEN_HEADER, ""):
+            return TerminalTokenAuthentication.authenticate(self, request)
+        return super().authenticate(request)

@@ -50,6 +50,21 @@ class TerminalPlayerScheme(OpenApiAuthenticationExtension):
         return PLAYER_SCHEME
 
 
+class TerminalOptionalPlayerScheme(OpenApiAuthenticationExtension):
+    """The terminal's credential alone, or together with a player token. It defines no scheme of
+    its own (``name`` is empty): both are registered by the endpoints that require them, and a
+    second registration under the same name would be a conflicting component."""
+
+    target_class = "casino.authentication.TerminalOptionalPlayerAuthentication"
+    name: list[str] = []
+
+    def get_security_requirement(self, auto_schema: Any) -> list[dict[str, list[str]]]:
+        return [{"terminalCredential": []}, {"terminalCredential": [], "playerToken": []}]
+
+    def get_security_definition(self, auto_schema: Any) -> list[dict[str, str]]:
+        return []
+
+
 ERROR_DESCRIPTIONS = {
     400: "Bad input (`invalid`, `parse_error`, `idempotency_key_required` ...): `errors` names the fields.",
     401: "No, unknown, expired or revoked terminal credential or player token "

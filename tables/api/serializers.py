@@ -65,13 +65,28 @@ class BalanceSerializer(serializers.Serializer):
     currency = serializers.CharField()
 
 
-class PresentDateTimeField(serializers.DateTimeField):
-    """A query-string date-time that, when given, must not be empty (DRF would ignore ``?since=``)."""
+class PresentMixin:
+    """A query-string parameter that, when given, must not be empty (DRF would ignore ``?since=``
+    as if it were absent)."""
+
+    field_name: str
 
     def get_value(self, dictionary: Any) -> Any:
         if self.field_name in dictionary:
             return dictionary[self.field_name]
         return serializers.empty
+
+
+class PresentDateTimeField(PresentMixin, serializers.DateTimeField):
+    pass
+
+
+class PresentIntegerField(PresentMixin, serializers.IntegerField):
+    pass
+
+
+class PresentRegexField(PresentMixin, serializers.RegexField):
+    pass
 
 
 class StatementQuerySerializer(serializers.Serializer):
@@ -116,7 +131,7 @@ class BetsBehindInputSerializer(serializers.Serializer):
 
 
 class BetInputSerializer(serializers.Serializer):
-    box = serializers.IntegerField(min_value=1, max_value=20)
+    box = serializers.IntegerField(min_value=1, max_value=7)
     kind = serializers.ChoiceField(
         choices=["main", "behind", "perfect_pairs", "twenty_one_plus_three"],
         help_text="`main` on your own box, `behind` another player's box, or a side bet on your box.",
@@ -153,7 +168,7 @@ class InsuranceInputSerializer(serializers.Serializer):
 
 
 class DecisionInputSerializer(serializers.Serializer):
-    box = serializers.IntegerField(min_value=1, max_value=20)
+    box = serializers.IntegerField(min_value=1, max_value=7)
     decision = serializers.ChoiceField(choices=["hit", "stand", "double", "split", "surrender"])
 
 
@@ -173,3 +188,147 @@ class RoundSerializer(serializers.Serializer):
     version = serializers.IntegerField(help_text="Grows with every event: compare with the table state's.")
     decision_deadline_at = serializers.DateTimeField(allow_null=True)
     awaiting_correction = serializers.BooleanField()
+
+
+# ---------------------------------------------------------------- table state
+
+
+class TableStateQuerySerializer(serializers.Serializer):
+    wait = PresentIntegerField(
+        required=False,
+        min_value=0,
+        max_value=60,
+        help_text="Long-poll: wait up to this many seconds (capped by the server, 25 by default) for the "
+        "state to differ from `version` (or `If-None-Match`); 304 if it did not change meanwhile.",
+    )
+    version = PresentRegexField(
+        r'^(W/)?"?[0-9a-f]{1,64}"?$',
+        required=False,
+        max_length=70,
+        help_text="The `version` (or `ETag`) of the state the terminal shows.",
+    )
+
+
+class StateTableSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    is_open = serializers.BooleanField()
+
+
+class StateConfigSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The table configuration version (new rounds use it).")
+    rule_set = serializers.CharField()
+    rule_set_version_id = serializers.IntegerField()
+    perfect_pairs_version_id = serializers.IntegerField(allow_null=True)
+    twenty_one_plus_three_version_id = serializers.IntegerField(allow_null=True)
+    main_min_minor = serializers.IntegerField()
+    main_max_minor = serializers.IntegerField()
+    perfect_pairs_min_minor = serializers.IntegerField()
+    perfect_pairs_max_minor = serializers.IntegerField()
+    twenty_one_plus_three_min_minor = serializers.IntegerField()
+    twenty_one_plus_three_max_minor = serializers.IntegerField()
+    behind_min_minor = serializers.IntegerField()
+    behind_max_minor = serializers.IntegerField()
+    boxes = serializers.IntegerField()
+    boxes_per_player = serializers.IntegerField()
+    shuffle_every_rounds = serializers.IntegerField()
+    decision_seconds = serializers.IntegerField()
+    betting_seconds = serializers.IntegerField()
+    bets_behind_allowed = serializers.BooleanField()
+    payout_approval_threshold_minor = serializers.IntegerField()
+    shoe_kind = serializers.CharField()
+
+
+class StateShoeSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    decks = serializers.IntegerField()
+    commitment = serializers.CharField(
+        allow_blank=True,
+        help_text="Virtual shoe: SHA-256 of secret and order, published before the first card.",
+    )
+    rounds_dealt = serializers.IntegerField()
+
+
+class StateTurnSerializer(serializers.Serializer):
+    box = serializers.IntegerField()
+    hand = serializers.IntegerField(help_text="Hand index on the box (0, or more after a split).")
+
+
+class StateCardExpectedSerializer(serializers.Serializer):
+    to = serializers.CharField(help_text="`box` or `dealer`.")
+    box = serializers.IntegerField(allow_null=True)
+    hand = serializers.IntegerField(allow_null=True)
+    is_face_up = serializers.BooleanField()
+
+
+class StateDealerSerializer(serializers.Serializer):
+    cards = serializers.ListField(
+        child=serializers.CharField(allow_null=True),
+        help_text="`null` for the hole card until it is revealed.",
+    )
+    total = serializers.IntegerField(required=False, help_text="Once the hole card is revealed.")
+    is_soft = serializers.BooleanField(required=False)
+
+
+class StateRoundSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.CharField(
+        help_text="`betting`, `dealing`, `insurance`, `players`, `dealer`, `settling`, `settled`, `voided`."
+    )
+    decision_deadline_at = serializers.DateTimeField(
+        allow_null=True, help_text="When betting, insurance or the current decision defaults."
+    )
+    turn = StateTurnSerializer(allow_null=True, help_text="Whose decision it is now.")
+    card_expected = StateCardExpectedSerializer(allow_null=True, help_text="Who gets the next card.")
+    awaiting_correction = serializers.JSONField(allow_null=True, help_text="The misscan the round waits on.")
+    dealer = StateDealerSerializer()
+
+
+class StateSeatSerializer(serializers.Serializer):
+    player_id = serializers.IntegerField()
+    display_name = serializers.CharField()
+    is_owner = serializers.BooleanField()
+    win_streak = serializers.IntegerField()
+
+
+class StateBetSerializer(serializers.Serializer):
+    bet_id = serializers.IntegerField()
+    player_id = serializers.IntegerField()
+    kind = serializers.CharField()
+    stake_minor = serializers.IntegerField()
+    status = serializers.CharField()
+    is_mine = serializers.BooleanField(help_text="With a player token: the signed-in player's bet.")
+
+
+class StateHandSerializer(serializers.Serializer):
+    cards = serializers.ListField(child=serializers.CharField())
+    total = serializers.IntegerField()
+    is_soft = serializers.BooleanField()
+    stake_minor = serializers.IntegerField()
+    is_doubled = serializers.BooleanField()
+    is_finished = serializers.BooleanField()
+
+
+class StateBoxSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    owner_id = serializers.IntegerField(allow_null=True)
+    accepts_bets_behind = serializers.BooleanField()
+    seats = StateSeatSerializer(
+        many=True, help_text="Owner and bettors behind, in arrival order, with streaks."
+    )
+    bets = StateBetSerializer(many=True)
+    hands = StateHandSerializer(many=True)
+
+
+class TableStateSerializer(serializers.Serializer):
+    version = serializers.CharField(
+        help_text="Equals the `ETag` (without quotes): send it back as `version`."
+    )
+    table = StateTableSerializer()
+    config = StateConfigSerializer(allow_null=True, help_text="Limits and settings.")
+    shoe = StateShoeSerializer(allow_null=True)
+    shuffle_due = serializers.BooleanField(help_text="No round opens until the shuffle is recorded.")
+    round = StateRoundSerializer(allow_null=True, help_text="The open round, else the last one.")
+    boxes = StateBoxSerializer(many=True)

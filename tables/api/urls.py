@@ -16,6 +16,7 @@ urlpatterns = [
     path("player-sessions/current/", views.CurrentSessionView.as_view(), name="api-player-session"),
     path("player/balance/", views.BalanceView.as_view(), name="api-player-balance"),
     path("player/statement/", views.StatementView.as_view(), name="api-player-statement"),
+    path(TABLE + "state/", views.TableStateView.as_view(), name="api-table-state"),
     path(BOX + "take/", views.BoxTakeView.as_view(), name="api-box-take"),
     path(BOX + "leave/", views.BoxLeaveView.as_view(), name="api-box-leave"),
     path(BOX + "bets-behind/", views.BoxBetsBehindView.as_view(), name="api-box-bets-behind"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.parsers import JSONParser
 from rest_framework.renderers import JSONRenderer
@@ -15,16 +15,23 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.api import ProblemJSONRenderer
-from casino.authentication import TerminalPlayerAuthentication, TerminalTokenAuthentication
-from casino.errors import NotFoundError
+from casino.authentication import (
+    TerminalOptionalPlayerAuthentication,
+    TerminalPlayerAuthentication,
+    TerminalTokenAuthentication,
+)
+from casino.errors import NotFoundError, ServiceError
 from casino.models import PlayerSession, Terminal
 from casino.schema import TerminalApiSchema, problems
 from tables.api import serializers as s
+from tables.api.conf import api_setting
 from tables.api.idempotency import idempotency_key, run_idempotent, service_key
 from tables.api.permissions import AtOwnTable, HasPlayerSession, IsCardReader, IsPlayerTerminal, IsTerminal
 from tables.api.sessions import player_session_end, player_session_start
+from tables.api.state import etag_matches, table_state_version_current, table_state_wait
 from tables.api.throttling import PlayerRateThrottle, SignInRateThrottle, TerminalRateThrottle
 from tables.models import Bet, Round, Table
+from tables.selectors import table_state
 from tables.services.common import Actor
 from tables.services.rounds import bet_cancel, bet_place, card_enter, decision_make, insurance_decide
 from tables.services.seats import box_bets_behind_set, box_leave, box_take
@@ -186,13 +193,40 @@ def path_id(view: APIView, name: str) -> int:
     return int(raw)
 
 
+BOX_NUMBERS = range(1, 8)
+
+
+def path_box(view: APIView) -> int:
+    """The box number in the path: 1 to 7, else a 404 ``no_such_box`` problem."""
+    raw = str(view.kwargs.get("box", ""))
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 1 or int(raw) not in BOX_NUMBERS:
+        raise NotFoundError("No such box: boxes are numbered 1 to 7.", code="no_such_box")
+    return int(raw)
+
+
+def box_service(call: Any) -> Any:
+    """A box service; a box the table's configuration does not use (``no_such_box``) is a 404
+    like a box number that does not exist at all."""
+    try:
+        return call()
+    except ServiceError as error:
+        if error.code == "no_such_box":
+            raise NotFoundError(error.message, code="no_such_box") from error
+        raise
+
+
 TABLE_PARAMETER = OpenApiParameter(
     "table_id", int, OpenApiParameter.PATH, description="The table this terminal is placed at."
 )
 ROUND_PARAMETER = OpenApiParameter(
     "round_id", int, OpenApiParameter.PATH, description="The round (table state `round.id`)."
 )
-BOX_PARAMETER = OpenApiParameter("box", int, OpenApiParameter.PATH, description="Box number, 1 to 7.")
+BOX_PARAMETER = OpenApiParameter(
+    "box",
+    {"type": "integer", "minimum": 1, "maximum": 7},
+    OpenApiParameter.PATH,
+    description="Box number, 1 to 7 (a box the table does not use is a 404 `no_such_box`).",
+)
 BET_PARAMETER = OpenApiParameter("bet_id", int, OpenApiParameter.PATH)
 
 
@@ -240,7 +274,8 @@ class BoxTakeView(TablePlayerView):
         responses={200: s.BoxSerializer, **problems(404, 409, s409="`box_taken`, `box_limit_reached`.")},
     )
     def post(self, request: Request, table_id: str, box: str) -> Response:
-        taken = box_take(table=self.table, box_number=path_id(self, "box"), actor=self.actor())
+        number = path_box(self)
+        taken = box_service(lambda: box_take(table=self.table, box_number=number, actor=self.actor()))
         return Response(s.BoxSerializer(_box_data(taken)).data)
 
 
@@ -254,7 +289,8 @@ class BoxLeaveView(TablePlayerView):
         responses={200: s.BoxSerializer, **problems(404, 409, s409="`not_seated`, `round_in_progress`.")},
     )
     def post(self, request: Request, table_id: str, box: str) -> Response:
-        left = box_leave(table=self.table, box_number=path_id(self, "box"), actor=self.actor())
+        number = path_box(self)
+        left = box_service(lambda: box_leave(table=self.table, box_number=number, actor=self.actor()))
         return Response(s.BoxSerializer(_box_data(left)).data)
 
 
@@ -270,11 +306,14 @@ class BoxBetsBehindView(TablePlayerView):
     def put(self, request: Request, table_id: str, box: str) -> Response:
         data = s.BetsBehindInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        updated = box_bets_behind_set(
-            table=self.table,
-            box_number=path_id(self, "box"),
-            actor=self.actor(),
-            accepts=data.validated_data["accepts"],
+        number = path_box(self)
+        updated = box_service(
+            lambda: box_bets_behind_set(
+                table=self.table,
+                box_number=number,
+                actor=self.actor(),
+                accepts=data.validated_data["accepts"],
+            )
         )
         return Response(s.BoxSerializer(_box_data(updated)).data)
 
@@ -452,3 +491,81 @@ class CardEnterView(TerminalApiView):
         return run_idempotent(
             request, command="card_enter", payload={"round_id": round_number, "card": card}, perform=perform
         )
+
+
+# ---------------------------------------------------------------- table state
+
+IF_NONE_MATCH_PARAMETER = OpenApiParameter(
+    "If-None-Match",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="The `ETag` of the state the terminal shows: 304 (no body) while it is still current.",
+)
+ETAG_HEADER = OpenApiParameter(
+    "ETag",
+    str,
+    OpenApiParameter.HEADER,
+    response=[200, 304],
+    description="Strong validator of this state (its `version`, quoted).",
+)
+
+
+class TableStateView(TerminalApiView):
+    """A terminal placed at this table; with a player token, that player's view."""
+
+    authentication_classes = [TerminalOptionalPlayerAuthentication]
+    permission_classes = [IsTerminal, AtOwnTable]
+    throttle_classes = [TerminalRateThrottle, PlayerRateThrottle]
+
+    @extend_schema(
+        operation_id="table_state",
+        summary="The table as a screen shows it: boxes, owners, bets, cards, totals, turn, deadline, limits",
+        description="Boxes with owners, seats and win streaks, bets (`is_mine` with a player token), hands "
+        "with cards and totals, the dealer's cards (hole card hidden until revealed), whose turn, the "
+        "card expected next, the decision deadline, shuffle due, limits and settings.\n\n"
+        "Cheap polling: every answer carries a strong `ETag` (also in the body as `version`); send it "
+        "back in `If-None-Match` and the answer is 304 without a body while nothing changed. "
+        "Long-poll: `?wait=<seconds>&version=<version>` answers as soon as the state differs from "
+        "`version` (200), or with 304 when `wait` seconds (capped by the server) passed unchanged. "
+        "An overdue deadline's default (betting closed, insurance declined, stand) is applied when "
+        "the state is read, so a poller sees it at once.",
+        tags=["table"],
+        parameters=[TABLE_PARAMETER, s.TableStateQuerySerializer, IF_NONE_MATCH_PARAMETER, ETAG_HEADER],
+        responses={
+            200: s.TableStateSerializer,
+            304: OpenApiResponse(description="Not modified: the state still has the version you sent."),
+            **problems(404),
+        },
+    )
+    def get(self, request: Request, table_id: str) -> Response:
+        query = s.TableStateQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        table = self.terminal.table
+        if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
+            raise NotFoundError("This terminal is not placed at a table.", code="not_found")
+        session = request.auth
+        player_id = session.player_id if isinstance(session, PlayerSession) else None
+        known = query.validated_data.get("version") or request.headers.get("If-None-Match", "")
+        wait = query.validated_data.get("wait")
+        if wait and known:
+            version = table_state_wait(
+                table_id=table.pk,
+                for_player_id=player_id,
+                known=known,
+                wait_seconds=min(float(wait), float(api_setting("API_LONG_POLL_MAX_SECONDS"))),
+                step_seconds=float(api_setting("API_LONG_POLL_STEP_SECONDS")),
+            )
+        else:
+            version = table_state_version_current(table_id=table.pk, for_player_id=player_id)
+        if etag_matches(known, version.etag):
+            response = Response(status=status.HTTP_304_NOT_MODIFIED)
+        else:
+            state = table_state(table=table, for_player_id=player_id)
+            if state["round"] is not None:
+                state["round"].pop("seconds_left", None)
+            response = Response(s.TableStateSerializer({"version": version.value, **state}).data)
+        response["ETag"] = version.etag
+        response["Cache-Control"] = "private, no-cache"
+        response["Vary"] = "Authorization, X-Player-Token"
+        return response

@@ -82,6 +82,7 @@ def endpoints(world: World) -> list[Endpoint]:
         Endpoint("player session", "get", "/api/v1/player-sessions/current/", table_scoped=False),
         Endpoint("balance", "get", "/api/v1/player/balance/", table_scoped=False),
         Endpoint("statement", "get", "/api/v1/player/statement/", table_scoped=False),
+        Endpoint("table state", "get", f"{base}/state/"),
         Endpoint("bets behind", "put", f"{base}/boxes/1/bets-behind/", {"accepts": False}),
         Endpoint(
             "bet place",
@@ -212,6 +213,7 @@ def test_the_right_callers_succeed(world):
         "player session": 200,
         "balance": 200,
         "statement": 200,
+        "table state": 200,
         "bets behind": 200,
         "bet place": 409,  # box 1 already has Ági's main bet: refused by the table, not by authorization
         "side bet": 201,
@@ -220,3 +222,6 @@ def test_the_right_callers_succeed(world):
         "card": 409,  # betting is open: no card is expected yet
         "sign out": 204,
     }
+    # The table state is the table's, not a player's: the table's card reader reads it too.
+    state = next(endpoint for endpoint in endpoints(world) if endpoint.name == "table state")
+    assert call(world.reader, state, key="reader-state").status_code == 200
