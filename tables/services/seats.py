@@ -31,7 +31,8 @@ def _box(table: Table, number: int) -> Box:
     limit = config.boxes if config else 7
     if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= limit:
         raise InvalidConfigurationError(f"the table has boxes 1 to {limit}", code="no_such_box")
-    box = Box.objects.select_for_update().filter(table=table, number=number).first()
+    # Ordered by pk so that FOR UPDATE locks the box row only (the default ordering joins the table).
+    box = Box.objects.select_for_update().filter(table=table, number=number).order_by("pk").first()
     if box is None:
         raise InvalidConfigurationError(f"box {number} does not exist", code="no_such_box")
     return box
@@ -85,8 +86,14 @@ def box_leave(*, table: Table, box_number: int, actor: Actor) -> Box:
     """
     player = require_player(actor, table)
     with transaction.atomic():
+        # Ordered by pk: the models' default ordering (by table name) joins the table, and FOR
+        # UPDATE would then lock the table row too; box_take (player row, then box) waited for it
+        # while this waited for the player row: a deadlock (seen under schemathesis).
         open_round = (
-            Round.objects.select_for_update().filter(table=table, status__in=OPEN_ROUND_STATUSES).first()
+            Round.objects.select_for_update()
+            .filter(table=table, status__in=OPEN_ROUND_STATUSES)
+            .order_by("pk")
+            .first()
         )
         Player.objects.select_for_update().filter(pk=player.pk).first()
         box = _box(table, box_number)
