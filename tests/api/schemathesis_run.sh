@@ -10,10 +10,14 @@ DB=casino_schemathesis
 export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$DB"
 export DJANGO_SETTINGS_MODULE=casino.settings.test
 export API_THROTTLE_TERMINAL="" API_THROTTLE_PLAYER="" API_THROTTLE_SIGN_IN=""
+# A long-poll that matches (If-None-Match: *) waits at most a second here.
+export API_LONG_POLL_MAX_SECONDS=1
 psql -h 127.0.0.1 -U postgres -q -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" 2>/dev/null
 $BIN/python manage.py migrate --noinput -v0
 $BIN/python manage.py seed >/dev/null
-eval "$($BIN/python manage.py shell -c 'from tests.api.schemathesis_setup import main; main()' | grep -E '^(TERMINAL|PLAYER|READER)_TOKEN=')"
+eval "$($BIN/python manage.py shell -c 'from tests.api.schemathesis_setup import main; main()' | grep -E '^(TERMINAL_TOKEN|PLAYER_TOKEN|READER_TOKEN|SCHEMA_TABLE_ID|SCHEMA_ROUND_ID|SCHEMA_BET_ID)=')"
+export SCHEMA_TABLE_ID SCHEMA_ROUND_ID SCHEMA_BET_ID
+export SCHEMATHESIS_HOOKS=tests.api.schemathesis_hooks PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 PORT=$($BIN/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 $BIN/gunicorn casino.wsgi -b "127.0.0.1:$PORT" -w 2 --threads 4 --timeout 60 >/tmp/schemathesis-gunicorn.log 2>&1 &
 SERVER=$!

@@ -1,17 +1,24 @@
-"""Credentials for the schemathesis run in CI: a player terminal and a card reader at BJ1, a
-demo player signed in, and a round of BJ1 open for bets. Prints shell assignments.
+"""Credentials and test data for the schemathesis run in CI: a player terminal and a card reader
+at BJ1, a demo player signed in who owns box 1 with a main bet, and a round of BJ1 open for bets
+for ten minutes (the whole run fits in it). Prints shell assignments: the tokens, and the table,
+round and bet ids that tests/api/schemathesis.toml puts into the paths, so that fuzzing reaches
+the table's logic instead of stopping at ``wrong_table`` or ``not_found``.
 
 Run on a migrated and seeded database:
 ``python manage.py shell -c "from tests.api.schemathesis_setup import main; main()"``"""
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
+
 from casino.models import Casino, Terminal
 from casino.services import terminal_credential_issue, terminal_register
 from tables.api.sessions import player_session_start
 from tables.models import Round, Table
 from tables.services.common import Actor
-from tables.services.rounds import round_open
+from tables.services.config import table_settings_change
+from tables.services.rounds import bet_place, round_open
+from tables.services.seats import box_take
 from tables.services.shoes import shoe_shuffle
 
 
@@ -26,11 +33,29 @@ def main() -> None:
         casino=casino, name="SCHEMA-R1", kind=Terminal.Kind.CARD_READER, table=table
     )
     _, reader_token = terminal_credential_issue(terminal=reader)
-    _, player_token = player_session_start(terminal=terminal, card_number="1000000005", pin="5555")
-    if not Round.objects.filter(table=table, status="betting").exists():
+    session, player_token = player_session_start(terminal=terminal, card_number="1000000005", pin="5555")
+    operator = Actor.staff(get_user_model().objects.get(username="operator"))
+    table_settings_change(
+        table=table, actor=operator, settings={"betting_seconds": 600, "decision_seconds": 600}
+    )
+    round_ = Round.objects.filter(table=table, status="betting").first()
+    if round_ is None:
         system = Actor.automatic("schemathesis setup")
         shoe_shuffle(table=table, actor=system)
-        round_open(table=table, actor=system)
+        round_ = round_open(table=table, actor=system)
+    player = Actor.at_terminal(terminal, session.player)
+    box_take(table=table, box_number=1, actor=player)
+    bet = bet_place(
+        round_id=round_.pk,
+        actor=player,
+        box_number=1,
+        kind="main",
+        stake_minor=1000,
+        idempotency_key="schemathesis-setup",
+    )
     print(f"TERMINAL_TOKEN={terminal_token}")
     print(f"PLAYER_TOKEN={player_token}")
     print(f"READER_TOKEN={reader_token}")
+    print(f"SCHEMA_TABLE_ID={table.pk}")
+    print(f"SCHEMA_ROUND_ID={round_.pk}")
+    print(f"SCHEMA_BET_ID={bet.pk}")
