@@ -639,10 +639,21 @@ def transfer_reverse(*, transfer: Transfer, reason: str, by: Any, idempotency_ke
 
 # ---------------------------------------------------------------- holds (bets)
 
+# PostgreSQL: the account update and the hold insert in one statement (a data-modifying CTE).
 _HOLD_SQL = (
+    "WITH account AS ("
     "UPDATE wallet_account SET held_minor = held_minor + %s "
     "WHERE player_id = %s AND kind = %s AND (may_go_negative OR balance_minor - held_minor >= %s) "
-    "RETURNING id, casino_id, currency"
+    "RETURNING id) "
+    "INSERT INTO wallet_hold (account_id, amount_minor, status, table_id, reference_type, reference_id, "
+    "bet_reference, created_at) "
+    "SELECT account.id, %s, %s, %s, %s, %s, %s, %s FROM account RETURNING id, account_id"
+)
+# SQLite has no data-modifying CTE: the same two writes as two statements.
+_HOLD_ACCOUNT_SQL = (
+    "UPDATE wallet_account SET held_minor = held_minor + %s "
+    "WHERE player_id = %s AND kind = %s AND (may_go_negative OR balance_minor - held_minor >= %s) "
+    "RETURNING id"
 )
 
 
@@ -662,11 +673,11 @@ def hold_place(
 
     Writes only the player's own account row (one conditional ``UPDATE ... WHERE available >=
     amount``, atomic under concurrency: PostgreSQL re-checks the condition after waiting for the
-    row) and inserts the hold. No row shared by the table's bettors is written (``Hold.table``
-    has no database foreign key), and no audit record is appended: the caller (bet placement)
-    records the bet in its round log. Idempotent in ``scope`` (default ``player:<id>``).
-    Raises ``insufficient_funds``, ``account_not_found`` (the player has no wallet yet),
-    ``casino_mismatch``, ``invalid_amount``, ``idempotency_key_reused``.
+    row) and inserts the hold, in one statement. No row shared by the table's bettors is written
+    (``Hold.table`` has no database foreign key), and no audit record is appended: the caller (bet
+    placement) records the bet in its round log. Idempotent in ``scope`` (default
+    ``player:<id>``). Raises ``insufficient_funds``, ``account_not_found`` (the player has no
+    wallet yet), ``casino_mismatch``, ``invalid_amount``, ``idempotency_key_reused``.
     """
     _require_amount(amount_minor)
     if table is not None and table.casino_id != player.casino_id:
@@ -676,28 +687,16 @@ def hold_place(
     table_id = table.pk if table is not None else None
 
     def perform() -> dict[str, Any]:
-        with connection.cursor() as cursor:
-            cursor.execute(_HOLD_SQL, [amount_minor, player.pk, AccountKind.PLAYER, amount_minor])
-            row = cursor.fetchone()
-        if row is None:
-            account = Account.objects.filter(player=player, kind=AccountKind.PLAYER).first()
-            if account is None:
-                raise AccountNotFoundError(f"Player {player.pk} has no wallet yet.", player_id=player.pk)
-            raise InsufficientFundsError(
-                f"Insufficient funds: {account.available_minor} available, {amount_minor} needed.",
-                account_id=account.pk,
-                available_minor=account.available_minor,
-            )
-        hold = Hold.objects.create(
-            account_id=row[0],
+        hold = _hold_write(
+            player=player,
             amount_minor=amount_minor,
             table_id=table_id,
             reference_type=reference_type,
-            reference_id=str(reference_id),
+            reference_id=reference_id,
             bet_reference=bet_reference,
         )
         created.append(hold)
-        return {"hold_id": hold.pk, "account_id": row[0], "amount_minor": amount_minor}
+        return {"hold_id": hold.pk, "account_id": hold.account_id, "amount_minor": amount_minor}
 
     result = idempotent(
         scope=scope,
@@ -714,6 +713,92 @@ def hold_place(
         perform=perform,
     )
     return created[0] if created else Hold.objects.get(pk=result.response["hold_id"])
+
+
+def _hold_place_unrecorded(
+    *,
+    player: Player,
+    amount_minor: int,
+    table: Table | None = None,
+    reference_type: str = "round",
+    reference_id: Any = "",
+    bet_reference: str = "",
+) -> Hold:
+    """``hold_place`` for a caller that is itself idempotent and runs in its own transaction
+    (a bet placed under the bet's idempotency record, a double or split under the round's
+    lock): the same checks and the same hold, without a second idempotency record (which cost
+    a savepoint and three statements per bet). Must be called inside ``transaction.atomic()``.
+    Raises ``insufficient_funds``, ``account_not_found``, ``casino_mismatch``, ``invalid_amount``.
+    """
+    _require_amount(amount_minor)
+    if table is not None and table.casino_id != player.casino_id:
+        raise CasinoMismatchError(f"Table {table} is not in the player's casino.")
+    return _hold_write(
+        player=player,
+        amount_minor=amount_minor,
+        table_id=table.pk if table is not None else None,
+        reference_type=reference_type,
+        reference_id=reference_id,
+        bet_reference=bet_reference,
+    )
+
+
+def _hold_write(
+    *,
+    player: Player,
+    amount_minor: int,
+    table_id: int | None,
+    reference_type: str,
+    reference_id: Any,
+    bet_reference: str,
+) -> Hold:
+    """One statement: raise the player's held amount if the available balance covers it, and
+    insert the hold for it (nothing is inserted when the balance does not cover it)."""
+    now = timezone.now()
+    reference_id = str(reference_id)
+    account_args = [amount_minor, player.pk, AccountKind.PLAYER, amount_minor]
+    hold_args = [amount_minor, HoldStatus.OPEN, table_id, reference_type, reference_id, bet_reference, now]
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(_HOLD_SQL, [*account_args, *hold_args])
+            row = cursor.fetchone()
+        else:
+            cursor.execute(_HOLD_ACCOUNT_SQL, account_args)
+            account_row = cursor.fetchone()
+            row = None
+            if account_row is not None:
+                hold = Hold.objects.create(
+                    account_id=account_row[0],
+                    amount_minor=amount_minor,
+                    table_id=table_id,
+                    reference_type=reference_type,
+                    reference_id=reference_id,
+                    bet_reference=bet_reference,
+                )
+                return hold
+    if row is None:
+        account = Account.objects.filter(player=player, kind=AccountKind.PLAYER).first()
+        if account is None:
+            raise AccountNotFoundError(f"Player {player.pk} has no wallet yet.", player_id=player.pk)
+        raise InsufficientFundsError(
+            f"Insufficient funds: {account.available_minor} available, {amount_minor} needed.",
+            account_id=account.pk,
+            available_minor=account.available_minor,
+        )
+    hold = Hold(
+        id=row[0],
+        account_id=row[1],
+        amount_minor=amount_minor,
+        status=HoldStatus.OPEN,
+        table_id=table_id,
+        reference_type=reference_type,
+        reference_id=reference_id,
+        bet_reference=bet_reference,
+        created_at=now,
+    )
+    hold._state.adding = False
+    hold._state.db = connection.alias
+    return hold
 
 
 def _holds_lock(hold_ids: Sequence[int]) -> list[Hold]:
