@@ -132,8 +132,14 @@ def lock_round(round_id: int, *, shared: bool = False) -> Round:
     (the lock manager queues fairly, so a stream of bets cannot starve "no more bets", as a
     row-level FOR SHARE could) and then see the new state. On SQLite locks are no-ops: write
     transactions are serialized whole.
+
+    A shared read leaves out the engine snapshot and the shoe (bets never read them; the shoe's
+    order is a few kilobytes of JSON): reading them costs more than the rest of a bet's reads.
     """
-    rounds = Round.objects.select_related("shoe", "table")
+    if shared:
+        rounds = Round.objects.select_related("table").defer("snapshot")
+    else:
+        rounds = Round.objects.select_related("shoe", "table")
     if connection.vendor == "postgresql":
         function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
         with connection.cursor() as cursor:
@@ -163,22 +169,26 @@ def events_write(
     rows = []
     for index, draft in enumerate(drafts):
         round_.version += 1
-        is_last = index == len(drafts) - 1
-        rows.append(
-            RoundEvent(
-                round=round_,
-                sequence=round_.version,
-                kind=draft.kind,
-                payload=draft.payload,
-                snapshot=draft.snapshot if draft.snapshot is not None else (snapshot if is_last else None),
-                actor=actor.user,
-                actor_name=actor.name,
-                role=actor.role,
-                terminal=actor.terminal,
-                player=actor.player,
-                created_at=now,
-            )
-        )
+        if draft.snapshot is None and snapshot is not None and index == len(drafts) - 1:
+            draft = EventDraft(draft.kind, draft.payload, snapshot)
+        rows.append(RoundEvent(**event_fields(round_, round_.version, draft, actor, now)))
     if snapshot is not None:
         round_.snapshot = snapshot
     return RoundEvent.objects.bulk_create(rows)
+
+
+def event_fields(round_: Round, sequence: int, draft: EventDraft, actor: Actor, now: Any) -> dict[str, Any]:
+    """The fields of the round event ``draft`` at ``sequence``, recorded by ``actor``."""
+    return {
+        "round": round_,
+        "sequence": sequence,
+        "kind": draft.kind,
+        "payload": draft.payload,
+        "snapshot": draft.snapshot,
+        "actor": actor.user,
+        "actor_name": actor.name,
+        "role": actor.role,
+        "terminal": actor.terminal,
+        "player": actor.player,
+        "created_at": now,
+    }

@@ -56,12 +56,16 @@ SHOE_KINDS = ("virtual", "physical")
 
 
 def table_config_current(table: Table) -> TableConfigVersion | None:
-    return (
+    """The table's current (latest approved) configuration version, with its rule set and
+    paytable versions: one query for its id, the version itself from ``config_get``'s cache.
+    The instance is shared: read it, never change it."""
+    config_id = (
         TableConfigVersion.objects.filter(table=table, approved_at__isnull=False)
-        .select_related("rule_set_version", "perfect_pairs_version", "twenty_one_plus_three_version")
         .order_by("-number")
+        .values_list("pk", flat=True)
         .first()
     )
+    return config_get(config_id) if config_id is not None else None
 
 
 def _validate(values: dict[str, Any]) -> None:

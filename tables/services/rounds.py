@@ -83,6 +83,7 @@ from tables.models import (
     BetStatus,
     Box,
     Round,
+    RoundEvent,
     RoundStatus,
     Seat,
     Shoe,
@@ -91,6 +92,7 @@ from tables.models import (
 from tables.services.common import (
     Actor,
     EventDraft,
+    event_fields,
     events_write,
     lock_round,
     require_dealer_or_reader,
@@ -101,7 +103,7 @@ from tables.services.config import config_get, config_rules, table_config_curren
 from tables.services.shoes import shoe_current, shoe_remaining, shuffle_due
 from wallet.idempotency import idempotent
 from wallet.models import HoldStatus
-from wallet.services import hold_place, holds_void
+from wallet.services import _hold_place_unrecorded, holds_void
 
 T = TypeVar("T")
 
@@ -220,8 +222,9 @@ def _finish(round_: Round, state: RoundState, work: _Work, actor: Actor, now: dt
     deadline = _deadline(round_, state, previous, now)
     changed_deadline = deadline != round_.decision_deadline_at
     round_.decision_deadline_at = deadline
-    events_write(round_, work.drafts, actor, state)
-    round_.snapshot = state_to_dict(state)
+    events_write(round_, work.drafts, actor, state)  # sets round_.snapshot
+    if not work.drafts:
+        round_.snapshot = state_to_dict(state)
     Round.objects.filter(pk=round_.pk).update(
         status=round_.status,
         decision_deadline_at=deadline,
@@ -347,18 +350,16 @@ def _command(round_id: int, body: Callable[[Round, list[AppliedDefault]], T]) ->
     stand even if the command is then refused), then the command under the round's row lock."""
     applied: list[AppliedDefault] = []
     for _attempt in range(5):
-        deadline = Round.objects.filter(pk=round_id).values_list("decision_deadline_at", flat=True).first()
-        if deadline is not None and deadline <= timezone.now():
-            applied.extend(round_apply_overdue_defaults(round_id=round_id))
         try:
             with transaction.atomic():
                 round_ = lock_round(round_id)
                 if _is_overdue(round_, timezone.now()):
+                    # Nothing was written: roll back, apply the default in its own transaction.
                     raise _Overdue
                 round_.config = config_get(round_.config_id)
                 return body(round_, applied)
         except _Overdue:
-            continue
+            applied.extend(round_apply_overdue_defaults(round_id=round_id))
     raise RoundInProgressError("the round is busy; try again")
 
 
@@ -383,7 +384,7 @@ def round_open(*, table: Table, actor: Actor) -> Round:
         if config is None:
             raise InvalidConfigurationError(f"{table} has no configuration")
         shoe = shoe_current(table)
-        if shoe is None or shuffle_due(table, shoe):
+        if shoe is None or shuffle_due(table, shoe, config):
             raise ShuffleDueError("a shuffle is due: record it before the next round")
         rules = config_rules(config)
         boxes = list(Box.objects.filter(table=table, owner__isnull=False).order_by("number"))
@@ -399,6 +400,8 @@ def round_open(*, table: Table, actor: Actor) -> Round:
             or 0
         )
         now = timezone.now()
+        snapshot = state_to_dict(state)
+        # The round row is inserted with the snapshot and version of its first event.
         round_ = Round.objects.create(
             table=table,
             number=last + 1,
@@ -407,18 +410,22 @@ def round_open(*, table: Table, actor: Actor) -> Round:
             dealer=actor.user,
             accepts_bets_behind=accepts,
             decision_deadline_at=now + dt.timedelta(seconds=config.betting_seconds),
+            snapshot=snapshot,
+            version=1,
         )
-        events_write(
-            round_,
-            [
+        RoundEvent.objects.create(
+            **event_fields(
+                round_,
+                1,
                 EventDraft(
-                    "betting_opened", {"config_id": config.pk, "shoe_id": shoe.pk, "rules": rules.to_dict()}
-                )
-            ],
-            actor,
-            state,
+                    "betting_opened",
+                    {"config_id": config.pk, "shoe_id": shoe.pk, "rules": rules.to_dict()},
+                    snapshot,
+                ),
+                actor,
+                now,
+            )
         )
-        Round.objects.filter(pk=round_.pk).update(snapshot=round_.snapshot, version=round_.version)
         _schedule_defaults(round_.pk, round_.decision_deadline_at)
         actor.audit(
             action="round.opened",
@@ -431,7 +438,6 @@ def round_open(*, table: Table, actor: Actor) -> Round:
                 "shoe_id": shoe.pk,
             },
         )
-    round_.refresh_from_db()
     return round_
 
 
@@ -541,15 +547,32 @@ def _exposure(kind: str, stake: int, follow_double: bool, follow_split: bool, ma
     return stake * hands * (2 if follow_double else 1)
 
 
-def _share_lock_box(table_id: int, number: int) -> Box | None:
+def _lock_player_and_box(player_id: int, table_id: int, number: int) -> Box | None:
+    """Lock the bettor's row FOR UPDATE (one player's bets are serialized, so the per-player
+    and per-box checks below cannot race with the same player's other bets), then the box row
+    FOR SHARE (its owner cannot change until the bet commits). One statement on PostgreSQL; the
+    row locks are taken in the order of the locking clauses: player, then box. None when the box
+    does not exist (the player is then not locked: the bet is refused)."""
     if connection.vendor == "postgresql":
         rows = list(
             Box.objects.raw(
-                "SELECT * FROM tables_box WHERE table_id = %s AND number = %s FOR SHARE", [table_id, number]
+                "SELECT tables_box.* FROM casino_player, tables_box "
+                "WHERE casino_player.id = %s AND tables_box.table_id = %s AND tables_box.number = %s "
+                "FOR UPDATE OF casino_player FOR SHARE OF tables_box",
+                [player_id, table_id, number],
             )
         )
         return rows[0] if rows else None
     return Box.objects.filter(table_id=table_id, number=number).first()
+
+
+def _round_for_bet(round_id: int) -> Round:
+    """The round for a bet or its cancellation, under the round's lock in shared mode (see
+    ``lock_round``): the row with its table, without the engine snapshot (bets never read it)."""
+    try:
+        return lock_round(round_id, shared=True)
+    except Round.DoesNotExist as error:
+        raise RoundNotOpenError("no such round") from error
 
 
 def bet_place(
@@ -574,6 +597,11 @@ def bet_place(
     ``bets_behind_forbidden``, ``bet_behind_not_offered``, ``side_bet_not_offered``,
     ``side_bet_without_main_bet``, ``duplicate_side_bet``, ``no_such_box``, ``invalid_stake``,
     ``insufficient_funds``, ``idempotency_key_reused``.
+
+    Statements on PostgreSQL (12, 13 for a first bet behind a box): the idempotency record, the
+    round lock and row, player and box locks, the box's placed bets, the bet, the hold with its
+    account update, the bet's hold link, the stored response; the wallet's hold is covered by the
+    bet's idempotency record and writes none of its own.
     """
     if kind not in PLACEABLE_KINDS:
         raise TableError(f"unknown bet kind {kind!r}", code="invalid_bet_kind")
@@ -586,11 +614,7 @@ def bet_place(
     created: list[Bet] = []
 
     def perform() -> dict[str, Any]:
-        try:
-            round_ = lock_round(round_id, shared=True)
-        except Round.DoesNotExist as error:
-            raise RoundNotOpenError("no such round") from error
-        round_table = round_
+        round_ = _round_for_bet(round_id)
         require_player(actor, round_.table)
         if round_.status != RoundStatus.BETTING or (
             round_.decision_deadline_at is not None and round_.decision_deadline_at <= timezone.now()
@@ -606,17 +630,21 @@ def bet_place(
             raise StakeAboveTableMaxError(f"the {prefix} maximum is {high}", maximum_minor=high)
         if not isinstance(box_number, int) or not 1 <= box_number <= rules.boxes:
             raise TableError(f"the table has boxes 1 to {rules.boxes}", code="no_such_box")
-        Player.objects.select_for_update().filter(pk=player.pk).first()
-        box = _share_lock_box(round_.table_id, box_number)
+        box = _lock_player_and_box(player.pk, round_.table_id, box_number)
         if box is None:
             raise TableError(f"no box {box_number}", code="no_such_box")
-        placed = Bet.objects.filter(round_id=round_.pk, box_number=box_number, status=BetStatus.PLACED)
+        # The box's placed bets, read once after the locks: (kind, player) of each.
+        placed = list(
+            Bet.objects.filter(
+                round_id=round_.pk, box_number=box_number, status=BetStatus.PLACED
+            ).values_list("kind", "player_id")
+        )
         if kind == BetKind.MAIN:
             if box.owner_id != player.pk:
                 raise NotBoxOwnerError(f"box {box_number} is not yours: take it first")
-            if placed.filter(kind=BetKind.MAIN).exists():
+            if any(placed_kind == BetKind.MAIN for placed_kind, _ in placed):
                 raise BoxTakenError(f"box {box_number} already has its main bet")
-            if placed.filter(player=player).exists():
+            if any(bettor == player.pk for _, bettor in placed):
                 raise BetBehindOwnBoxError("you have a bet behind this box")
         elif kind == BetKind.BEHIND:
             if not rules.bet_behind:
@@ -627,14 +655,16 @@ def bet_place(
                 raise BetBehindOwnBoxError("a player never bets behind their own box")
             if not (round_.accepts_bets_behind or {}).get(str(box_number), True):
                 raise BetsBehindForbiddenError(f"the owner of box {box_number} takes no bets behind")
-            Seat.objects.get_or_create(box=box, player=player)
+            if not Seat.objects.filter(box=box, player=player).exists():
+                # One INSERT ... ON CONFLICT DO NOTHING: no savepoint, unlike get_or_create.
+                Seat.objects.bulk_create([Seat(box=box, player=player)], ignore_conflicts=True)
         else:
             paytable = rules.perfect_pairs if kind == BetKind.PERFECT_PAIRS else rules.twenty_one_plus_three
             if paytable is None:
                 raise TableError(f"this table has no {kind} bet", code="side_bet_not_offered")
-            if not placed.filter(kind=BetKind.MAIN, player=player).exists():
+            if not any(placed_kind == BetKind.MAIN and bettor == player.pk for placed_kind, bettor in placed):
                 raise SideBetWithoutMainBetError("a side bet needs your main bet on the same box")
-            if placed.filter(kind=kind).exists():
+            if any(placed_kind == kind for placed_kind, _ in placed):
                 raise TableError(f"box {box_number} already has a {kind} bet", code="duplicate_side_bet")
         is_behind = kind == BetKind.BEHIND
         bet = Bet.objects.create(
@@ -649,14 +679,13 @@ def bet_place(
             terminal=actor.terminal,
         )
         amount = _exposure(kind, stake_minor, bet.follow_double, bet.follow_split, rules.max_hands)
-        hold = hold_place(
+        # The bet's idempotency record (this command's) covers the hold: no record of its own.
+        hold = _hold_place_unrecorded(
             player=player,
             amount_minor=amount,
-            idempotency_key=f"bet:{bet.pk}",
-            table=round_table.table,
+            table=round_.table,
             reference_id=round_.pk,
             bet_reference=str(bet.pk),
-            scope=f"round:{round_.pk}",
         )
         BetHold.objects.create(bet=bet, hold=hold, amount_minor=amount, reason="placed")
         created.append(bet)
@@ -683,12 +712,9 @@ def bet_cancel(*, round_id: int, actor: Actor, bet_id: int) -> list[Bet]:
     """Take back a bet before "no more bets"; a main bet takes the player's side bets on the box
     with it. The holds are voided (stakes available again). Locks the round FOR SHARE and the
     player row. Raises ``betting_closed``, ``no_such_bet``, ``not_bet_owner``."""
-    round_table = Round.objects.filter(pk=round_id).select_related("table").first()
-    if round_table is None:
-        raise RoundNotOpenError("no such round")
-    player = require_player(actor, round_table.table)
     with transaction.atomic():
-        round_ = lock_round(round_id, shared=True)
+        round_ = _round_for_bet(round_id)
+        player = require_player(actor, round_.table)
         if round_.status != RoundStatus.BETTING:
             raise BettingClosedError("no more bets")
         Player.objects.select_for_update().filter(pk=player.pk).first()
@@ -709,7 +735,7 @@ def bet_cancel(*, round_id: int, actor: Actor, bet_id: int) -> list[Bet]:
                 )
             )
         bets_release(
-            round_=round_table, bets=bets, status=BetStatus.CANCELLED, reason="bet cancelled", actor=actor
+            round_=round_, bets=bets, status=BetStatus.CANCELLED, reason="bet cancelled", actor=actor
         )
     return list(Bet.objects.filter(pk__in=[item.pk for item in bets]))
 
@@ -852,14 +878,13 @@ def insurance_decide(
                 work,
                 "insurance_taken",
             )
-            hold = hold_place(
+            # Serialized by the round's lock; the engine refuses a second insurance decision.
+            hold = _hold_place_unrecorded(
                 player=player,
                 amount_minor=stake,
-                idempotency_key=f"bet:{insurance.pk}",
                 table=round_.table,
                 reference_id=round_.pk,
                 bet_reference=str(insurance.pk),
-                scope=f"round:{round_.pk}",
             )
             BetHold.objects.create(bet=insurance, hold=hold, amount_minor=stake, reason="placed")
         else:
@@ -917,21 +942,25 @@ def decision_make(*, round_id: int, actor: Actor, box_number: int, decision: str
             raise NotBoxOwnerError(f"box {box_number} belongs to another player")
         work = _Work()
         state, events = _step(state, action_class(engine_player(player.pk), box_number), work, "decision")
-        bets = {
-            str(bet.pk): bet
-            for bet in Bet.objects.filter(round=round_, kind=BetKind.MAIN, box_number=box_number)
-        }
-        for event in events:
-            if isinstance(event, StakeAdded) and event.bet_id in bets:
+        added = [event for event in events if isinstance(event, StakeAdded)]
+        bets = (
+            {
+                str(bet.pk): bet
+                for bet in Bet.objects.filter(round=round_, kind=BetKind.MAIN, box_number=box_number)
+            }
+            if added
+            else {}
+        )
+        for event in added:
+            if event.bet_id in bets:
                 bet = bets[event.bet_id]
-                hold = hold_place(
+                # Serialized by the round's lock; a repeated decision is refused by the engine.
+                hold = _hold_place_unrecorded(
                     player=player,
                     amount_minor=event.stake_minor,
-                    idempotency_key=f"bet:{bet.pk}:{event.reason}:{round_.version + len(work.drafts)}:{event.hand}",
                     table=round_.table,
                     reference_id=round_.pk,
                     bet_reference=str(bet.pk),
-                    scope=f"round:{round_.pk}",
                 )
                 BetHold.objects.create(
                     bet=bet, hold=hold, amount_minor=event.stake_minor, reason=event.reason

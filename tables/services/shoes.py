@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from tables.errors import InvalidConfigurationError, RoundInProgressError
 from tables.games.cards import shoe_cards
-from tables.models import OPEN_ROUND_STATUSES, Round, Shoe, Table
+from tables.models import OPEN_ROUND_STATUSES, Round, Shoe, Table, TableConfigVersion
 from tables.services.common import Actor, require_dealer_or_reader
 from tables.services.config import config_rules, table_config_current
 
@@ -48,9 +48,10 @@ def shoe_remaining(shoe: Shoe) -> dict[str, int]:
     return {code: shoe.decks - int(dealt.get(code, 0)) for code in counts}
 
 
-def shuffle_due(table: Table, shoe: Shoe | None = None) -> bool:
-    """No shoe, a shoe of another kind or decks than the configuration, or N rounds dealt."""
-    config = table_config_current(table)
+def shuffle_due(table: Table, shoe: Shoe | None = None, config: TableConfigVersion | None = None) -> bool:
+    """No shoe, a shoe of another kind or decks than the configuration, or N rounds dealt.
+    ``shoe`` and ``config`` default to the table's current ones (pass them if already read)."""
+    config = config if config is not None else table_config_current(table)
     shoe = shoe if shoe is not None else shoe_current(table)
     if config is None or shoe is None:
         return True
