@@ -157,8 +157,8 @@ def simulate_table(*, table: Table, rounds: int, players: int, seed: int) -> Sim
                             follow_double=rng.random() < 0.5,
                             follow_split=rng.random() < 0.5,
                         )
-        round_close_betting(round_id=round_.pk, actor=system)
-        _play(round_.pk, actors, rng, system)
+        closed = round_close_betting(round_id=round_.pk, actor=system)
+        _play(closed, actors, rng, system)
         round_settle(round_id=round_.pk, actor=system)
     return SimulationResult(rounds=rounds, bets=total_bets, round_ids=round_ids)
 
@@ -181,9 +181,11 @@ def _try_bet(
     return 1
 
 
-def _play(round_id: int, actors: dict[int, Actor], rng: random.Random, system: Actor) -> None:
+def _play(round_: Round, actors: dict[int, Actor], rng: random.Random, system: Actor) -> None:
+    """Play the round to its end. Each service returns the round with its new status and engine
+    snapshot, so the loop reads nothing itself."""
+    round_id = round_.pk
     for _step in range(200):
-        round_ = Round.objects.get(pk=round_id)
         if round_.status == RoundStatus.SETTLING:
             return
         state = state_from_dict(round_.snapshot)
@@ -191,23 +193,23 @@ def _play(round_id: int, actors: dict[int, Actor], rng: random.Random, system: A
         if round_.status == RoundStatus.INSURANCE:
             offers = [action for action in legal if action.type in ("take_insurance", "decline_insurance")]
             if not offers:
-                insurance_close(round_id=round_id, actor=system)
+                round_ = insurance_close(round_id=round_id, actor=system)
                 continue
             offer = offers[0]
             take = offer.type == "take_insurance" and rng.random() < 0.3
             try:
-                insurance_decide(
+                round_ = insurance_decide(
                     round_id=round_id, actor=actors[int(offer.player)], bet_id=int(offer.bet_id), take=take
                 )
             except ServiceError:
-                insurance_decide(
+                round_ = insurance_decide(
                     round_id=round_id, actor=actors[int(offer.player)], bet_id=int(offer.bet_id), take=False
                 )
             continue
         if round_.status == RoundStatus.PLAYERS and legal:
             action = rng.choice(legal)
             try:
-                decision_make(
+                round_ = decision_make(
                     round_id=round_id,
                     actor=actors[int(action.player)],
                     box_number=action.box,
@@ -216,7 +218,7 @@ def _play(round_id: int, actors: dict[int, Actor], rng: random.Random, system: A
             except ServiceError as error:
                 if error.code != "insufficient_funds":
                     raise
-                decision_make(
+                round_ = decision_make(
                     round_id=round_id,
                     actor=actors[int(action.player)],
                     box_number=action.box,

@@ -16,7 +16,11 @@ from tables.simulation import simulate_table
 from tests.conftest import ON_POSTGRES
 
 
-@pytest.mark.django_db
+# Transactional: every service commits as in production. Inside one test transaction the
+# 1,000 rounds would be one transaction with tens of thousands of savepoints, whose deferred
+# foreign-key and ledger checks all fire at teardown (Django checks constraints before the
+# rollback): minutes of teardown, and every row lock taken under a growing list of subtransactions.
+@pytest.mark.django_db(transaction=True)
 def test_simulated_rounds_replay_to_the_recorded_payouts(table):
     # given 40 simulated rounds (SQLite) or 1,000 (PostgreSQL)
     rounds = 1000 if ON_POSTGRES else 40
