@@ -403,7 +403,7 @@ def _cell(milliseconds: float, width: int) -> str:
     if math.isnan(milliseconds):
         return f"{'-':>{width}}"
     if math.isinf(milliseconds):
-        return f"{'gave up':>{width}}"
+        return f"{'gave up':>{width}}" if width else f"> {GIVE_UP * 1000:.0f}"
     return f"{milliseconds:>{width}.1f}"
 
 
@@ -551,7 +551,8 @@ def main() -> None:
     print(
         f"open loop {RATE:g}/s: bets answered at {steady.rate:.0f}/s, p50 "
         f"{_cell(_ms(steady.tally.latencies, 0.5), 0).strip()} ms, p99 "
-        f"{_cell(_ms(steady.tally.latencies, 0.99), 0).strip()} ms (aim < 60 ms; gave up: over {GIVE_UP:g} s)"
+        f"{_cell(_ms(steady.tally.latencies, 0.99), 0).strip()} ms (aim < 60 ms; gave up: over {GIVE_UP:g} s), "
+        f"{steady.tally.given_up} given up"
     )
     burst = by[(f"burst {BURST}/1s", "bets")]
     print(
@@ -559,7 +560,11 @@ def main() -> None:
         f"first was due (aim <= 3 s), {burst.tally.given_up} given up after {GIVE_UP:g} s"
     )
     errors = sum(row.tally.errors for row in rows)
-    print(f"errors: {errors} (aim 0); keep-alive connections found closed and resent: {Client.resends}")
+    given_up = sum(row.tally.given_up for row in rows)
+    print(
+        f"errors: {errors} (aim 0): {errors - given_up} non-2xx or no answer, {given_up} given up unsent; "
+        f"keep-alive connections found closed and resent: {Client.resends}"
+    )
     for row in rows:
         for sample in row.tally.error_samples:
             print(f"  {row.phase} {row.target}: {sample}")
