@@ -23,7 +23,9 @@ class ReplayError(Exception):
 
 
 def round_events(round_: Round) -> list[RoundEvent]:
-    return list(RoundEvent.objects.filter(round=round_).order_by("sequence"))
+    """The round's events in order, without their engine snapshots (a replay rebuilds the state
+    from the actions; the snapshots are most of the log's bytes)."""
+    return list(RoundEvent.objects.filter(round=round_).defer("snapshot").order_by("sequence"))
 
 
 def round_rebuild(round_: Round, events: list[RoundEvent] | None = None) -> tuple[RoundState, list[Any]]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
+from django.db.models import DateTimeField, Value
 from django.utils import timezone
 
 from casino.audit import audit_append
@@ -174,7 +175,16 @@ def events_write(
         rows.append(RoundEvent(**event_fields(round_, round_.version, draft, actor, now)))
     if snapshot is not None:
         round_.snapshot = snapshot
-    return RoundEvent.objects.bulk_create(rows)
+    if len(rows) > 1:
+        # An expression in a row keeps Django's multi-row INSERT ... VALUES: its bulk insert
+        # through UNNEST would send the JSON payloads inside array literals, which PostgreSQL
+        # parses twice (measured ~30% slower for a command's few events with one snapshot).
+        for row in rows:
+            row.created_at = Value(now, output_field=DateTimeField())
+    created = RoundEvent.objects.bulk_create(rows)
+    for row in created:
+        row.created_at = now
+    return created
 
 
 def event_fields(round_: Round, sequence: int, draft: EventDraft, actor: Actor, now: Any) -> dict[str, Any]:
