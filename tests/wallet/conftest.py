@@ -102,32 +102,3 @@ def ledger_snapshot() -> dict[str, Any]:
 @pytest.fixture
 def snapshot() -> Callable[[], dict[str, Any]]:
     return ledger_snapshot
-
-
-@pytest.fixture(autouse=True)
-def _worker_threads_commit_without_waiting_for_the_disk() -> Any:
-    """On PostgreSQL, connections opened by worker threads during a wallet test commit with
-    ``synchronous_commit = off``.
-
-    This machine's disk takes ~7 ms per fsync, and every audited command holds the audit chain
-    lock through its commit, so 8 000 commands would mostly wait for the disk. Turning it off
-    changes durability after a server crash only: locking, visibility, constraints and triggers
-    (including the deferred balance check at commit) behave exactly the same.
-
-    Kept from leaking: the receiver lives for one test only (function scope, disconnected on
-    teardown), and it skips the main thread, whose connection outlives the test and is shared
-    with every other test module; worker threads close their connections when they end
-    (``run_in_threads``), so the setting ends with them.
-    """
-    import threading
-
-    from django.db.backends.signals import connection_created
-
-    def relax(sender: Any, connection: Any, **kwargs: Any) -> None:
-        if connection.vendor == "postgresql" and threading.current_thread() is not threading.main_thread():
-            with connection.cursor() as cursor:
-                cursor.execute("SET synchronous_commit TO off")
-
-    connection_created.connect(relax, weak=False, dispatch_uid="wallet-tests-synchronous-commit")
-    yield
-    connection_created.disconnect(dispatch_uid="wallet-tests-synchronous-commit")

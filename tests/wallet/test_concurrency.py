@@ -357,14 +357,3 @@ def test_16_threads_of_500_random_money_commands_keep_the_ledger_exact(casino: A
         + len(tables)
         + sum(count for code, count in outcomes.items() if code not in refused and code != "retry")
     )
-
-
-def test_only_worker_threads_commit_without_waiting_for_the_disk() -> None:
-    # the relaxed setting of the wallet fixture reaches worker threads, never the shared main connection
-    def setting(_index: int) -> str:
-        with connection.cursor() as cursor:
-            cursor.execute("SHOW synchronous_commit")
-            return str(cursor.fetchone()[0])
-
-    assert run_in_threads(2, setting) == ["off", "off"]
-    assert setting(0) == "on"
