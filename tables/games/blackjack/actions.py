@@ -10,22 +10,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from tables.games.blackjack.jsonable import jsonable
+from tables.games.blackjack.jsonable import Tagged
 from tables.games.blackjack.state import Bet, BetKind
 from tables.games.cards import Card
 from tables.games.errors import GameError, InvalidSnapshotError
 
 
 @dataclass(frozen=True, slots=True)
-class Action:
+class Action(Tagged):
     type: ClassVar[str] = "action"
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type}
-        data = jsonable(self)
-        assert isinstance(data, dict)
-        out.update(data)
-        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,24 +9,17 @@ the live table can store it with the round. Events that move money carry the amo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from tables.games.blackjack.jsonable import jsonable
+from tables.games.blackjack.jsonable import Tagged
 from tables.games.blackjack.settlement import PayoutLine
 from tables.games.blackjack.state import Bet, BetKind
 from tables.games.cards import Card
 
 
 @dataclass(frozen=True, slots=True)
-class Event:
+class Event(Tagged):
     type: ClassVar[str] = "event"
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type}
-        data = jsonable(self)
-        assert isinstance(data, dict)
-        out.update(data)
-        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from tables.games.cards import Card
 
@@ -34,3 +34,17 @@ def jsonable(value: Any) -> Any:
     if is_dataclass(value) and not isinstance(value, type):
         return {item.name: jsonable(getattr(value, item.name)) for item in fields(value)}
     raise TypeError(f"cannot make {type(value).__name__} JSON-ready")
+
+
+@dataclass(frozen=True, slots=True)
+class Tagged:
+    """A value written as ``{"type": <its type tag>, <its fields>...}``: actions and events."""
+
+    type: ClassVar[str] = "tagged"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        data = jsonable(self)
+        assert isinstance(data, dict)
+        out.update(data)
+        return out
