@@ -91,7 +91,7 @@ class PresentRegexField(PresentMixin, serializers.RegexField):
 
 class StatementQuerySerializer(serializers.Serializer):
     since = PresentDateTimeField(required=False, help_text="Only movements from this moment.")
-    limit = serializers.IntegerField(
+    limit = PresentIntegerField(
         required=False, min_value=1, max_value=200, default=50, help_text="The most recent N movements."
     )
 

@@ -159,6 +159,13 @@ def test_statement_query_is_validated(agi):
     assert set(response.json()["errors"]) == {"limit", "since"}
 
 
+def test_statement_refuses_an_empty_limit_or_since(agi):
+    response = agi.get("/api/v1/player/statement/", limit="", since="")
+
+    assert response.status_code == 400
+    assert set(response.json()["errors"]) == {"limit", "since"}
+
+
 def test_throttle_per_player_answers_429_with_retry_after(agi, settings):
     settings.API_THROTTLE_PLAYER = "3/min"
 
