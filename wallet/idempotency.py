@@ -18,6 +18,17 @@ Concurrency semantics (PostgreSQL, READ COMMITTED):
   ``idempotency_key_reused`` and nothing happens.
 On SQLite, write transactions are serialized by the database lock, which gives the same result.
 
+With ``refuse_in_flight=True`` a duplicate does not wait: on PostgreSQL the insert is guarded by a
+transaction-scoped advisory lock on (scope, key) taken without waiting, in the same statement, and
+a call that neither gets the lock nor finds a committed record is refused at once with
+``idempotency_in_progress`` (409). The terminal API asks for this: a terminal retrying a slow
+request should hear "still running", not hang.
+
+One record per request: while ``perform`` runs, an ``idempotent`` call nested in it (a service
+called by an idempotent HTTP request, say) is covered by the outer record. It runs its own
+``perform`` and ``finish`` once, in the outer transaction, and stores nothing: the outer record
+already makes the whole request run at most once.
+
 A scope names the caller (``user:12``, ``player:7``, ``table:3``); keys are unique per scope. The
 payload should hold the command name and every argument that changes its effect.
 """
@@ -27,6 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,13 +46,17 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
 
-from casino.errors import ServiceError
+from casino.errors import ConflictError, ServiceError
 from wallet.models import IdempotencyRecord
 
 
 class IdempotencyKeyReusedError(ServiceError):
     code = "idempotency_key_reused"
     status = 422
+
+
+class IdempotencyInProgressError(ConflictError):
+    code = "idempotency_in_progress"
 
 
 MAX_KEY_LENGTH = 200
@@ -65,6 +81,22 @@ _INSERT_SQL = (
     "INSERT INTO wallet_idempotencyrecord (scope, key, request_fingerprint, created_at) "
     "VALUES (%s, %s, %s, %s) ON CONFLICT (scope, key) DO NOTHING RETURNING id"
 )
+# The same insert, made only when the (scope, key) advisory lock is free (PostgreSQL).
+_INSERT_UNLESS_IN_FLIGHT_SQL = (
+    "INSERT INTO wallet_idempotencyrecord (scope, key, request_fingerprint, created_at) "
+    "SELECT %s, %s, %s, %s WHERE pg_try_advisory_xact_lock(hashtext(%s), hashtext(%s)) "
+    "ON CONFLICT (scope, key) DO NOTHING RETURNING id"
+)
+
+_STORE_SQL = "UPDATE wallet_idempotencyrecord SET response = %s WHERE id = %s"
+
+
+def _encode(response: dict[str, Any]) -> Any:
+    return IdempotencyRecord._meta.get_field("response").get_db_prep_save(response, connection)
+
+
+# True while the perform of an idempotent command runs: nested commands are covered by its record.
+_covered: ContextVar[bool] = ContextVar("idempotency_covered", default=False)
 
 
 def idempotent(
@@ -74,6 +106,7 @@ def idempotent(
     payload: Mapping[str, Any],
     perform: Callable[[], dict[str, Any]],
     finish: Callable[[dict[str, Any]], Any] | None = None,
+    refuse_in_flight: bool = False,
 ) -> IdempotentResult:
     """Run ``perform`` once for (scope, key); return its response, or the stored one on a retry.
 
@@ -91,13 +124,28 @@ def idempotent(
         )
     if not scope or len(scope) > MAX_SCOPE_LENGTH:
         raise ServiceError("An idempotency scope is required.", code="invalid_idempotency_key")
+    if _covered.get():
+        response = perform()
+        if finish is not None:
+            finish(response)
+        return IdempotentResult(response=response, replayed=False)
     fingerprint = request_fingerprint(payload)
     with transaction.atomic():
         with connection.cursor() as cursor:
-            cursor.execute(_INSERT_SQL, [scope, key, fingerprint, timezone.now()])
+            if refuse_in_flight and connection.vendor == "postgresql":
+                cursor.execute(
+                    _INSERT_UNLESS_IN_FLIGHT_SQL, [scope, key, fingerprint, timezone.now(), scope, key]
+                )
+            else:
+                cursor.execute(_INSERT_SQL, [scope, key, fingerprint, timezone.now()])
             row = cursor.fetchone()
         if row is None:
-            existing = IdempotencyRecord.objects.get(scope=scope, key=key)
+            existing = IdempotencyRecord.objects.filter(scope=scope, key=key).first()
+            if existing is None:
+                # Not inserted, yet nothing committed: the first request still holds the lock.
+                raise IdempotencyInProgressError(
+                    "A request with this idempotency key is still being processed; retry in a moment."
+                )
             if existing.request_fingerprint != fingerprint:
                 raise IdempotencyKeyReusedError(
                     f"The idempotency key {key!r} was already used for another request.",
@@ -105,8 +153,13 @@ def idempotent(
                     key=key,
                 )
             return IdempotentResult(response=dict(existing.response or {}), replayed=True)
-        response = perform()
-        IdempotencyRecord.objects.filter(pk=row[0]).update(response=response)
+        token = _covered.set(True)
+        try:
+            response = perform()
+        finally:
+            _covered.reset(token)
+        with connection.cursor() as cursor:
+            cursor.execute(_STORE_SQL, [_encode(response), row[0]])
         if finish is not None:
             finish(response)
         return IdempotentResult(response=response, replayed=False)

@@ -5,16 +5,18 @@ verbatim (with ``Idempotency-Replayed: true``) without running the command again
 with another payload is refused with 422 ``idempotency_key_reused``; a duplicate that arrives while
 the first is still running gets 409 ``idempotency_in_progress`` at once, instead of waiting.
 
-How: one transaction holds everything. On PostgreSQL it first takes a transaction-scoped advisory
-lock on (scope, key) without waiting (``pg_try_advisory_xact_lock``): failing to get it means the
-same key is in flight, so 409. Holding it, the wallet's ``idempotent`` helper inserts the record
-(or finds the committed one and replays it), runs the command, and stores its response in the
-same transaction as the command's effect: the record exists exactly when the effect does. A
-refusal by the service (its ``ServiceError`` / engine ``GameError``) is a response like any other
-and is stored too; a request that fails validation (400) or authentication never reaches this
-and stores nothing. A crash rolls everything back, record included, so the key may be retried.
-On SQLite, write transactions are serialized by the database, so a concurrent duplicate waits
-and then replays the first response.
+How: one transaction holds everything, with one idempotency record per request. The wallet's
+``idempotent`` helper inserts the record first, in one statement guarded by a transaction-scoped
+advisory lock on (scope, key) taken without waiting (PostgreSQL): a request that neither gets the
+lock nor finds a committed record is a duplicate in flight, so 409. Otherwise it finds the
+committed record and replays it, or runs the command and stores its response in the same
+transaction as the command's effect: the record exists exactly when the effect does. The service
+the command calls is idempotent on its own too; inside the request it is covered by the request's
+record and stores none of its own. A refusal by the service (its ``ServiceError`` / engine
+``GameError``) is a response like any other and is stored too; a request that fails validation
+(400) or authentication never reaches this and stores nothing. A crash rolls everything back,
+record included, so the key may be retried. On SQLite, write transactions are serialized by the
+database, so a concurrent duplicate waits and then replays the first response.
 """
 
 from __future__ import annotations
@@ -26,12 +28,12 @@ from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, transaction
+from django.db import transaction
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from casino.api import PROBLEM_CONTENT_TYPE, problem_for_error, problem_response
-from casino.errors import ConflictError, ServiceError
+from casino.errors import ServiceError
 from casino.models import PlayerSession, Terminal
 from tables.games.errors import GameError
 from wallet.idempotency import idempotent
@@ -45,10 +47,6 @@ REPLAYED_HEADER = "Idempotency-Replayed"
 class IdempotencyKeyMissingError(ServiceError):
     code = "idempotency_key_required"
     status = 400
-
-
-class IdempotencyInProgressError(ConflictError):
-    code = "idempotency_in_progress"
 
 
 def idempotency_key(request: Request) -> str:
@@ -76,15 +74,6 @@ def service_key(request: Request, key: str) -> str:
     return f"api:t{terminal.pk}:{key}"
 
 
-def _try_lock(scope: str, key: str) -> bool:
-    if connection.vendor != "postgresql":
-        return True
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_xact_lock(hashtext(%s), hashtext(%s))", [scope, key])
-        row = cursor.fetchone()
-    return bool(row and row[0])
-
-
 def _plain(data: Any) -> Any:
     return json.loads(json.dumps(data, cls=DjangoJSONEncoder))
 
@@ -107,17 +96,13 @@ def run_idempotent(
             response = problem_response(status=404, code="not_found", detail="Not found.")
         return {"status": response.status_code, "body": _plain(response.data)}
 
-    with transaction.atomic():
-        if not _try_lock(scope, key):
-            raise IdempotencyInProgressError(
-                "A request with this Idempotency-Key is still being processed; retry in a moment."
-            )
-        result = idempotent(
-            scope=scope,
-            key=key,
-            payload={"command": command, "method": request.method, "path": request.path, **payload},
-            perform=perform_and_record,
-        )
+    result = idempotent(
+        scope=scope,
+        key=key,
+        payload={"command": command, "method": request.method, "path": request.path, **payload},
+        perform=perform_and_record,
+        refuse_in_flight=True,
+    )
     status = int(result.response["status"])
     body = result.response["body"]
     response = Response(body, status=status)
