@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from casino.errors import PermissionRefusedError
 from casino.models import Player
+from casino.rows import part, row_insert, rows_joined
 from tables.errors import (
     AwaitingCorrectionError,
     BetBehindOwnBoxError,
@@ -553,17 +554,27 @@ def _lock_player_and_box(player_id: int, table_id: int, number: int) -> Box | No
     FOR SHARE (its owner cannot change until the bet commits). One statement on PostgreSQL; the
     row locks are taken in the order of the locking clauses: player, then box. None when the box
     does not exist (the player is then not locked: the bet is refused)."""
+    sql = (
+        "SELECT {columns} FROM casino_player, tables_box "
+        "WHERE casino_player.id = %s AND tables_box.table_id = %s AND tables_box.number = %s"
+    )
     if connection.vendor == "postgresql":
-        rows = list(
-            Box.objects.raw(
-                "SELECT tables_box.* FROM casino_player, tables_box "
-                "WHERE casino_player.id = %s AND tables_box.table_id = %s AND tables_box.number = %s "
-                "FOR UPDATE OF casino_player FOR SHARE OF tables_box",
-                [player_id, table_id, number],
-            )
+        sql += " FOR UPDATE OF casino_player FOR SHARE OF tables_box"
+    found = rows_joined(sql, [player_id, table_id, number], [part(Box, "tables_box")])
+    return found[0] if found is not None else None  # type: ignore[return-value]
+
+
+def _box_bets_and_seat(round_id: int, box: Box, player_id: int) -> tuple[list[tuple[str, int]], bool]:
+    """The box's placed bets in the round, (kind, player) of each, and whether the player has a
+    seat at the box (bets behind need one): one statement, read after the locks."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT kind, player_id FROM tables_bet WHERE round_id = %s AND box_number = %s AND status = %s "
+            "UNION ALL SELECT '', player_id FROM tables_seat WHERE box_id = %s AND player_id = %s",
+            [round_id, box.number, BetStatus.PLACED, box.pk, player_id],
         )
-        return rows[0] if rows else None
-    return Box.objects.filter(table_id=table_id, number=number).first()
+        rows = cursor.fetchall()
+    return [(kind, bettor) for kind, bettor in rows if kind], any(not kind for kind, _ in rows)
 
 
 def _round_for_bet(round_id: int) -> Round:
@@ -598,10 +609,13 @@ def bet_place(
     ``side_bet_without_main_bet``, ``duplicate_side_bet``, ``no_such_box``, ``invalid_stake``,
     ``insufficient_funds``, ``idempotency_key_reused``.
 
-    Statements on PostgreSQL (12, 13 for a first bet behind a box): the idempotency record, the
-    round lock and row, player and box locks, the box's placed bets, the bet, the hold with its
-    account update, the bet's hold link, the stored response; the wallet's hold is covered by the
-    bet's idempotency record and writes none of its own.
+    Statements on PostgreSQL (9, 10 for a first bet behind a box, besides BEGIN and COMMIT): the
+    idempotency record, the round lock, the round row with its table, the player and box locks,
+    the box's placed bets with the bettor's seat, the bet, the hold with its account update, the
+    bet's hold link, the stored response. The wallet's hold is covered by the bet's idempotency
+    record and writes none of its own; called by an idempotent request (the terminal API), the bet
+    is covered by the request's record in turn. The hot reads and inserts are raw single-row
+    statements (``casino.rows``): compiling their ORM queries cost more than running them.
     """
     if kind not in PLACEABLE_KINDS:
         raise TableError(f"unknown bet kind {kind!r}", code="invalid_bet_kind")
@@ -633,12 +647,7 @@ def bet_place(
         box = _lock_player_and_box(player.pk, round_.table_id, box_number)
         if box is None:
             raise TableError(f"no box {box_number}", code="no_such_box")
-        # The box's placed bets, read once after the locks: (kind, player) of each.
-        placed = list(
-            Bet.objects.filter(
-                round_id=round_.pk, box_number=box_number, status=BetStatus.PLACED
-            ).values_list("kind", "player_id")
-        )
+        placed, seated = _box_bets_and_seat(round_.pk, box, player.pk)
         if kind == BetKind.MAIN:
             if box.owner_id != player.pk:
                 raise NotBoxOwnerError(f"box {box_number} is not yours: take it first")
@@ -655,7 +664,7 @@ def bet_place(
                 raise BetBehindOwnBoxError("a player never bets behind their own box")
             if not (round_.accepts_bets_behind or {}).get(str(box_number), True):
                 raise BetsBehindForbiddenError(f"the owner of box {box_number} takes no bets behind")
-            if not Seat.objects.filter(box=box, player=player).exists():
+            if not seated:
                 # One INSERT ... ON CONFLICT DO NOTHING: no savepoint, unlike get_or_create.
                 Seat.objects.bulk_create([Seat(box=box, player=player)], ignore_conflicts=True)
         else:
@@ -667,16 +676,20 @@ def bet_place(
             if any(placed_kind == kind for placed_kind, _ in placed):
                 raise TableError(f"box {box_number} already has a {kind} bet", code="duplicate_side_bet")
         is_behind = kind == BetKind.BEHIND
-        bet = Bet.objects.create(
+        bet = row_insert(
+            Bet,
             round_id=round_.pk,
             box_number=box_number,
-            player=player,
+            player_id=player.pk,
             kind=kind,
             stake_minor=stake_minor,
             follow_double=bool(follow_double) and is_behind,
             follow_split=bool(follow_split) and is_behind,
+            insures_id=None,
+            status=BetStatus.PLACED,
             idempotency_key=idempotency_key,
-            terminal=actor.terminal,
+            placed_at=timezone.now(),
+            terminal_id=actor.terminal.pk if actor.terminal is not None else None,
         )
         amount = _exposure(kind, stake_minor, bet.follow_double, bet.follow_split, rules.max_hands)
         # The bet's idempotency record (this command's) covers the hold: no record of its own.
@@ -687,7 +700,7 @@ def bet_place(
             reference_id=round_.pk,
             bet_reference=str(bet.pk),
         )
-        BetHold.objects.create(bet=bet, hold=hold, amount_minor=amount, reason="placed")
+        row_insert(BetHold, bet_id=bet.pk, hold_id=hold.pk, amount_minor=amount, reason="placed")
         created.append(bet)
         return {"bet_id": bet.pk}
 
