@@ -3,8 +3,9 @@ in the paths become those that tests/api/schemathesis_setup.py prepared (``SCHEM
 ``SCHEMA_ROUND_ID``, ``SCHEMA_BET_ID``), so that fuzzing reaches the table's logic instead of
 stopping at ``wrong_table`` or ``not_found``.
 
-Only a value that fits the schema (an integer) is replaced: a deliberately invalid one (a string,
-a float, ``null``) is sent as generated and must be refused. Fixed values through the config's
+Only a value that fits the schema (an integer, or its digits as text, which is the same URL) is
+replaced: a deliberately invalid one (other text, a float, ``null``) is sent as generated and
+must be refused. Fixed values through the config's
 ``[parameters]`` would also replace those, and the negative-data check would then count the
 valid request that results as an invalid one accepted."""
 
@@ -23,10 +24,13 @@ def before_call(ctx: Any, case: Any, **kwargs: Any) -> None:
     parameters = case.path_parameters or {}
     for name, variable in PATH_IDS.items():
         value = parameters.get(name)
-        if (
-            name in parameters
-            and isinstance(value, int)
-            and not isinstance(value, bool)
-            and variable in os.environ
-        ):
+        if name in parameters and _is_integer(value) and variable in os.environ:
             parameters[name] = int(os.environ[variable])
+
+
+def _is_integer(value: Any) -> bool:
+    """An integer, or its decimal digits: a path parameter reaches the URL as text either way
+    (the coverage phase sends ``"0"``)."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, str) and value.isascii() and value.isdigit())
