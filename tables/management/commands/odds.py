@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import replace
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -78,7 +79,9 @@ def odds_report(rules: RuleSet) -> dict[str, Any]:
 
 
 def _percent(text: str) -> str:
-    return f"{float(Fraction(text)) * 100:.4f}%"
+    """An exact fraction or decimal string as a percentage rounded to 4 places, without floats."""
+    share = Fraction(text) * 100
+    return f"{Decimal(share.numerator) / Decimal(share.denominator):.4f}%"
 
 
 def render_text(report: dict[str, Any]) -> str:
@@ -96,8 +99,7 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"  house edge {_percent(bet['house_edge'])} ({bet['house_edge']})")
         lines.append("")
     main = report["main_game"]
-    edge = float(main["house_edge"])
-    lines.append(f"Main game house edge {main['house_edge']} ({edge * 100:.4f}%)")
+    lines.append(f"Main game house edge {main['house_edge']} ({_percent(main['house_edge'])})")
     lines.append(f"  method: {main['method']}")
     return "\n".join(lines)
 
