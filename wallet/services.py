@@ -28,6 +28,7 @@ from django.utils import timezone
 from casino.audit import audit_append
 from casino.errors import ServiceError
 from casino.models import Casino, Player
+from casino.rows import row_loaded
 from casino.services import require_permission
 from tables.models import Table
 from wallet.errors import (
@@ -785,7 +786,8 @@ def _hold_write(
             account_id=account.pk,
             available_minor=account.available_minor,
         )
-    hold = Hold(
+    return row_loaded(
+        Hold,
         id=row[0],
         account_id=row[1],
         amount_minor=amount_minor,
@@ -796,9 +798,6 @@ def _hold_write(
         bet_reference=bet_reference,
         created_at=now,
     )
-    hold._state.adding = False
-    hold._state.db = connection.alias
-    return hold
 
 
 def _holds_lock(hold_ids: Sequence[int]) -> list[Hold]:
