@@ -680,18 +680,15 @@ def hold_place(
     ``player:<id>``). Raises ``insufficient_funds``, ``account_not_found`` (the player has no
     wallet yet), ``casino_mismatch``, ``invalid_amount``, ``idempotency_key_reused``.
     """
-    _require_amount(amount_minor)
-    if table is not None and table.casino_id != player.casino_id:
-        raise CasinoMismatchError(f"Table {table} is not in the player's casino.")
     scope = scope or f"player:{player.pk}"
     created: list[Hold] = []
     table_id = table.pk if table is not None else None
 
     def perform() -> dict[str, Any]:
-        hold = _hold_write(
+        hold = _hold_place_unrecorded(
             player=player,
             amount_minor=amount_minor,
-            table_id=table_id,
+            table=table,
             reference_type=reference_type,
             reference_id=reference_id,
             bet_reference=bet_reference,

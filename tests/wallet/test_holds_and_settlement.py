@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from casino.errors import ServiceError
 from casino.models import AuditRecord
+from tests.wallet.factories import CasinoFactory, TableFactory
 from wallet.models import Account, AccountKind, Hold, HoldStatus, PayoutStatus, PendingPayout, TransferKind
 from wallet.selectors import account_balance, player_account, table_wagers_in_play
 from wallet.services import (
@@ -56,6 +57,30 @@ def test_a_player_without_a_wallet_cannot_bet(make_player: Any, table: Any, snap
     with pytest.raises(ServiceError) as refused:
         hold_place(player=player, amount_minor=1, table=table, idempotency_key="b1")
     assert refused.value.code == "account_not_found"
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("amount", [0, -5, 2.5])
+def test_a_hold_of_no_whole_positive_amount_is_refused_and_leaves_no_record(
+    amount: Any, make_player: Any, table: Any, snapshot: Any
+) -> None:
+    player = make_player(10_000)
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        hold_place(player=player, amount_minor=amount, table=table, idempotency_key="b1")
+    assert refused.value.code == "invalid_amount"
+    assert snapshot() == before
+
+
+def test_a_hold_at_another_casinos_table_is_refused_and_leaves_no_record(
+    make_player: Any, snapshot: Any
+) -> None:
+    player = make_player(10_000)
+    elsewhere = TableFactory(casino=CasinoFactory(code="other", name="Other Casino"), name="BJ9")
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        hold_place(player=player, amount_minor=100, table=elsewhere, idempotency_key="b1")
+    assert refused.value.code == "casino_mismatch"
     assert snapshot() == before
 
 
