@@ -140,19 +140,13 @@ def idempotent(
                 cursor.execute(_INSERT_SQL, [scope, key, fingerprint, timezone.now()])
             row = cursor.fetchone()
         if row is None:
-            existing = IdempotencyRecord.objects.filter(scope=scope, key=key).first()
-            if existing is None:
+            stored = _stored_result(scope, key, fingerprint)
+            if stored is None:
                 # Not inserted, yet nothing committed: the first request still holds the lock.
                 raise IdempotencyInProgressError(
                     "A request with this idempotency key is still being processed; retry in a moment."
                 )
-            if existing.request_fingerprint != fingerprint:
-                raise IdempotencyKeyReusedError(
-                    f"The idempotency key {key!r} was already used for another request.",
-                    scope=scope,
-                    key=key,
-                )
-            return IdempotentResult(response=dict(existing.response or {}), replayed=True)
+            return stored
         token = _covered.set(True)
         try:
             response = perform()
@@ -163,3 +157,48 @@ def idempotent(
         if finish is not None:
             finish(response)
         return IdempotentResult(response=response, replayed=False)
+
+
+_INSERT_WITH_RESPONSE_SQL = (
+    "INSERT INTO wallet_idempotencyrecord (scope, key, request_fingerprint, response, created_at) "
+    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (scope, key) DO NOTHING RETURNING id"
+)
+
+
+def idempotent_refusal_store(
+    *, scope: str, key: str, payload: Mapping[str, Any], response: dict[str, Any]
+) -> IdempotentResult:
+    """Remember the refusal of a call whose ``idempotent`` transaction rolled back (record and any
+    partial write with it), so that a retry gets the same refusal: in a transaction of its own,
+    insert the record with ``response`` unless the key has one. When it has (a duplicate ran
+    meanwhile and committed; a duplicate still running is waited for on the unique index), the
+    key's stored response is returned instead (``replayed=True``), so every caller of a key hears
+    the one stored answer. Raises ``IdempotencyKeyReusedError`` if that record's payload differs.
+
+    Used by callers that answer a refusal like a success (the terminal API): their success path
+    needs no savepoint, since a refusal rolls everything back and costs this one insert instead.
+    """
+    fingerprint = request_fingerprint(payload)
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _INSERT_WITH_RESPONSE_SQL, [scope, key, fingerprint, _encode(response), timezone.now()]
+            )
+            if cursor.fetchone() is not None:
+                return IdempotentResult(response=response, replayed=False)
+        stored = _stored_result(scope, key, fingerprint)
+        assert stored is not None, "the insert met a committed record"
+        return stored
+
+
+def _stored_result(scope: str, key: str, fingerprint: str) -> IdempotentResult | None:
+    """The committed record of (scope, key) as a replay, None if there is none; raises
+    ``IdempotencyKeyReusedError`` when it was stored for another payload."""
+    existing = IdempotencyRecord.objects.filter(scope=scope, key=key).first()
+    if existing is None:
+        return None
+    if existing.request_fingerprint != fingerprint:
+        raise IdempotencyKeyReusedError(
+            f"The idempotency key {key!r} was already used for another request.", scope=scope, key=key
+        )
+    return IdempotentResult(response=dict(existing.response or {}), replayed=True)

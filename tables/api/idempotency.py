@@ -12,11 +12,18 @@ lock nor finds a committed record is a duplicate in flight, so 409. Otherwise it
 committed record and replays it, or runs the command and stores its response in the same
 transaction as the command's effect: the record exists exactly when the effect does. The service
 the command calls is idempotent on its own too; inside the request it is covered by the request's
-record and stores none of its own. A refusal by the service (its ``ServiceError`` / engine
-``GameError``) is a response like any other and is stored too; a request that fails validation
-(400) or authentication never reaches this and stores nothing. A crash rolls everything back,
-record included, so the key may be retried. On SQLite, write transactions are serialized by the
-database, so a concurrent duplicate waits and then replays the first response.
+record and stores none of its own.
+
+A refusal by the service (its ``ServiceError`` / engine ``GameError``) is a response like any other
+and is stored too, but not in the command's transaction: the refusal rolls that transaction back
+whole (record, and anything the command wrote before refusing), and the refusal is then stored in
+a transaction of its own (``idempotent_refusal_store``). So the command needs no savepoint (two
+statements on every success), and a refusal can never commit half a command. Should a duplicate
+slip in between the two transactions and commit first, its answer is the one stored, and both
+callers get it. A request that fails validation (400) or authentication never reaches this and
+stores nothing. A crash rolls everything back, record included, so the key may be retried. On
+SQLite, write transactions are serialized by the database, so a concurrent duplicate waits and
+then replays the first response.
 """
 
 from __future__ import annotations
@@ -28,7 +35,6 @@ from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import transaction
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -36,7 +42,7 @@ from casino.api import PROBLEM_CONTENT_TYPE, problem_for_error, problem_response
 from casino.errors import ServiceError
 from casino.models import PlayerSession, Terminal
 from tables.games.errors import GameError
-from wallet.idempotency import idempotent
+from wallet.idempotency import idempotent, idempotent_refusal_store
 
 HEADER = "Idempotency-Key"
 KEY_PATTERN = r"^[A-Za-z0-9._:\-]{1,100}$"
@@ -78,6 +84,18 @@ def _plain(data: Any) -> Any:
     return json.loads(json.dumps(data, cls=DjangoJSONEncoder))
 
 
+class _Refused(Exception):
+    """A refusal leaving the idempotent transaction, which rolls back whole on its way out."""
+
+    def __init__(self, response: dict[str, Any]) -> None:
+        super().__init__(response.get("status"))
+        self.response = response
+
+
+def _recorded(response: Response) -> dict[str, Any]:
+    return {"status": response.status_code, "body": _plain(response.data)}
+
+
 def run_idempotent(
     request: Request, *, command: str, payload: dict[str, Any], perform: Callable[[], Response]
 ) -> Response:
@@ -85,24 +103,24 @@ def run_idempotent(
     Idempotency-Key; see the module docstring."""
     key = idempotency_key(request)
     scope = idempotency_scope(request)
+    payload = {"command": command, "method": request.method, "path": request.path, **payload}
 
     def perform_and_record() -> dict[str, Any]:
         try:
-            with transaction.atomic():
-                response = perform()
+            return _recorded(perform())
         except (ServiceError, GameError) as error:
-            response = problem_for_error(error)
-        except ObjectDoesNotExist:
-            response = problem_response(status=404, code="not_found", detail="Not found.")
-        return {"status": response.status_code, "body": _plain(response.data)}
+            raise _Refused(_recorded(problem_for_error(error))) from error
+        except ObjectDoesNotExist as error:
+            raise _Refused(
+                _recorded(problem_response(status=404, code="not_found", detail="Not found."))
+            ) from error
 
-    result = idempotent(
-        scope=scope,
-        key=key,
-        payload={"command": command, "method": request.method, "path": request.path, **payload},
-        perform=perform_and_record,
-        refuse_in_flight=True,
-    )
+    try:
+        result = idempotent(
+            scope=scope, key=key, payload=payload, perform=perform_and_record, refuse_in_flight=True
+        )
+    except _Refused as refused:
+        result = idempotent_refusal_store(scope=scope, key=key, payload=payload, response=refused.response)
     status = int(result.response["status"])
     body = result.response["body"]
     response = Response(body, status=status)

@@ -5,9 +5,13 @@ import threading
 import pytest
 from django.db import connection
 
-from tables.models import Bet
-from wallet.models import Hold
+from casino.models import Player
+from tables.models import Bet, Seat
+from tests.api.conftest import staff
+from tests.wallet.conftest import ledger_snapshot
+from wallet.models import Hold, IdempotencyRecord
 from wallet.selectors import account_balance
+from wallet.services import cage_buy_in, cage_cash_out
 
 
 def bets_url(round_) -> str:
@@ -72,6 +76,46 @@ def test_a_refusal_is_the_first_response_too(agi_on_box_1, bj1_round):
     assert retry["Idempotency-Replayed"] == "true"
     assert not Bet.objects.exists()
     assert not Hold.objects.exists()
+
+
+def test_a_refusal_after_a_write_leaves_nothing_and_is_replayed(agi_on_box_1, bartek, bj1_round):
+    """Bartek's first bet behind writes his seat at the box before his wallet refuses the stake:
+    the refusal rolls the whole request back (no seat, no bet, no hold, nothing on the ledger) and
+    is stored, so a retry after a top-up still hears it; a new key then succeeds."""
+    player = Player.objects.get(card_number="1000000002")
+    cashier = staff("cashier")
+    cage_cash_out(player=player, amount_minor=250_000 - 300, cashier=cashier, idempotency_key="poor")
+    assert (
+        agi_on_box_1.post(
+            bets_url(bj1_round),
+            {"box": 1, "kind": "main", "stake_minor": 1000},
+            headers={"Idempotency-Key": "a1"},
+        ).status_code
+        == 201
+    )
+    before = ledger_snapshot()
+    body = {"box": 1, "kind": "behind", "stake_minor": 500}
+    headers = {"Idempotency-Key": "behind-1"}
+
+    first = bartek.post(bets_url(bj1_round), body, headers=headers)
+
+    assert first.status_code == 409
+    assert first.json()["code"] == "insufficient_funds"
+    assert not Seat.objects.filter(player=player).exists()
+    assert not Bet.objects.filter(player=player).exists()
+    after = ledger_snapshot()
+    assert after.pop("idempotency") == [*before.pop("idempotency"), IdempotencyRecord.objects.latest("pk").pk]
+    assert after == before
+
+    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier, idempotency_key="top-up")
+    retry = bartek.post(bets_url(bj1_round), body, headers=headers)
+    fresh = bartek.post(bets_url(bj1_round), body, headers={"Idempotency-Key": "behind-2"})
+
+    assert retry.json() == first.json()
+    assert retry["Idempotency-Replayed"] == "true"
+    assert fresh.status_code == 201
+    assert Bet.objects.filter(player=player).count() == 1
+    assert Seat.objects.filter(player=player).count() == 1
 
 
 def test_keys_are_scoped_per_terminal_and_player(agi_on_box_1, bartek, bj1_round):

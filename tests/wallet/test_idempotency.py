@@ -10,7 +10,12 @@ import pytest
 from django.db import connection, transaction
 
 from casino.errors import ServiceError
-from wallet.idempotency import IdempotencyInProgressError, idempotent
+from wallet.idempotency import (
+    IdempotencyInProgressError,
+    IdempotencyKeyReusedError,
+    idempotent,
+    idempotent_refusal_store,
+)
 from wallet.models import Account, AccountKind, IdempotencyRecord, Transfer
 from wallet.services import cage_buy_in
 
@@ -48,6 +53,43 @@ def test_a_refused_nested_command_leaves_no_record_and_no_money_moved(make_playe
     assert refused.value.code == "invalid_amount"
     assert not IdempotencyRecord.objects.exists()
     assert not Transfer.objects.filter(postings__account__player=player).exists()
+
+
+def test_a_refusal_stored_after_its_rollback_is_what_retries_hear(db: Any) -> None:
+    # given a refused call whose transaction rolled back, its refusal stored afterwards
+    first = idempotent_refusal_store(
+        scope="api:t1", key="r", payload={"command": "x"}, response={"status": 409}
+    )
+
+    # when the key comes again, to the refusal store or to the command itself
+    again = idempotent_refusal_store(
+        scope="api:t1", key="r", payload={"command": "x"}, response={"status": 422}
+    )
+    retried = idempotent(
+        scope="api:t1", key="r", payload={"command": "x"}, perform=lambda: pytest.fail("ran twice")
+    )
+
+    # then both hear the first refusal, and one record holds it
+    assert not first.replayed and first.response == {"status": 409}
+    assert again.replayed and again.response == {"status": 409}
+    assert retried.replayed and retried.response == {"status": 409}
+    assert IdempotencyRecord.objects.count() == 1
+
+
+def test_a_refusal_defers_to_an_answer_committed_meanwhile(db: Any) -> None:
+    # given a duplicate that ran and committed between the refused call's rollback and its store
+    idempotent(scope="api:t1", key="r", payload={"command": "x"}, perform=lambda: {"status": 201})
+
+    # when the refusal is stored
+    stored = idempotent_refusal_store(
+        scope="api:t1", key="r", payload={"command": "x"}, response={"status": 409}
+    )
+
+    # then the committed answer wins, and a refusal of another payload is the key reused
+    assert stored.replayed and stored.response == {"status": 201}
+    with pytest.raises(IdempotencyKeyReusedError):
+        idempotent_refusal_store(scope="api:t1", key="r", payload={"command": "y"}, response={"status": 409})
+    assert list(IdempotencyRecord.objects.values_list("response", flat=True)) == [{"status": 201}]
 
 
 @pytest.mark.postgres
