@@ -416,7 +416,16 @@ class Bet(models.Model):
         constraints = [
             models.CheckConstraint(condition=models.Q(stake_minor__gt=0), name="bet_stake_positive")
         ]
-        indexes = [models.Index(fields=["round", "player"], name="bet_round_player_idx")]
+        indexes = [
+            models.Index(fields=["round", "player"], name="bet_round_player_idx"),
+            # A box's main and side bets (a few per box, however many bets behind it has): what
+            # a bet checks before it is placed (``bet_place``).
+            models.Index(
+                fields=["round", "box_number"],
+                condition=~models.Q(kind="behind"),
+                name="bet_round_box_main_side_idx",
+            ),
+        ]
         ordering = ["round", "id"]
 
     def __str__(self) -> str:

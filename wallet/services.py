@@ -28,7 +28,7 @@ from django.utils import timezone
 from casino.audit import audit_append
 from casino.errors import ServiceError
 from casino.models import Casino, Player
-from casino.rows import row_loaded
+from casino.rows import LinkedRow, linked_insert, linked_insert_sql, row_loaded
 from casino.services import require_permission
 from tables.models import Table
 from wallet.errors import (
@@ -640,16 +640,18 @@ def transfer_reverse(*, transfer: Transfer, reason: str, by: Any, idempotency_ke
 
 # ---------------------------------------------------------------- holds (bets)
 
-# PostgreSQL: the account update and the hold insert in one statement (a data-modifying CTE).
+# PostgreSQL: the account update and the hold insert in one statement (data-modifying CTEs),
+# then the caller's linked rows (``_hold_write``), each a CTE inserting from ``hold``.
 _HOLD_SQL = (
     "WITH account AS ("
     "UPDATE wallet_account SET held_minor = held_minor + %s "
     "WHERE player_id = %s AND kind = %s AND (may_go_negative OR balance_minor - held_minor >= %s) "
-    "RETURNING id) "
-    "INSERT INTO wallet_hold (account_id, amount_minor, status, table_id, reference_type, reference_id, "
-    "bet_reference, created_at) "
-    "SELECT account.id, %s, %s, %s, %s, %s, %s, %s FROM account RETURNING id, account_id"
+    "RETURNING id), "
+    "hold AS (INSERT INTO wallet_hold (account_id, amount_minor, status, table_id, reference_type, "
+    "reference_id, bet_reference, created_at) "
+    "SELECT account.id, %s, %s, %s, %s, %s, %s, %s FROM account RETURNING id, account_id)"
 )
+_HOLD_SQL_END = " SELECT id, account_id FROM hold"
 # SQLite has no data-modifying CTE: the same two writes as two statements.
 _HOLD_ACCOUNT_SQL = (
     "UPDATE wallet_account SET held_minor = held_minor + %s "
@@ -721,12 +723,16 @@ def _hold_place_unrecorded(
     reference_type: str = "round",
     reference_id: Any = "",
     bet_reference: str = "",
+    with_rows: Sequence[LinkedRow] = (),
 ) -> Hold:
     """``hold_place`` for a caller that is itself idempotent and runs in its own transaction
     (a bet placed under the bet's idempotency record, a double or split under the round's
     lock): the same checks and the same hold, without a second idempotency record (which cost
-    a savepoint and three statements per bet). Must be called inside ``transaction.atomic()``.
-    Raises ``insufficient_funds``, ``account_not_found``, ``casino_mismatch``, ``invalid_amount``.
+    a savepoint and three statements per bet). ``with_rows`` are the caller's rows written with
+    the hold, only if it is placed, their ``linked_field`` taking the hold's id (a bet and its
+    link to the hold: on PostgreSQL one statement writes them all). Must be called inside
+    ``transaction.atomic()``. Raises ``insufficient_funds``, ``account_not_found``,
+    ``casino_mismatch``, ``invalid_amount``; when it does, nothing was written.
     """
     _require_amount(amount_minor)
     if table is not None and table.casino_id != player.casino_id:
@@ -738,6 +744,7 @@ def _hold_place_unrecorded(
         reference_type=reference_type,
         reference_id=reference_id,
         bet_reference=bet_reference,
+        with_rows=with_rows,
     )
 
 
@@ -749,16 +756,23 @@ def _hold_write(
     reference_type: str,
     reference_id: Any,
     bet_reference: str,
+    with_rows: Sequence[LinkedRow] = (),
 ) -> Hold:
-    """One statement: raise the player's held amount if the available balance covers it, and
-    insert the hold for it (nothing is inserted when the balance does not cover it)."""
+    """One statement on PostgreSQL: raise the player's held amount if the available balance
+    covers it, insert the hold for it, and insert ``with_rows`` (nothing is written when the
+    balance does not cover it). On SQLite, the same writes one after the other."""
     now = timezone.now()
     reference_id = str(reference_id)
     account_args = [amount_minor, player.pk, AccountKind.PLAYER, amount_minor]
     hold_args = [amount_minor, HoldStatus.OPEN, table_id, reference_type, reference_id, bet_reference, now]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            cursor.execute(_HOLD_SQL, [*account_args, *hold_args])
+            sql, params = _HOLD_SQL, [*account_args, *hold_args]
+            for index, linked in enumerate(with_rows):
+                insert, insert_params = linked_insert_sql(linked, "hold")
+                sql += f", linked_{index} AS ({insert})"
+                params += insert_params
+            cursor.execute(sql + _HOLD_SQL_END, params)
             row = cursor.fetchone()
         else:
             cursor.execute(_HOLD_ACCOUNT_SQL, account_args)
@@ -773,6 +787,8 @@ def _hold_write(
                     reference_id=reference_id,
                     bet_reference=bet_reference,
                 )
+                for linked in with_rows:
+                    linked_insert(linked, hold.pk)
                 return hold
     if row is None:
         account = Account.objects.filter(player=player, kind=AccountKind.PLAYER).first()

@@ -139,16 +139,22 @@ def lock_round(round_id: int, *, shared: bool = False) -> Round:
     order is a few kilobytes of JSON): reading them costs more than the rest of a bet's reads. It
     is one raw statement (``_round_with_table``), as bets are the hottest command of a table.
     """
-    if connection.vendor == "postgresql":
-        function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT {function}(%s)", [ROUND_LOCK_NAMESPACE | int(round_id)])
+    round_lock_take(round_id, shared=shared)
     if shared:
         return _round_with_table(round_id)
     rounds = Round.objects.select_related("shoe", "table")
     if connection.vendor == "postgresql":
         return rounds.select_for_update(of=("self",)).get(pk=round_id)
     return rounds.select_for_update().get(pk=round_id)
+
+
+def round_lock_take(round_id: int, *, shared: bool) -> None:
+    """The round's advisory lock alone (see ``lock_round``), for a command that reads the round
+    row in a statement of its own, after the lock. A no-op on SQLite."""
+    if connection.vendor == "postgresql":
+        function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT {function}(%s)", [ROUND_LOCK_NAMESPACE | int(round_id)])
 
 
 def _round_with_table(round_id: int) -> Round:

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from casino.errors import PermissionRefusedError
 from casino.models import Player
-from casino.rows import part, row_insert, rows_joined
+from casino.rows import LinkedRow, next_id_sql, part, row_loaded, rows_joined
 from tables.errors import (
     AwaitingCorrectionError,
     BetBehindOwnBoxError,
@@ -99,6 +99,7 @@ from tables.services.common import (
     require_dealer_or_reader,
     require_player,
     require_staff,
+    round_lock_take,
 )
 from tables.services.config import config_get, config_rules, table_config_current
 from tables.services.shoes import shoe_current, shoe_remaining, shuffle_due
@@ -548,30 +549,50 @@ def _exposure(kind: str, stake: int, follow_double: bool, follow_split: bool, ma
     return stake * hands * (2 if follow_double else 1)
 
 
-def _lock_player_and_box(player_id: int, table_id: int, number: int) -> Box | None:
-    """Lock the bettor's row FOR UPDATE (one player's bets are serialized, so the per-player
-    and per-box checks below cannot race with the same player's other bets), then the box row
-    FOR SHARE (its owner cannot change until the bet commits). One statement on PostgreSQL; the
-    row locks are taken in the order of the locking clauses: player, then box. None when the box
-    does not exist (the player is then not locked: the bet is refused)."""
+def _bet_round_and_box(round_id: int, player_id: int, number: int) -> tuple[Round, Box | None, int | None]:
+    """For a bet, under the round's advisory lock in shared mode (see ``lock_round``): the round
+    with its table (without the engine snapshot, which bets never read), the box row, and a new
+    bet id (``next_id_sql``), in one statement that also locks the bettor's row FOR UPDATE (one
+    player's bets are serialized, so the per-player and per-box checks cannot race with the same
+    player's other bets) and the box row FOR SHARE (its owner cannot change until the bet
+    commits). The round row is read after its lock was granted: nothing changes it meanwhile.
+    The box is None when the table has no such box (nothing is locked then: the bet is refused).
+    Raises ``round_not_open`` when there is no such round."""
+    round_lock_take(round_id, shared=True)
     sql = (
-        "SELECT {columns} FROM casino_player, tables_box "
-        "WHERE casino_player.id = %s AND tables_box.table_id = %s AND tables_box.number = %s"
+        f"SELECT {{columns}}, {next_id_sql(Bet)} FROM tables_round r JOIN tables_table t ON t.id = r.table_id "
+        "JOIN tables_box b ON b.table_id = r.table_id AND b.number = %s "
+        "JOIN casino_player p ON p.id = %s WHERE r.id = %s"
     )
     if connection.vendor == "postgresql":
-        sql += " FOR UPDATE OF casino_player FOR SHARE OF tables_box"
-    found = rows_joined(sql, [player_id, table_id, number], [part(Box, "tables_box")])
-    return found[0] if found is not None else None  # type: ignore[return-value]
+        sql += " FOR UPDATE OF p FOR SHARE OF b"
+    parts = [part(Round, "r", skip=["snapshot"]), part(Table, "t"), part(Box, "b")]
+    found = rows_joined(sql, [number, player_id, round_id], parts)
+    if found is None:
+        return _round_for_bet(round_id), None, None
+    round_, table, box, bet_id = found
+    round_.table = table
+    return round_, box, bet_id
 
 
 def _box_bets_and_seat(round_id: int, box: Box, player_id: int) -> tuple[list[tuple[str, int]], bool]:
-    """The box's placed bets in the round, (kind, player) of each, and whether the player has a
-    seat at the box (bets behind need one): one statement, read after the locks."""
+    """What a bet on the box checks, read after the locks, in one statement: the box's placed
+    main and side bets, the bettor's own placed bets behind it, (kind, player) of each, and
+    whether the bettor has a seat at the box (bets behind need one). Other players' bets behind
+    are never read: a box may have hundreds, and no check needs them (both parts are index
+    scans of a few rows, see ``Bet.Meta.indexes``)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT kind, player_id FROM tables_bet WHERE round_id = %s AND box_number = %s AND status = %s "
+            "SELECT kind, player_id FROM tables_bet "
+            "WHERE round_id = %s AND box_number = %s AND status = %s AND kind <> %s "
+            "UNION ALL SELECT kind, player_id FROM tables_bet "
+            "WHERE round_id = %s AND player_id = %s AND box_number = %s AND status = %s AND kind = %s "
             "UNION ALL SELECT '', player_id FROM tables_seat WHERE box_id = %s AND player_id = %s",
-            [round_id, box.number, BetStatus.PLACED, box.pk, player_id],
+            [
+                *(round_id, box.number, BetStatus.PLACED, BetKind.BEHIND),
+                *(round_id, player_id, box.number, BetStatus.PLACED, BetKind.BEHIND),
+                *(box.pk, player_id),
+            ],
         )
         rows = cursor.fetchall()
     return [(kind, bettor) for kind, bettor in rows if kind], any(not kind for kind, _ in rows)
@@ -609,13 +630,14 @@ def bet_place(
     ``side_bet_without_main_bet``, ``duplicate_side_bet``, ``no_such_box``, ``invalid_stake``,
     ``insufficient_funds``, ``idempotency_key_reused``.
 
-    Statements on PostgreSQL (9, 10 for a first bet behind a box, besides BEGIN and COMMIT): the
-    idempotency record, the round lock, the round row with its table, the player and box locks,
-    the box's placed bets with the bettor's seat, the bet, the hold with its account update, the
-    bet's hold link, the stored response. The wallet's hold is covered by the bet's idempotency
-    record and writes none of its own; called by an idempotent request (the terminal API), the bet
-    is covered by the request's record in turn. The hot reads and inserts are raw single-row
-    statements (``casino.rows``): compiling their ORM queries cost more than running them.
+    Statements on PostgreSQL (6, 7 for a first bet behind a box, besides BEGIN and COMMIT): the
+    idempotency record, the round lock, the round row with its table and box and the player and
+    box locks and the new bet's id, the box's placed bets with the bettor's seat, the hold with
+    its account update and the bet and the bet's hold link (written only if the wallet covers the
+    stake), the stored response. The wallet's hold is covered by the bet's idempotency record and
+    writes none of its own; called by an idempotent request (the terminal API), the bet is
+    covered by the request's record in turn. The hot reads and inserts are raw statements
+    (``casino.rows``): compiling their ORM queries cost more than running them.
     """
     if kind not in PLACEABLE_KINDS:
         raise TableError(f"unknown bet kind {kind!r}", code="invalid_bet_kind")
@@ -628,7 +650,7 @@ def bet_place(
     created: list[Bet] = []
 
     def perform() -> dict[str, Any]:
-        round_ = _round_for_bet(round_id)
+        round_, box, bet_id = _bet_round_and_box(round_id, player.pk, box_number)
         require_player(actor, round_.table)
         if round_.status != RoundStatus.BETTING or (
             round_.decision_deadline_at is not None and round_.decision_deadline_at <= timezone.now()
@@ -644,8 +666,7 @@ def bet_place(
             raise StakeAboveTableMaxError(f"the {prefix} maximum is {high}", maximum_minor=high)
         if not isinstance(box_number, int) or not 1 <= box_number <= rules.boxes:
             raise TableError(f"the table has boxes 1 to {rules.boxes}", code="no_such_box")
-        box = _lock_player_and_box(player.pk, round_.table_id, box_number)
-        if box is None:
+        if box is None or bet_id is None:
             raise TableError(f"no box {box_number}", code="no_such_box")
         placed, seated = _box_bets_and_seat(round_.pk, box, player.pk)
         if kind == BetKind.MAIN:
@@ -676,8 +697,8 @@ def bet_place(
             if any(placed_kind == kind for placed_kind, _ in placed):
                 raise TableError(f"box {box_number} already has a {kind} bet", code="duplicate_side_bet")
         is_behind = kind == BetKind.BEHIND
-        bet = row_insert(
-            Bet,
+        values = dict(
+            id=bet_id,
             round_id=round_.pk,
             box_number=box_number,
             player_id=player.pk,
@@ -691,16 +712,22 @@ def bet_place(
             placed_at=timezone.now(),
             terminal_id=actor.terminal.pk if actor.terminal is not None else None,
         )
+        bet = row_loaded(Bet, **values)
         amount = _exposure(kind, stake_minor, bet.follow_double, bet.follow_split, rules.max_hands)
-        # The bet's idempotency record (this command's) covers the hold: no record of its own.
-        hold = _hold_place_unrecorded(
+        # The hold, the bet and the bet's link to its hold: one statement (PostgreSQL), written only
+        # if the wallet covers the stake. The bet's idempotency record (this command's) covers the
+        # hold: no record of its own.
+        _hold_place_unrecorded(
             player=player,
             amount_minor=amount,
             table=round_.table,
             reference_id=round_.pk,
             bet_reference=str(bet.pk),
+            with_rows=[
+                LinkedRow(Bet, values),
+                LinkedRow(BetHold, {"bet_id": bet.pk, "amount_minor": amount, "reason": "placed"}, "hold_id"),
+            ],
         )
-        row_insert(BetHold, bet_id=bet.pk, hold_id=hold.pk, amount_minor=amount, reason="placed")
         created.append(bet)
         return {"bet_id": bet.pk}
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.db import connection
 from django.db.models.query_utils import DeferredAttribute
 
 from casino.models import Casino, Pit, Player, Terminal
-from casino.rows import part, row_insert, rows_joined
+from casino.rows import next_id_sql, part, row_insert, rows_joined
 from tests.factories import CasinoFactory, PlayerFactory, TerminalFactory
 
 
@@ -77,3 +78,19 @@ def test_an_outer_join_that_finds_nothing_gives_none_and_no_row_gives_none():
 
     assert found is not None and found[0].pk == terminal.pk and found[1] is None
     assert missing is None
+
+
+@pytest.mark.django_db
+def test_an_id_allocated_ahead_is_the_one_the_row_gets_and_never_given_again():
+    casino = CasinoFactory()
+    first = row_insert(Pit, casino_id=casino.pk, name="Main floor")
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {next_id_sql(Pit)}")
+        (allocated,) = cursor.fetchone()
+    pit = row_insert(Pit, id=allocated, casino_id=casino.pk, name="High limit")
+    later = Pit.objects.create(casino=casino, name="Salon")
+
+    assert allocated > first.pk
+    assert Pit.objects.get(pk=allocated).name == "High limit" and pit.pk == allocated
+    assert later.pk > allocated

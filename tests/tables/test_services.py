@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from casino.errors import ServiceError
@@ -43,6 +45,7 @@ from tables.services import (
     table_limits_change,
     table_settings_change,
 )
+from tables.services.rounds import _box_bets_and_seat
 from tables.tasks import apply_overdue_defaults
 from tests.tables.conftest import at_terminal, balance, funded_player, physical, stack_shoe
 from wallet.models import Hold, PendingPayout, Posting
@@ -257,6 +260,66 @@ def test_bet_refusals_move_nothing(table, dealer):
     for code, kwargs in cases:
         _refused(code, bet_place, round_id=round_.pk, idempotency_key=code, **kwargs)
     assert (Hold.objects.count(), Bet.objects.count(), balance(bob)) == (holds, bets, (300, 0))
+
+
+@pytest.mark.django_db
+def test_a_bet_reads_only_the_bets_its_checks_need(table, dealer):
+    # given box 1 with Alice's main and Perfect Pairs bets and twelve other players' bets behind it
+    alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
+    bet_place(
+        round_id=round_.pk,
+        actor=as_alice,
+        box_number=1,
+        kind="perfect_pairs",
+        stake_minor=100,
+        idempotency_key="p",
+    )
+    for index in range(12):
+        bettor = at_terminal(table, funded_player(table, 10_000))
+        bet_place(
+            round_id=round_.pk,
+            actor=bettor,
+            box_number=1,
+            kind="behind",
+            stake_minor=500,
+            idempotency_key=f"{index}",
+        )
+    bob = funded_player(table, 10_000)
+    as_bob = at_terminal(table, bob)
+
+    # when Bob bets behind the box twice
+    with CaptureQueriesContext(connection) as first:
+        bet_place(
+            round_id=round_.pk,
+            actor=as_bob,
+            box_number=1,
+            kind="behind",
+            stake_minor=500,
+            idempotency_key="1",
+        )
+    with CaptureQueriesContext(connection) as second:
+        bet_place(
+            round_id=round_.pk,
+            actor=as_bob,
+            box_number=1,
+            kind="behind",
+            stake_minor=500,
+            idempotency_key="2",
+        )
+
+    # then a bet on the box reads its main and side bets and the bettor's own bets behind it,
+    # never the other players' bets behind
+    box = Box.objects.get(table=table, number=1)
+    placed, seated = _box_bets_and_seat(round_.pk, box, bob.pk)
+    assert sorted(placed) == sorted(
+        [("main", alice.pk), ("perfect_pairs", alice.pk), ("behind", bob.pk), ("behind", bob.pk)]
+    )
+    assert seated
+    # and the first bet behind a box takes the bettor's seat there: one statement more
+    assert len(first.captured_queries) == len(second.captured_queries) + 1
+    if connection.vendor == "postgresql":
+        # the six of bet_place's docstring, plus the savepoint and its release of this test's transaction
+        assert len(second.captured_queries) == 8, [query["sql"][:60] for query in second.captured_queries]
 
 
 @pytest.mark.django_db
