@@ -575,6 +575,19 @@ def _bet_round_and_box(round_id: int, player_id: int, number: int) -> tuple[Roun
     return round_, box, bet_id
 
 
+# The kinds and the status are constants of the text, not parameters: PostgreSQL plans a prepared
+# statement once for any parameters (a generic plan), and only a literal ``kind <> 'behind'`` lets
+# that plan use the partial index of a box's main and side bets instead of reading every bet of
+# the round.
+_BOX_BETS_AND_SEAT_SQL = (
+    f"SELECT kind, player_id FROM tables_bet WHERE round_id = %s AND box_number = %s "
+    f"AND status = '{BetStatus.PLACED.value}' AND kind <> '{BetKind.BEHIND.value}' "
+    f"UNION ALL SELECT kind, player_id FROM tables_bet WHERE round_id = %s AND player_id = %s "
+    f"AND box_number = %s AND status = '{BetStatus.PLACED.value}' AND kind = '{BetKind.BEHIND.value}' "
+    "UNION ALL SELECT '', player_id FROM tables_seat WHERE box_id = %s AND player_id = %s"
+)
+
+
 def _box_bets_and_seat(round_id: int, box: Box, player_id: int) -> tuple[list[tuple[str, int]], bool]:
     """What a bet on the box checks, read after the locks, in one statement: the box's placed
     main and side bets, the bettor's own placed bets behind it, (kind, player) of each, and
@@ -583,16 +596,7 @@ def _box_bets_and_seat(round_id: int, box: Box, player_id: int) -> tuple[list[tu
     scans of a few rows, see ``Bet.Meta.indexes``)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT kind, player_id FROM tables_bet "
-            "WHERE round_id = %s AND box_number = %s AND status = %s AND kind <> %s "
-            "UNION ALL SELECT kind, player_id FROM tables_bet "
-            "WHERE round_id = %s AND player_id = %s AND box_number = %s AND status = %s AND kind = %s "
-            "UNION ALL SELECT '', player_id FROM tables_seat WHERE box_id = %s AND player_id = %s",
-            [
-                *(round_id, box.number, BetStatus.PLACED, BetKind.BEHIND),
-                *(round_id, player_id, box.number, BetStatus.PLACED, BetKind.BEHIND),
-                *(box.pk, player_id),
-            ],
+            _BOX_BETS_AND_SEAT_SQL, [round_id, box.number, round_id, player_id, box.number, box.pk, player_id]
         )
         rows = cursor.fetchall()
     return [(kind, bettor) for kind, bettor in rows if kind], any(not kind for kind, _ in rows)
