@@ -443,8 +443,8 @@ LEGEND = """\
 sent: requests due; ans.: answered; req/s: answered per second of the phase (open loop: until the
 last answer); p50/p99/max: latency (open loop: from the scheduled send time); errors: non-2xx, no
 answer, or given up; wait99ms: p99 of the wait between scheduled and actual send (every client
-connection busy: the server is behind); bets0: bets already in the round (each bet reads its
-box's placed bets); cores: average cores busy during the phase, from /proc."""
+connection busy: the server is behind); bets0: bets already in the round when the phase starts;
+cores: average cores busy during the phase, from /proc."""
 
 
 def _open_database_connections() -> int:
