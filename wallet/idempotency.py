@@ -13,7 +13,8 @@ Concurrency semantics (PostgreSQL, READ COMMITTED):
     inserts it and runs the command itself.
 - Because the wait happens before any other lock is taken, it cannot deadlock with the command.
 - A refused command (``ServiceError``) rolls back with its record: a refusal is not remembered, and
-  the same key may be retried once, say, the player has funds.
+  the same key may be retried once, say, the player has funds. A caller that answers a refusal
+  like a success (the terminal API) stores it afterwards with ``idempotent_refusal_store``.
 - The same key with another payload (another fingerprint) is refused with
   ``idempotency_key_reused`` and nothing happens.
 On SQLite, write transactions are serialized by the database lock, which gives the same result.
