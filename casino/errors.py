@@ -6,10 +6,14 @@ from typing import Any
 
 
 class ServiceError(Exception):
-    """A command was refused. ``code`` is stable and is what the API returns; nothing was changed."""
+    """A command was refused. ``code`` is stable and is what the API returns; nothing was changed,
+    unless ``effects_stand``: the service committed what the refusal itself records (a misscan
+    waiting for its correction, overdue defaults applied before the command was refused), and a
+    caller that rolls back refused requests (the terminal API) must keep it."""
 
     code: str = "refused"
     status: int = 400
+    effects_stand: bool = False
 
     def __init__(self, message: str, *, code: str | None = None, **details: Any) -> None:
         super().__init__(message)

@@ -20,8 +20,11 @@ whole (record, and anything the command wrote before refusing), and the refusal 
 a transaction of its own (``idempotent_refusal_store``). So the command needs no savepoint (two
 statements on every success), and a refusal can never commit half a command. Should a duplicate
 slip in between the two transactions and commit first, its answer is the one stored, and both
-callers get it. A request that fails validation (400) or authentication never reaches this and
-stores nothing. A crash rolls everything back, record included, so the key may be retried. On
+callers get it. A refusal whose effects stand (``ServiceError.effects_stand``: a misscan recorded,
+overdue defaults applied before the refusal) is stored in the command's transaction instead, and
+commits with them. A duplicate that arrives while a refusal is being stored waits for that
+short transaction rather than hearing 409. A request that fails validation (400) or
+authentication never reaches this and stores nothing. A crash rolls everything back, record included, so the key may be retried. On
 SQLite, write transactions are serialized by the database, so a concurrent duplicate waits and
 then replays the first response.
 """
@@ -109,7 +112,10 @@ def run_idempotent(
         try:
             return _recorded(perform())
         except (ServiceError, GameError) as error:
-            raise _Refused(_recorded(problem_for_error(error))) from error
+            refusal = _recorded(problem_for_error(error))
+            if getattr(error, "effects_stand", False):
+                return refusal  # stored and committed with what the refusal records
+            raise _Refused(refusal) from error
         except ObjectDoesNotExist as error:
             raise _Refused(
                 _recorded(problem_response(status=404, code="not_found", detail="Not found."))

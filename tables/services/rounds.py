@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from casino.errors import PermissionRefusedError
+from casino.errors import PermissionRefusedError, ServiceError
 from casino.models import Player
 from casino.rows import LinkedRow, next_id_sql, part, row_loaded, rows_joined
 from tables.errors import (
@@ -362,6 +362,10 @@ def _command(round_id: int, body: Callable[[Round, list[AppliedDefault]], T]) ->
                 return body(round_, applied)
         except _Overdue:
             applied.extend(round_apply_overdue_defaults(round_id=round_id))
+        except ServiceError as error:
+            # The command's own writes are rolled back; the defaults applied before it stand.
+            error.effects_stand = error.effects_stand or bool(applied)
+            raise
     raise RoundInProgressError("the round is busy; try again")
 
 
@@ -829,9 +833,11 @@ def card_enter(*, round_id: int, actor: Actor, card: str) -> Round:
                 object_id=round_.pk,
                 after={"card": str(card)[:10], "reason": code},
             )
-            refusal.append(
-                MisscanError(f"misscan: {card!r} ({code}); the round waits for a correction", reason=code)
+            misscan = MisscanError(
+                f"misscan: {card!r} ({code}); the round waits for a correction", reason=code
             )
+            misscan.effects_stand = True  # the misscan is recorded: the round waits for its correction
+            refusal.append(misscan)
             return round_
         _finish(round_, state, work, actor, timezone.now())
         return round_
