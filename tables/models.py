@@ -219,6 +219,10 @@ class TableConfigVersion(models.Model):
         return out
 
 
+# The numbers of a blackjack table's boxes (a rule set may use fewer of them).
+BOX_NUMBERS = range(1, 8)
+
+
 class Box(models.Model):
     """One of the table's seven betting positions. ``owner`` is the first seated player still
     there (rules/blackjack.md 2.3); ``accepts_bets_behind`` is the owner's setting, copied into a

@@ -30,7 +30,7 @@ from tables.api.permissions import AtOwnTable, HasPlayerSession, IsCardReader, I
 from tables.api.sessions import player_session_end, player_session_start
 from tables.api.state import etag_matches, table_state_version_current, table_state_wait
 from tables.api.throttling import PlayerRateThrottle, SignInRateThrottle, TerminalRateThrottle
-from tables.models import Bet, Round, Table
+from tables.models import BOX_NUMBERS, Bet, Round, Table
 from tables.selectors import table_state
 from tables.services.common import Actor
 from tables.services.rounds import bet_cancel, bet_place, card_enter, decision_make, insurance_decide
@@ -191,9 +191,6 @@ def path_id(view: APIView, name: str) -> int:
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 12 or not 0 < int(raw) <= MAX_PATH_ID:
         raise NotFoundError(f"No such {name.removesuffix('_id').replace('_', ' ')}.", code="not_found")
     return int(raw)
-
-
-BOX_NUMBERS = range(1, 8)
 
 
 def path_box(view: APIView) -> int:

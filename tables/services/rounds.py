@@ -77,6 +77,7 @@ from tables.games.blackjack.events import BetRefunded, StakeAdded
 from tables.games.cards import Card
 from tables.games.errors import GameError
 from tables.models import (
+    BOX_NUMBERS,
     OPEN_ROUND_STATUSES,
     Bet,
     BetHold,
@@ -556,7 +557,7 @@ def _exposure(kind: str, stake: int, follow_double: bool, follow_split: bool, ma
 def _bet_round_and_box(round_id: int, player_id: int, number: int) -> tuple[Round, Box | None, int | None]:
     """For a bet, under the round's advisory lock in shared mode (see ``lock_round``): the round
     with its table (without the engine snapshot, which bets never read), the box row, and a new
-    bet id (``next_id_sql``), in one statement that also locks the bettor's row FOR UPDATE (one
+    bet id (``next_id_sql``), in one statement that also locks the bettor's row (one
     player's bets are serialized, so the per-player and per-box checks cannot race with the same
     player's other bets) and the box row FOR SHARE (its owner cannot change until the bet
     commits). The round row is read after its lock was granted: nothing changes it meanwhile.
@@ -569,7 +570,9 @@ def _bet_round_and_box(round_id: int, player_id: int, number: int) -> tuple[Roun
         "JOIN casino_player p ON p.id = %s WHERE r.id = %s"
     )
     if connection.vendor == "postgresql":
-        sql += " FOR UPDATE OF p FOR SHARE OF b"
+        # NO KEY UPDATE: serializes the player's bets without blocking the foreign-key checks
+        # of others (a box handed over to this player checks its owner with FOR KEY SHARE).
+        sql += " FOR NO KEY UPDATE OF p FOR SHARE OF b"
     parts = [part(Round, "r", skip=["snapshot"]), part(Table, "t"), part(Box, "b")]
     found = rows_joined(sql, [number, player_id, round_id], parts)
     if found is None:
@@ -651,6 +654,8 @@ def bet_place(
         raise TableError(f"unknown bet kind {kind!r}", code="invalid_bet_kind")
     if isinstance(stake_minor, bool) or not isinstance(stake_minor, int) or stake_minor <= 0:
         raise TableError("a stake is a positive whole number of minor units", code="invalid_stake")
+    if isinstance(box_number, bool) or not isinstance(box_number, int) or box_number not in BOX_NUMBERS:
+        raise TableError("boxes are numbered 1 to 7", code="no_such_box")
     if actor.player is None:
         raise PermissionRefusedError("A player must be logged in at a terminal.")
     player = actor.player
@@ -672,7 +677,7 @@ def bet_place(
             raise StakeBelowTableMinError(f"the {prefix} minimum is {low}", minimum_minor=low)
         if stake_minor > high:
             raise StakeAboveTableMaxError(f"the {prefix} maximum is {high}", maximum_minor=high)
-        if not isinstance(box_number, int) or not 1 <= box_number <= rules.boxes:
+        if box_number > rules.boxes:
             raise TableError(f"the table has boxes 1 to {rules.boxes}", code="no_such_box")
         if box is None or bet_id is None:
             raise TableError(f"no box {box_number}", code="no_such_box")

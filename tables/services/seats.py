@@ -14,15 +14,25 @@ from tables.errors import (
     NotSeatedError,
     RoundInProgressError,
 )
-from tables.models import OPEN_ROUND_STATUSES, Bet, BetStatus, Box, Round, RoundStatus, Seat, Table
-from tables.services.common import Actor, require_player
+from tables.models import (
+    BOX_NUMBERS,
+    OPEN_ROUND_STATUSES,
+    Bet,
+    BetStatus,
+    Box,
+    Round,
+    RoundStatus,
+    Seat,
+    Table,
+)
+from tables.services.common import Actor, lock_round, require_player
 from tables.services.config import table_config_current
 
 
 def boxes_ensure(*, table: Table) -> list[Box]:
     """Create the table's seven boxes if missing (idempotent, moves nothing)."""
     existing = set(Box.objects.filter(table=table).values_list("number", flat=True))
-    Box.objects.bulk_create([Box(table=table, number=n) for n in range(1, 8) if n not in existing])
+    Box.objects.bulk_create([Box(table=table, number=n) for n in BOX_NUMBERS if n not in existing])
     return list(Box.objects.filter(table=table).order_by("number"))
 
 
@@ -76,25 +86,36 @@ def _cancel_bets(round_: Round, bets: list[Bet], actor: Actor, reason: str) -> N
     bets_release(round_=round_, bets=bets, status=BetStatus.CANCELLED, reason=reason, actor=actor)
 
 
+def _open_round_locked(table: Table) -> Round | None:
+    """The table's open round under ``lock_round`` (exclusive), or None. Taking only its row
+    FOR UPDATE is not enough: a bet in flight holds the box FOR SHARE and, as it commits, checks
+    its foreign key with FOR KEY SHARE on the round row, so a box change that held the round row
+    and waited for the box deadlocked with it."""
+    round_id = (
+        Round.objects.filter(table=table, status__in=OPEN_ROUND_STATUSES)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if round_id is None:
+        return None
+    round_ = lock_round(round_id)
+    return round_ if round_.status in OPEN_ROUND_STATUSES else None
+
+
 def box_leave(*, table: Table, box_number: int, actor: Actor) -> Box:
     """The player leaves a box (owner or bettor behind); their seat and win streak go.
 
     An owner leaving hands the box to the next seated bettor in arrival order, or empties it.
     During betting the leaver's bets on the box are cancelled (stakes freed), and so are the
     new owner's bets behind it; after betting closed, a player with a bet in play cannot leave
-    (``round_in_progress``). Locks the open round, the player, then the box. Audited.
+    (``round_in_progress``). Locks the open round as every round command does (its advisory
+    lock exclusively, which waits for the bets in flight and holds new ones back, then its row),
+    the player, then the box. Audited.
     """
     player = require_player(actor, table)
     with transaction.atomic():
-        # Ordered by pk: the models' default ordering (by table name) joins the table, and FOR
-        # UPDATE would then lock the table row too; box_take (player row, then box) waited for it
-        # while this waited for the player row: a deadlock (seen under schemathesis).
-        open_round = (
-            Round.objects.select_for_update()
-            .filter(table=table, status__in=OPEN_ROUND_STATUSES)
-            .order_by("pk")
-            .first()
-        )
+        open_round = _open_round_locked(table)
         Player.objects.select_for_update().filter(pk=player.pk).first()
         box = _box(table, box_number)
         seat = Seat.objects.filter(box=box, player=player).first()

@@ -173,3 +173,110 @@ def test_a_decision_and_its_deadline_at_the_same_moment_give_exactly_one_outcome
     else:
         assert isinstance(results[0], Round)
     print("outcome:", kinds, _codes(results))
+
+
+def _meanwhile(
+    monkeypatch: Any, module: Any, name: str, first: Callable[[], Any], second: Callable[[], Any]
+) -> Any:
+    """Run ``first`` in a thread until it reaches ``module.name`` (which then waits a second, its
+    locks held), run ``second`` meanwhile, and return both results (a value or the error)."""
+    real = getattr(module, name)
+    reached = threading.Event()
+
+    def paused(*args: Any, **kwargs: Any) -> Any:
+        reached.set()
+        time.sleep(1.0)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, paused)
+    results: list[Any] = [None, None]
+
+    def run_first() -> None:
+        try:
+            results[0] = first()
+        except Exception as error:  # a deadlock would surface here
+            results[0] = error
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run_first)
+    thread.start()
+    assert reached.wait(10)
+    try:
+        results[1] = second()
+    except Exception as error:
+        results[1] = error
+    thread.join(60)
+    return results
+
+
+def test_an_owner_leaving_while_the_next_player_bets_on_the_box_deadlocks_nobody(live, monkeypatch):
+    # given Alice's box 1 with Bob seated behind it (the next owner), and Alice leaving it
+    from tables.services import box_leave, seats
+
+    table, dealer = live
+    stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
+    alice, bob = funded_player(table, 10_000), funded_player(table, 10_000)
+    as_alice, as_bob = at_terminal(table, alice), at_terminal(table, bob)
+    box_take(table=table, box_number=1, actor=as_alice)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    bet_place(
+        round_id=round_.pk, actor=as_bob, box_number=1, kind="behind", stake_minor=500, idempotency_key="b0"
+    )
+
+    # when Bob bets behind the box while Alice's leave is handing it to him
+    leave, bet = _meanwhile(
+        monkeypatch,
+        seats,
+        "_cancel_bets",
+        lambda: box_leave(table=table, box_number=1, actor=as_alice),
+        lambda: bet_place(
+            round_id=round_.pk,
+            actor=as_bob,
+            box_number=1,
+            kind="behind",
+            stake_minor=500,
+            idempotency_key="b1",
+        ),
+    )
+
+    # then the leave goes first, and Bob's bet sees him as the owner: no deadlock, nothing held
+    assert isinstance(leave, Box) and leave.owner_id == bob.pk
+    assert isinstance(bet, ServiceError) and bet.code == "bet_behind_own_box"
+    assert not Bet.objects.filter(round=round_, player=bob, status="placed").exists()
+    assert balance(bob) == (10_000, 0)
+
+
+def test_an_owner_leaving_while_another_bet_on_the_box_is_in_flight_deadlocks_nobody(live, monkeypatch):
+    # given Alice's box 1, and Carol's first bet behind it half done (its locks held)
+    from tables.services import box_leave, rounds
+
+    table, dealer = live
+    stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
+    alice, carol = funded_player(table, 10_000), funded_player(table, 10_000)
+    as_alice, as_carol = at_terminal(table, alice), at_terminal(table, carol)
+    box_take(table=table, box_number=1, actor=as_alice)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+
+    # when Alice leaves the box meanwhile
+    bet, leave = _meanwhile(
+        monkeypatch,
+        rounds,
+        "_box_bets_and_seat",
+        lambda: bet_place(
+            round_id=round_.pk,
+            actor=as_carol,
+            box_number=1,
+            kind="behind",
+            stake_minor=500,
+            idempotency_key="c",
+        ),
+        lambda: box_leave(table=table, box_number=1, actor=as_alice),
+    )
+
+    # then the bet goes first; the leave hands the box to Carol, seated by her bet, and cancels
+    # her bet behind what is now her own box (its stake freed)
+    assert isinstance(bet, Bet)
+    assert isinstance(leave, Box) and leave.owner_id == carol.pk
+    assert Bet.objects.get(pk=bet.pk).status == "cancelled"
+    assert balance(carol) == (10_000, 0)

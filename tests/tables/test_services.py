@@ -256,6 +256,9 @@ def test_bet_refusals_move_nothing(table, dealer):
         ("not_box_owner", dict(actor=as_bob, box_number=1, kind="main", stake_minor=500)),
         ("insufficient_funds", dict(actor=as_bob, box_number=2, kind="main", stake_minor=500)),
         ("box_not_taken", dict(actor=as_bob, box_number=5, kind="behind", stake_minor=500)),
+        ("no_such_box", dict(actor=as_bob, box_number="2", kind="main", stake_minor=500)),
+        ("no_such_box", dict(actor=as_bob, box_number=10**6, kind="main", stake_minor=500)),
+        ("no_such_box", dict(actor=as_bob, box_number=True, kind="main", stake_minor=500)),
     ]
     for code, kwargs in cases:
         _refused(code, bet_place, round_id=round_.pk, idempotency_key=code, **kwargs)
