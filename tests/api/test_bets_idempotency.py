@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -181,3 +182,57 @@ def test_concurrent_duplicates_run_once_the_others_get_409_or_the_replay(seeded)
     assert Bet.objects.count() == 1
     assert Hold.objects.count() == 1
     assert account_balance(Bet.objects.get().player).held_minor == 1000
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_duplicate_committed_while_a_refusal_is_being_stored_is_what_both_hear(seeded, monkeypatch):
+    # given a bet refused for lack of funds, paused between its rollback and storing its refusal
+    import tables.api.idempotency as api_idempotency
+    from tests.api.conftest import ApiClient, make_device, open_round, sign_in
+
+    device = make_device("T-BJ1-9", "player_terminal", "BJ1")
+    round_ = open_round("BJ1")
+    token = sign_in(device, "1000000001", "1111")
+    player = Player.objects.get(card_number="1000000001")
+    cashier = staff("cashier")
+    cage_cash_out(player=player, amount_minor=500_000 - 300, cashier=cashier, idempotency_key="poor")
+    assert ApiClient(device, token).post(f"/api/v1/tables/{round_.table_id}/boxes/1/take/").status_code == 200
+    body = {"box": 1, "kind": "main", "stake_minor": 1000}
+    paused, release = threading.Event(), threading.Event()
+    store = api_idempotency.idempotent_refusal_store
+
+    def store_later(**arguments: Any) -> Any:
+        paused.set()
+        release.wait(10)
+        return store(**arguments)
+
+    monkeypatch.setattr(api_idempotency, "idempotent_refusal_store", store_later)
+    answers: dict[str, Any] = {}
+
+    def first() -> None:
+        try:
+            answers["first"] = ApiClient(device, token).post(
+                bets_url(round_), body, headers={"Idempotency-Key": "k"}
+            )
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    assert paused.wait(10)
+
+    # when the player tops up and the terminal's retry of the same key runs meanwhile
+    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier, idempotency_key="top-up")
+    monkeypatch.setattr(api_idempotency, "idempotent_refusal_store", store)
+    second = ApiClient(device, token).post(bets_url(round_), body, headers={"Idempotency-Key": "k"})
+    release.set()
+    thread.join(30)
+
+    # then the retry placed the bet, and the first request answers with it too: one bet, one record
+    assert second.status_code == 201
+    first_answer = answers["first"]
+    assert first_answer.status_code == 201 and first_answer.json() == second.json()
+    assert first_answer["Idempotency-Replayed"] == "true"
+    assert Bet.objects.count() == 1 and Hold.objects.count() == 1
+    assert IdempotencyRecord.objects.filter(key="k").count() == 1
