@@ -24,9 +24,9 @@ callers get it. A refusal whose effects stand (``ServiceError.effects_stand``: a
 overdue defaults applied before the refusal) is stored in the command's transaction instead, and
 commits with them. A duplicate that arrives while a refusal is being stored waits for that
 short transaction rather than hearing 409. A request that fails validation (400) or
-authentication never reaches this and stores nothing. A crash rolls everything back, record included, so the key may be retried. On
-SQLite, write transactions are serialized by the database, so a concurrent duplicate waits and
-then replays the first response.
+authentication never reaches this and stores nothing. A crash rolls everything back, record
+included, so the key may be retried. On SQLite, write transactions are serialized by the
+database, so a concurrent duplicate waits and then replays the first response.
 """
 
 from __future__ import annotations
