@@ -19,8 +19,8 @@ DEFAULTS: dict[str, Any] = {
     "API_PLAYER_SESSION_IDLE_SECONDS": 900,
     "API_PLAYER_SESSION_MAX_SECONDS": 8 * 3600,
     # Long-poll on the table state: the longest wait a client may ask for, and the poll step.
-    "API_LONG_POLL_MAX_SECONDS": 25,
-    "API_LONG_POLL_STEP_SECONDS": 0.25,
+    "API_LONG_POLL_MAX_MILLISECONDS": 25_000,
+    "API_LONG_POLL_STEP_MILLISECONDS": 250,
 }
 
 
@@ -35,6 +35,4 @@ def api_setting(name: str) -> Any:
         return raw.strip().lower() in {"1", "true", "yes", "on"}
     if isinstance(default, int):
         return int(raw)
-    if isinstance(default, float):
-        return float(raw)
     return raw

@@ -142,15 +142,16 @@ def etag_matches(header: str, etag: str) -> bool:
 
 
 def table_state_wait(
-    *, table_id: int, for_player_id: int | None, known: str, wait_seconds: float, step_seconds: float
+    *, table_id: int, for_player_id: int | None, known: str, wait_milliseconds: int, step_milliseconds: int
 ) -> StateVersion:
     """Long-poll: return as soon as the version no longer matches ``known`` (ETags or a bare
-    version, as for :func:`etag_matches`), or after ``wait_seconds`` with the unchanged version. Reads only the version, every
-    ``step_seconds``; holds no transaction or lock while it waits."""
-    until = time.monotonic() + max(0.0, wait_seconds)
+    version, as for :func:`etag_matches`), or after ``wait_milliseconds`` with the unchanged
+    version. Reads only the version, every ``step_milliseconds``; holds no transaction or lock
+    while it waits."""
+    until = time.monotonic_ns() + max(0, wait_milliseconds) * 1_000_000
     while True:
         version = table_state_version_current(table_id=table_id, for_player_id=for_player_id)
-        remaining = until - time.monotonic()
+        remaining = until - time.monotonic_ns()
         if not etag_matches(known, version.etag) or remaining <= 0:
             return version
-        time.sleep(min(step_seconds, remaining))
+        time.sleep(min(step_milliseconds * 1_000_000, remaining) / 1e9)

@@ -550,8 +550,8 @@ class TableStateView(TerminalApiView):
                 table_id=table.pk,
                 for_player_id=player_id,
                 known=known,
-                wait_seconds=min(float(wait), float(api_setting("API_LONG_POLL_MAX_SECONDS"))),
-                step_seconds=float(api_setting("API_LONG_POLL_STEP_SECONDS")),
+                wait_milliseconds=min(int(wait) * 1000, int(api_setting("API_LONG_POLL_MAX_MILLISECONDS"))),
+                step_milliseconds=int(api_setting("API_LONG_POLL_STEP_MILLISECONDS")),
             )
         else:
             version = table_state_version_current(table_id=table.pk, for_player_id=player_id)

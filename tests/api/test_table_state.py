@@ -151,8 +151,8 @@ def test_reading_the_state_applies_an_overdue_betting_deadline(agi, bj1_round):
 
 
 def test_a_long_poll_without_change_answers_304_after_the_capped_wait(agi, bj1_round, settings):
-    settings.API_LONG_POLL_MAX_SECONDS = 0.3
-    settings.API_LONG_POLL_STEP_SECONDS = 0.05
+    settings.API_LONG_POLL_MAX_MILLISECONDS = 300
+    settings.API_LONG_POLL_STEP_MILLISECONDS = 50
     version = agi.get(state_url(bj1_round)).json()["version"]
 
     started = time.monotonic()
@@ -165,7 +165,7 @@ def test_a_long_poll_without_change_answers_304_after_the_capped_wait(agi, bj1_r
 
 
 def test_a_long_poll_with_an_old_version_answers_at_once(agi, bj1_round, settings):
-    settings.API_LONG_POLL_MAX_SECONDS = 30
+    settings.API_LONG_POLL_MAX_MILLISECONDS = 30_000
     version = agi.get(state_url(bj1_round)).json()["version"]
     agi.post(f"/api/v1/tables/{bj1_round.table_id}/boxes/3/take/")
 
@@ -180,8 +180,8 @@ def test_a_long_poll_with_an_old_version_answers_at_once(agi, bj1_round, setting
 def test_a_long_poll_returns_as_soon_as_another_terminal_changes_the_table(seeded, settings):
     from tests.api.conftest import make_device, open_round, sign_in
 
-    settings.API_LONG_POLL_MAX_SECONDS = 20
-    settings.API_LONG_POLL_STEP_SECONDS = 0.05
+    settings.API_LONG_POLL_MAX_MILLISECONDS = 20_000
+    settings.API_LONG_POLL_STEP_MILLISECONDS = 50
     round_ = open_round("BJ1")
     watcher = ApiClient(make_device("T-BJ1-1", "player_terminal", "BJ1"))
     device = make_device("T-BJ1-2", "player_terminal", "BJ1")
