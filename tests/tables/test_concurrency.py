@@ -210,19 +210,35 @@ def _meanwhile(
     return results
 
 
+def _box_1_of_alice(live: tuple[Table, Any]) -> tuple[Table, Round, Actor, Any, Callable[[str], Any]]:
+    """Betting open on BJ1 with Alice on box 1, and another funded player with a function placing
+    their 500 bet behind box 1 under a given idempotency key."""
+    table, dealer = live
+    stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
+    alice, other = funded_player(table, 10_000), funded_player(table, 10_000)
+    as_alice, as_other = at_terminal(table, alice), at_terminal(table, other)
+    box_take(table=table, box_number=1, actor=as_alice)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+
+    def bet_behind(key: str) -> Any:
+        return bet_place(
+            round_id=round_.pk,
+            actor=as_other,
+            box_number=1,
+            kind="behind",
+            stake_minor=500,
+            idempotency_key=key,
+        )
+
+    return table, round_, as_alice, other, bet_behind
+
+
 def test_an_owner_leaving_while_the_next_player_bets_on_the_box_deadlocks_nobody(live, monkeypatch):
     # given Alice's box 1 with Bob seated behind it (the next owner), and Alice leaving it
     from tables.services import box_leave, seats
 
-    table, dealer = live
-    stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
-    alice, bob = funded_player(table, 10_000), funded_player(table, 10_000)
-    as_alice, as_bob = at_terminal(table, alice), at_terminal(table, bob)
-    box_take(table=table, box_number=1, actor=as_alice)
-    round_ = round_open(table=table, actor=Actor.staff(dealer))
-    bet_place(
-        round_id=round_.pk, actor=as_bob, box_number=1, kind="behind", stake_minor=500, idempotency_key="b0"
-    )
+    table, round_, as_alice, bob, bet_behind = _box_1_of_alice(live)
+    bet_behind("b0")
 
     # when Bob bets behind the box while Alice's leave is handing it to him
     leave, bet = _meanwhile(
@@ -230,14 +246,7 @@ def test_an_owner_leaving_while_the_next_player_bets_on_the_box_deadlocks_nobody
         seats,
         "_cancel_bets",
         lambda: box_leave(table=table, box_number=1, actor=as_alice),
-        lambda: bet_place(
-            round_id=round_.pk,
-            actor=as_bob,
-            box_number=1,
-            kind="behind",
-            stake_minor=500,
-            idempotency_key="b1",
-        ),
+        lambda: bet_behind("b1"),
     )
 
     # then the leave goes first, and Bob's bet sees him as the owner: no deadlock, nothing held
@@ -251,26 +260,14 @@ def test_an_owner_leaving_while_another_bet_on_the_box_is_in_flight_deadlocks_no
     # given Alice's box 1, and Carol's first bet behind it half done (its locks held)
     from tables.services import box_leave, rounds
 
-    table, dealer = live
-    stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
-    alice, carol = funded_player(table, 10_000), funded_player(table, 10_000)
-    as_alice, as_carol = at_terminal(table, alice), at_terminal(table, carol)
-    box_take(table=table, box_number=1, actor=as_alice)
-    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    table, _round, as_alice, carol, bet_behind = _box_1_of_alice(live)
 
     # when Alice leaves the box meanwhile
     bet, leave = _meanwhile(
         monkeypatch,
         rounds,
         "_box_bets_and_seat",
-        lambda: bet_place(
-            round_id=round_.pk,
-            actor=as_carol,
-            box_number=1,
-            kind="behind",
-            stake_minor=500,
-            idempotency_key="c",
-        ),
+        lambda: bet_behind("c"),
         lambda: box_leave(table=table, box_number=1, actor=as_alice),
     )
 
