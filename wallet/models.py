@@ -173,7 +173,8 @@ class Hold(models.Model):
     foreign key would make every bet take a share lock on the one table row all bettors share.
     """
 
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="holds")
+    # No index of its own: ``hold_account_status_idx`` leads with the account.
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="holds", db_index=False)
     amount_minor = models.BigIntegerField()
     status = models.CharField(max_length=10, choices=HoldStatus.choices, default=HoldStatus.OPEN)
     table = models.ForeignKey(
