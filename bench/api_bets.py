@@ -7,7 +7,10 @@ the same gunicorn, middleware, DRF, terminal and player-token authentication and
 then inserts one row. Phases, each run on the bare endpoint and then on bets:
 
 1. closed loop: C clients, each its own terminal, player and keep-alive connection, send back to
-   back for T seconds: requests/s, p50/p99 latency, errors; the ratio bets/bare;
+   back for T seconds: requests/s, p50/p99 latency, errors; the ratio bets/bare. The T seconds of
+   each endpoint are cut into S slices run alternately (bare, bets, bets, bare, ...), so that a
+   machine whose speed drifts during the run (a shared virtual machine) weighs on both alike;
+   the ratio of each pair of slices is printed too, to show how much it moved;
 2. open loop: a constant rate (400/s) for a few seconds; each request has a scheduled send time
    and its latency counts from that time (no coordinated omission): p50/p99, errors;
 3. burst: 1,000 requests released evenly within one second: time until all are answered, the
@@ -21,7 +24,7 @@ for ten minutes. Afterwards the bets placed in the round must equal the bets ans
 bare rows the bare answers 2xx, and ``ledger_verify`` must be clean.
 
 Run: ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino_bench_api .venv/bin/python
-bench/api_bets.py``. Options (environment): BENCH_CLIENTS (32), BENCH_SECONDS (6),
+bench/api_bets.py``. Options (environment): BENCH_CLIENTS (32), BENCH_SECONDS (6), BENCH_SLICES (3),
 BENCH_RATE (400), BENCH_RATE_SECONDS (5), BENCH_BURST (1000), BENCH_POOL (100: client threads
 and terminals of the open-loop phases), BENCH_WORKERS (5) and BENCH_THREADS (4) of gunicorn, BENCH_GIVE_UP (10: seconds after
 which an open-loop request not yet sent is given up and counted as an error).
@@ -53,6 +56,7 @@ BENCH_DATABASE = "casino_bench_api"
 SETTINGS = "bench.api_bench_settings"
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "32"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "6"))
+SLICES = max(1, int(os.environ.get("BENCH_SLICES", "3")))
 RATE = float(os.environ.get("BENCH_RATE", "400"))
 RATE_SECONDS = float(os.environ.get("BENCH_RATE_SECONDS", "5"))
 BURST = int(os.environ.get("BENCH_BURST", "1000"))
@@ -205,6 +209,16 @@ class Tally:
     send_lag: list[float] = field(default_factory=list)
     given_up: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def merge(self, other: Tally) -> None:
+        """Add the answers of another slice of the same phase and endpoint."""
+        self.latencies += other.latencies
+        self.ok += other.ok
+        self.errors += other.errors
+        self.error_samples += other.error_samples[: max(0, 5 - len(self.error_samples))]
+        self.last_answer = max(self.last_answer, other.last_answer)
+        self.send_lag += other.send_lag
+        self.given_up += other.given_up
 
     def give_up(self, scheduled: float) -> None:
         with self.lock:
@@ -377,7 +391,9 @@ def cpu_sample(server_pid: int) -> dict[str, dict[int, int]]:
     return sample
 
 
-def cpu_share(before: dict[str, dict[int, int]], after: dict[str, dict[int, int]], seconds: float) -> str:
+def cpu_cores(
+    before: dict[str, dict[int, int]], after: dict[str, dict[int, int]], seconds: float
+) -> dict[str, float]:
     """Cores busy on average: client, gunicorn, PostgreSQL, other (everything else). A process
     that ended during the phase is left out (its last ticks are unknown)."""
     hertz = os.sysconf("SC_CLK_TCK")
@@ -385,8 +401,12 @@ def cpu_share(before: dict[str, dict[int, int]], after: dict[str, dict[int, int]
         key: sum(ticks - before[key].get(pid, 0) for pid, ticks in after[key].items()) / hertz / seconds
         for key in after
     }
-    other = used["machine"] - used["client"] - used["gunicorn"] - used["postgres"]
-    return f"{used['client']:.2f}/{used['gunicorn']:.2f}/{used['postgres']:.2f}/{max(other, 0):.2f}"
+    used["other"] = max(used["machine"] - used["client"] - used["gunicorn"] - used["postgres"], 0.0)
+    return used
+
+
+def cores_text(used: dict[str, float]) -> str:
+    return f"{used['client']:.2f}/{used['gunicorn']:.2f}/{used['postgres']:.2f}/{used['other']:.2f}"
 
 
 # ---------------------------------------------------------------- report
@@ -466,6 +486,7 @@ def main() -> None:
     server = gunicorn_start(port, log)
     rows: list[Row] = []
     answered = {"bets": 0, "bare": 0}
+    slice_ratios: list[float] = []
     bets_path = f"/api/v1/tables/{table.pk}/rounds/{round_.pk}/bets/"
     bet, bare = Target("bets", bets_path), Target("bare", "/bench/bare/")
     started = time.perf_counter()
@@ -498,20 +519,43 @@ def main() -> None:
         answered["bare"] += len(pool)
         database_connections = _open_database_connections()
 
+        def measured(target: Target, run: Any) -> tuple[Tally, float, dict[str, float], int]:
+            before = cpu_sample(server.pid)
+            bets_before = answered["bets"]
+            tally, seconds = run(target)
+            cores = cpu_cores(before, cpu_sample(server.pid), seconds)
+            answered[target.name] += tally.ok
+            time.sleep(0.5)
+            return tally, seconds, cores, bets_before
+
+        # The closed loop in alternating slices (bare, bets, bets, bare, ...): see the docstring.
+        closed_name = f"closed C={CLIENTS}"
+        slices: dict[str, list[tuple[Tally, float, dict[str, float], int]]] = {"bare": [], "bets": []}
+        for index in range(SLICES):
+            for target in (bare, bet) if index % 2 == 0 else (bet, bare):
+                slices[target.name].append(
+                    measured(target, lambda target: closed_loop(pool[:CLIENTS], target, SECONDS / SLICES))
+                )
+        for target in (bare, bet):
+            parts = slices[target.name]
+            tally = Tally()
+            for part in parts:
+                tally.merge(part[0])
+            seconds = sum(part[1] for part in parts)
+            cores = {key: sum(part[2][key] * part[1] for part in parts) / seconds for key in parts[0][2]}
+            rows.append(Row(closed_name, target.name, tally, seconds, cores_text(cores), parts[0][3]))
+        slice_ratios.extend(
+            (bets_part[0].ok / bets_part[1]) / (bare_part[0].ok / bare_part[1])
+            for bare_part, bets_part in zip(slices["bare"], slices["bets"], strict=True)
+        )
         phases = [
-            (f"closed C={CLIENTS}", lambda target: closed_loop(pool[:CLIENTS], target, SECONDS)),
             (f"open {RATE:g}/s", lambda target: open_loop(pool, target, RATE, int(RATE * RATE_SECONDS))),
             (f"burst {BURST}/1s", lambda target: open_loop(pool, target, float(BURST), BURST)),
         ]
         for phase, run in phases:
             for target in (bare, bet):
-                before = cpu_sample(server.pid)
-                bets_before = answered["bets"]
-                tally, seconds = run(target)
-                cpu = cpu_share(before, cpu_sample(server.pid), seconds)
-                rows.append(Row(phase, target.name, tally, seconds, cpu, bets_before))
-                answered[target.name] += tally.ok
-                time.sleep(0.5)
+                tally, seconds, cores, bets_before = measured(target, run)
+                rows.append(Row(phase, target.name, tally, seconds, cores_text(cores), bets_before))
         for client in pool:
             client.close()
     finally:
@@ -545,7 +589,7 @@ def main() -> None:
     closed = [by[(f"closed C={CLIENTS}", name)] for name in ("bets", "bare")]
     print(
         f"closed loop: {closed[0].rate:.0f} bets/s, {closed[1].rate:.0f} bare/s, ratio {closed[0].rate / closed[1].rate:.2f}"
-        " (aim >= 0.7)"
+        f" (aim >= 0.7); by pair of slices: {' '.join(f'{ratio:.2f}' for ratio in slice_ratios)}"
     )
     steady = by[(f"open {RATE:g}/s", "bets")]
     print(
