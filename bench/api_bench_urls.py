@@ -3,11 +3,17 @@
 ``POST /bench/bare/`` runs the same stack as a bet (gunicorn, Django middleware, DRF, the terminal
 and player-token authentication, JSON parsing and rendering) and then inserts one row into
 ``bench_bare``, a table that only the bench database has (bench/api_bets.py creates it). It is
-the yardstick the bets are compared with; it never joins the product's own URLs."""
+the yardstick the bets are compared with; it never joins the product's own URLs.
+
+``POST /bench/shape/`` is the bare endpoint with a bet's transaction shape and nothing else: the
+same insert inside a transaction with as many statements as a bet makes after authenticating
+(BEGIN, five statements that read nothing, the insert, COMMIT; ``bet_place`` documents its six).
+What it reaches against the bare endpoint is the most any bet with that many statements could
+reach, however little Python it ran."""
 
 from __future__ import annotations
 
-from django.db import connection
+from django.db import connection, transaction
 from django.urls import path
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -40,4 +46,25 @@ class BareInsertView(PlayerApiView):
         return Response({"id": row_id}, status=201)
 
 
-urlpatterns = [*project_urlpatterns, path("bench/bare/", BareInsertView.as_view(), name="bench-bare")]
+# What a bet makes besides its one insert: the idempotency record, the round lock, the locked
+# read, the box check, the stored response (the hold, bet and link are the insert).
+SHAPE_STATEMENTS = 5
+
+
+class ShapeInsertView(BareInsertView):
+    """The bare request inside a transaction of a bet's statement count."""
+
+    def post(self, request: Request) -> Response:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                for _ in range(SHAPE_STATEMENTS):
+                    cursor.execute("SELECT 1")
+                    cursor.fetchone()
+            return super().post(request)
+
+
+urlpatterns = [
+    *project_urlpatterns,
+    path("bench/bare/", BareInsertView.as_view(), name="bench-bare"),
+    path("bench/shape/", ShapeInsertView.as_view(), name="bench-shape"),
+]

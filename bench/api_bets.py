@@ -8,9 +8,12 @@ then inserts one row. Phases, each run on the bare endpoint and then on bets:
 
 1. closed loop: C clients, each its own terminal, player and keep-alive connection, send back to
    back for T seconds: requests/s, p50/p99 latency, errors; the ratio bets/bare. The T seconds of
-   each endpoint are cut into S slices run alternately (bare, bets, bets, bare, ...), so that a
-   machine whose speed drifts during the run (a shared virtual machine) weighs on both alike;
-   the ratio of each pair of slices is printed too, to show how much it moved;
+   each endpoint are cut into S slices run alternately (bare, shape, bets, bets, shape, bare,
+   ...), so that a machine whose speed drifts during the run (a shared virtual machine) weighs on
+   all alike; the ratio of each pair of slices is printed too, to show how much it moved. The
+   shape endpoint ``POST /bench/shape/`` is the bare one with a bet's statement count (see
+   bench/api_bench_urls.py): its ratio to bare is the most any bet making that many statements
+   could reach;
 2. open loop: a constant rate (400/s) for a few seconds; each request has a scheduled send time
    and its latency counts from that time (no coordinated omission): p50/p99, errors;
 3. burst: 1,000 requests released evenly within one second: time until all are answered, the
@@ -447,7 +450,7 @@ class Row:
     def line(self) -> str:
         t = self.tally
         return (
-            f"{self.phase:<15} {self.target:<4} {len(t.latencies):>5} {self.answered:>5} {self.rate:>6.0f} "
+            f"{self.phase:<15} {self.target:<5} {len(t.latencies):>5} {self.answered:>5} {self.rate:>6.0f} "
             f"{_cell(_ms(t.latencies, 0.5), 8)} {_cell(_ms(t.latencies, 0.99), 8)} "
             f"{_cell(max(t.latencies) * 1000, 8)} {self.seconds:>6.2f} {t.errors:>6} "
             f"{_cell(_ms(t.send_lag, 0.99), 8)} {self.bets_before:>5}  {self.cpu}"
@@ -455,7 +458,7 @@ class Row:
 
 
 HEADER = (
-    f"{'phase':<15} {'':<4} {'sent':>5} {'ans.':>5} {'req/s':>6} {'p50 ms':>8} {'p99 ms':>8} "
+    f"{'phase':<15} {'':<5} {'sent':>5} {'ans.':>5} {'req/s':>6} {'p50 ms':>8} {'p99 ms':>8} "
     f"{'max ms':>8} {'secs':>6} {'errors':>6} {'wait99ms':>8} {'bets0':>5}  "
     "cores client/gunicorn/postgres/other"
 )
@@ -485,10 +488,14 @@ def main() -> None:
     log = tempfile.NamedTemporaryFile(prefix="api-bench-gunicorn-", suffix=".log", delete=False)  # noqa: SIM115
     server = gunicorn_start(port, log)
     rows: list[Row] = []
-    answered = {"bets": 0, "bare": 0}
-    slice_ratios: list[float] = []
+    answered = {"bets": 0, "bare": 0, "shape": 0}
+    slice_ratios: dict[str, list[float]] = {}
     bets_path = f"/api/v1/tables/{table.pk}/rounds/{round_.pk}/bets/"
-    bet, bare = Target("bets", bets_path), Target("bare", "/bench/bare/")
+    bet, bare, shape = (
+        Target("bets", bets_path),
+        Target("bare", "/bench/bare/"),
+        Target("shape", "/bench/shape/"),
+    )
     started = time.perf_counter()
     try:
         gunicorn_wait(port, owners[0], server)
@@ -507,7 +514,7 @@ def main() -> None:
         warm = Tally()
 
         def warm_up(index: int) -> None:
-            for target in (bare, bet):
+            for target in (bare, shape, bet):
                 sent = time.perf_counter()
                 status, answer = pool[index].post(target.path, target.body(index))
                 warm.record(status, answer, sent, time.perf_counter())
@@ -517,6 +524,7 @@ def main() -> None:
             raise SystemExit(f"warm-up errors: {warm.error_samples}")
         answered["bets"] += len(pool)
         answered["bare"] += len(pool)
+        answered["shape"] += len(pool)
         database_connections = _open_database_connections()
 
         def measured(target: Target, run: Any) -> tuple[Tally, float, dict[str, float], int]:
@@ -528,15 +536,19 @@ def main() -> None:
             time.sleep(0.5)
             return tally, seconds, cores, bets_before
 
-        # The closed loop in alternating slices (bare, bets, bets, bare, ...): see the docstring.
+        # The closed loop in alternating slices (bare, shape, bets, bets, shape, bare, ...): see the docstring.
         closed_name = f"closed C={CLIENTS}"
-        slices: dict[str, list[tuple[Tally, float, dict[str, float], int]]] = {"bare": [], "bets": []}
+        slices: dict[str, list[tuple[Tally, float, dict[str, float], int]]] = {
+            "bare": [],
+            "shape": [],
+            "bets": [],
+        }
         for index in range(SLICES):
-            for target in (bare, bet) if index % 2 == 0 else (bet, bare):
+            for target in (bare, shape, bet) if index % 2 == 0 else (bet, shape, bare):
                 slices[target.name].append(
                     measured(target, lambda target: closed_loop(pool[:CLIENTS], target, SECONDS / SLICES))
                 )
-        for target in (bare, bet):
+        for target in (bare, shape, bet):
             parts = slices[target.name]
             tally = Tally()
             for part in parts:
@@ -544,10 +556,11 @@ def main() -> None:
             seconds = sum(part[1] for part in parts)
             cores = {key: sum(part[2][key] * part[1] for part in parts) / seconds for key in parts[0][2]}
             rows.append(Row(closed_name, target.name, tally, seconds, cores_text(cores), parts[0][3]))
-        slice_ratios.extend(
-            (bets_part[0].ok / bets_part[1]) / (bare_part[0].ok / bare_part[1])
-            for bare_part, bets_part in zip(slices["bare"], slices["bets"], strict=True)
-        )
+        for name in ("bets", "shape"):
+            slice_ratios[name] = [
+                (part[0].ok / part[1]) / (bare_part[0].ok / bare_part[1])
+                for bare_part, part in zip(slices["bare"], slices[name], strict=True)
+            ]
         phases = [
             (f"open {RATE:g}/s", lambda target: open_loop(pool, target, RATE, int(RATE * RATE_SECONDS))),
             (f"burst {BURST}/1s", lambda target: open_loop(pool, target, float(BURST), BURST)),
@@ -586,10 +599,16 @@ def main() -> None:
         print(row.line())
     print(LEGEND)
     by = {(row.phase, row.target): row for row in rows}
-    closed = [by[(f"closed C={CLIENTS}", name)] for name in ("bets", "bare")]
+    closed = {name: by[(f"closed C={CLIENTS}", name)] for name in ("bets", "bare", "shape")}
     print(
-        f"closed loop: {closed[0].rate:.0f} bets/s, {closed[1].rate:.0f} bare/s, ratio {closed[0].rate / closed[1].rate:.2f}"
-        f" (aim >= 0.7); by pair of slices: {' '.join(f'{ratio:.2f}' for ratio in slice_ratios)}"
+        f"closed loop: {closed['bets'].rate:.0f} bets/s, {closed['bare'].rate:.0f} bare/s, ratio "
+        f"{closed['bets'].rate / closed['bare'].rate:.2f} (aim >= 0.7); by pair of slices: "
+        f"{' '.join(f'{ratio:.2f}' for ratio in slice_ratios['bets'])}"
+    )
+    print(
+        f"bet's statement count alone (shape): {closed['shape'].rate:.0f}/s, ratio "
+        f"{closed['shape'].rate / closed['bare'].rate:.2f} to bare, the most a bet making its statements could "
+        f"reach; by pair of slices: {' '.join(f'{ratio:.2f}' for ratio in slice_ratios['shape'])}"
     )
     steady = by[(f"open {RATE:g}/s", "bets")]
     print(
@@ -623,13 +642,13 @@ def main() -> None:
     count = placed.count()
     print(
         f"check: bets in the round {count} = bets answered 2xx {answered['bets']}; bare rows {bare_rows} = "
-        f"bare answered 2xx {answered['bare']}; stakes {stakes} = held {held}; ledger_verify "
+        f"bare and shape answered 2xx {answered['bare'] + answered['shape']}; stakes {stakes} = held {held}; ledger_verify "
         f"{'clean' if verification.is_clean else verification.offender} ({verification.transfers} transfers, "
         f"{verification.open_holds} open holds)"
     )
     if not (
         count == answered["bets"]
-        and bare_rows == answered["bare"]
+        and bare_rows == answered["bare"] + answered["shape"]
         and stakes == held
         and verification.is_clean
     ):
