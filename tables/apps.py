@@ -8,6 +8,7 @@ class TablesConfig(AppConfig):
 
     def ready(self) -> None:
         from casino.seeding import EXTRA_STEPS
+        from tables.api import conf  # noqa: F401  (registers the check of renamed settings)
         from tables.seeding import seed_live_tables
         from tables.services import config  # noqa: F401  (the configuration cache's invalidation)
 

@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 from django.conf import settings
+from django.core import checks
 
 DEFAULTS: dict[str, Any] = {
     # DRF rate strings ("<n>/<second|minute|hour|day>"); an empty string switches a throttle off.
@@ -22,6 +23,28 @@ DEFAULTS: dict[str, Any] = {
     "API_LONG_POLL_MAX_MILLISECONDS": 25_000,
     "API_LONG_POLL_STEP_MILLISECONDS": 250,
 }
+
+
+# Settings that were renamed: set under the old name they would be ignored without a word.
+RENAMED: dict[str, str] = {
+    "API_LONG_POLL_MAX_SECONDS": "API_LONG_POLL_MAX_MILLISECONDS",
+    "API_LONG_POLL_STEP_SECONDS": "API_LONG_POLL_STEP_MILLISECONDS",
+}
+
+
+@checks.register(checks.Tags.compatibility)
+def renamed_settings_check(**kwargs: Any) -> list[checks.CheckMessage]:
+    """An error (``manage.py check``, ``migrate``, ``runserver`` stop on it) for each renamed
+    setting still set in the environment or the Django settings."""
+    return [
+        checks.Error(
+            f"{old} is no longer read: it was renamed {new}, in whole milliseconds.",
+            hint=f"Set {new} instead (and remove {old}).",
+            id="tables.E001",
+        )
+        for old, new in RENAMED.items()
+        if old in os.environ or hasattr(settings, old)
+    ]
 
 
 def api_setting(name: str) -> Any:

@@ -11,7 +11,7 @@ export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$DB"
 export DJANGO_SETTINGS_MODULE=casino.settings.test
 export API_THROTTLE_TERMINAL="" API_THROTTLE_PLAYER="" API_THROTTLE_SIGN_IN=""
 # A long-poll that matches (If-None-Match: *) waits at most a second here.
-export API_LONG_POLL_MAX_SECONDS=1
+export API_LONG_POLL_MAX_MILLISECONDS=1000
 psql -h 127.0.0.1 -U postgres -q -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" 2>/dev/null
 $BIN/python manage.py migrate --noinput -v0
 $BIN/python manage.py seed >/dev/null
