@@ -63,7 +63,7 @@ from tables.models import Game, RuleSet, Table  # noqa: E402
 from wallet.idempotency import idempotent  # noqa: E402
 from wallet.locking import AccountSpec, accounts_lock  # noqa: E402
 from wallet.models import AccountKind, TransferKind  # noqa: E402
-from wallet.services import _buy_in, _transfer_write, hold_place  # noqa: E402
+from wallet.services import _transfer_write, hold_place, system_buy_in  # noqa: E402
 
 SYNCHRONOUS_COMMIT = os.environ.get("BENCH_SYNCHRONOUS_COMMIT", "on")
 
@@ -92,9 +92,7 @@ def setup(players_wanted: int) -> tuple[Casino, Table, list[Player]]:
         players.append(player)
     for player in players:
         # a large balance so that no bet is refused; idempotent across runs
-        _buy_in(
-            player=player, amount_minor=10**12, actor=None, scope="bench", idempotency_key=f"fund-{player.pk}"
-        )
+        system_buy_in(player=player, amount_minor=10**12, by="bench", idempotency_key=f"fund-{player.pk}")
     return casino, table, players
 
 

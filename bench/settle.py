@@ -69,7 +69,7 @@ from tables.services import (  # noqa: E402
     shoe_shuffle,
 )
 from tables.services.shoes import shoe_commitment  # noqa: E402
-from wallet.services import _buy_in, _fill  # noqa: E402
+from wallet.services import system_buy_in, system_table_fill  # noqa: E402
 
 FIRST = ["8S", "9H", "TD", "7C", "6S", "5H", "4D"]
 SECOND = ["TS", "TH", "9D", "TC", "TD", "9S", "8H"]
@@ -84,13 +84,7 @@ def _players(table: Table, prefix: str) -> list[Player]:
             defaults={"casino": table.casino, "display_name": f"{prefix} {index}", "pin_hash": "!"},
         )
         if created:
-            _buy_in(
-                player=player,
-                amount_minor=10**10,
-                actor=None,
-                scope="bench",
-                idempotency_key=f"fund-{player.pk}",
-            )
+            system_buy_in(player=player, amount_minor=10**10, by="bench", idempotency_key=f"fund-{player.pk}")
         players.append(player)
     return players
 
@@ -112,14 +106,7 @@ def main(rounds: int) -> None:
     system = Actor.automatic("bench")
     # a round left open by an interrupted run of this bench (its own database only)
     Round.objects.filter(table=table, status__in=OPEN_ROUND_STATUSES).update(status="voided")
-    _fill(
-        table=table,
-        amount_minor=10**11,
-        actor=None,
-        scope="bench",
-        key=f"fill-{time.time()}",
-        actor_name="bench",
-    )
+    system_table_fill(table=table, amount_minor=10**11, by="bench", idempotency_key=f"fill-{time.time()}")
     owners, behind = _players(table, "bench-owner-"), _players(table, "bench-behind-")
     for number, owner in enumerate(owners, start=1):
         box = Box.objects.get(table=table, number=number)

@@ -29,7 +29,7 @@ from tables.services import (
 )
 from tables.services.config import config_rules
 from wallet.models import Account, AccountKind
-from wallet.services import _buy_in, _fill, table_accounts_open, venue_accounts_open
+from wallet.services import system_buy_in, system_table_fill, table_accounts_open, venue_accounts_open
 
 PLAYER_FUNDS_MINOR = 5_000_000
 TRAY_FLOOR_MINOR = 50_000_000
@@ -47,13 +47,11 @@ class SimulationResult:
 def _fund(player: Player) -> None:
     account = Account.objects.filter(player=player, kind=AccountKind.PLAYER).first()
     if account is None or account.available_minor < PLAYER_FUNDS_MINOR // 10:
-        _buy_in(
+        system_buy_in(
             player=player,
             amount_minor=PLAYER_FUNDS_MINOR,
-            actor=None,
-            scope="simulation",
+            by="simulation",
             idempotency_key=f"fund:{player.pk}:{uuid.uuid4().hex}",
-            actor_name="simulation",
         )
 
 
@@ -61,13 +59,11 @@ def _tray(table: Table) -> None:
     accounts = table_accounts_open(table=table)
     tray = accounts[AccountKind.TABLE_TRAY]
     if tray.balance_minor < TRAY_FLOOR_MINOR:
-        _fill(
+        system_table_fill(
             table=table,
             amount_minor=TRAY_FLOOR_MINOR,
-            actor=None,
-            scope="simulation",
-            key=f"fill:{table.pk}:{uuid.uuid4().hex}",
-            actor_name="simulation",
+            by="simulation",
+            idempotency_key=f"fill:{table.pk}:{uuid.uuid4().hex}",
         )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from casino.models import Casino, Player
 from tables.models import Game, Table
 from wallet.models import IdempotencyRecord
-from wallet.services import _buy_in, _fill, table_accounts_open, venue_accounts_open
+from wallet.services import system_buy_in, system_table_fill, table_accounts_open, venue_accounts_open
 
 SEED_SCOPE = "seed"
 # A blackjack table's opening bankroll in the tray (minor units): 20 000.00.
@@ -28,13 +28,8 @@ def seed_wallet(demo: dict[str, Any], report: list[str]) -> None:
             continue
         key = f"fill:{casino.code}:{table.name}"
         if not IdempotencyRecord.objects.filter(scope=SEED_SCOPE, key=key).exists():
-            _fill(
-                table=table,
-                amount_minor=DEMO_TRAY_FILL_MINOR,
-                actor=None,
-                scope=SEED_SCOPE,
-                key=key,
-                actor_name="seed",
+            system_table_fill(
+                table=table, amount_minor=DEMO_TRAY_FILL_MINOR, by=SEED_SCOPE, idempotency_key=key
             )
             report.append(f"tray fill {table.name} {DEMO_TRAY_FILL_MINOR}")
     for item in demo["players"]:
@@ -45,14 +40,7 @@ def seed_wallet(demo: dict[str, Any], report: list[str]) -> None:
         key = f"buy-in:{item['card_number']}"
         if IdempotencyRecord.objects.filter(scope=SEED_SCOPE, key=key).exists():
             continue
-        _buy_in(
-            player=player,
-            amount_minor=amount,
-            actor=None,
-            scope=SEED_SCOPE,
-            idempotency_key=key,
-            actor_name="seed",
-        )
+        system_buy_in(player=player, amount_minor=amount, by=SEED_SCOPE, idempotency_key=key)
         report.append(f"buy-in {item['card_number']} {amount}")
 
 

@@ -274,6 +274,21 @@ def _buy_in(
     )
 
 
+def system_buy_in(*, player: Player, amount_minor: int, by: str, idempotency_key: str) -> Transfer:
+    """Cage -> player wallet for a process of the back office itself, with no cashier: the demo
+    seed, the table simulation, test fixtures. ``by`` names the process: it is the transfer's
+    actor in the audit trail and its idempotency scope. Raises ``invalid_amount``,
+    ``idempotency_key_reused``."""
+    return _buy_in(
+        player=player,
+        amount_minor=amount_minor,
+        actor=None,
+        scope=by,
+        idempotency_key=idempotency_key,
+        actor_name=by,
+    )
+
+
 def cage_cash_out(*, player: Player, amount_minor: int, cashier: Any, idempotency_key: str) -> Transfer:
     """A player cashes out at the cage: player wallet -> cage. Only available money (balance minus
     open holds) can leave. Needs ``casino.operate_cage``; idempotent per cashier. Raises
@@ -320,6 +335,13 @@ def _fill(
         payload={"command": "table_fill", "table_id": table.pk, "amount_minor": amount_minor},
         audit_action="wallet.table_fill",
         audit_after={"table_id": table.pk},
+    )
+
+
+def system_table_fill(*, table: Table, amount_minor: int, by: str, idempotency_key: str) -> Transfer:
+    """Cage -> table tray for a process of the back office itself (see ``system_buy_in``)."""
+    return _fill(
+        table=table, amount_minor=amount_minor, actor=None, scope=by, key=idempotency_key, actor_name=by
     )
 
 
@@ -1207,6 +1229,8 @@ __all__ = [
     "payout_reject",
     "payout_release",
     "round_settle",
+    "system_buy_in",
+    "system_table_fill",
     "table_accounts_open",
     "table_credit",
     "table_fill",

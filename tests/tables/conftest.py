@@ -12,7 +12,7 @@ from tables.services import Actor, shoe_shuffle, table_settings_change
 from tables.services.shoes import shoe_commitment
 from tests.factories import PlayerFactory, TerminalFactory, staff_user
 from wallet.models import Account, AccountKind
-from wallet.services import _buy_in
+from wallet.services import system_buy_in
 
 
 @pytest.fixture
@@ -37,13 +37,7 @@ def table(seeded: Any) -> Table:
 
 def funded_player(table: Table, amount_minor: int = 100_000, name: str = "") -> Player:
     player = PlayerFactory(casino=table.casino, display_name=name or "Test player")
-    _buy_in(
-        player=player,
-        amount_minor=amount_minor,
-        actor=None,
-        scope="test",
-        idempotency_key=f"fund:{player.pk}",
-    )
+    system_buy_in(player=player, amount_minor=amount_minor, by="test", idempotency_key=f"fund:{player.pk}")
     return player
 
 

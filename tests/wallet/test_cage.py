@@ -14,6 +14,8 @@ from wallet.services import (
     cage_buy_in,
     cage_cash_out,
     hold_place,
+    system_buy_in,
+    system_table_fill,
     table_credit,
     table_fill,
     transfer_between_players,
@@ -151,6 +153,40 @@ def test_an_empty_idempotency_key_is_refused(make_player: Any, cashier: Any, sna
     with pytest.raises(ServiceError) as refused:
         cage_buy_in(player=player, amount_minor=100, cashier=cashier, idempotency_key="")
     assert refused.value.code == "invalid_idempotency_key"
+    assert snapshot() == before
+
+
+def test_a_process_of_the_back_office_funds_by_name_once_per_key(
+    casino: Any, table: Any, make_player: Any, snapshot: Any
+) -> None:
+    # given a player and a table, and no cashier: the demo seed, say
+    player = make_player()
+    # when the seed buys the player in and fills the tray
+    buy_in = system_buy_in(player=player, amount_minor=5_000, by="seed", idempotency_key="buy-in:1")
+    fill = system_table_fill(table=table, amount_minor=7_000, by="seed", idempotency_key="fill:1")
+    # then the money moved from the cage, and the audit trail names the process as the actor
+    assert account_balance(player).balance_minor == 5_000
+    assert Account.objects.get(table=table, kind=AccountKind.TABLE_TRAY).balance_minor == 7_000
+    assert _cage(casino).balance_minor == -12_000
+    records = list(AuditRecord.objects.order_by("-sequence")[:2])
+    assert [(r.action, r.actor, r.actor_name) for r in records] == [
+        ("wallet.table_fill", None, "seed"),
+        ("wallet.buy_in", None, "seed"),
+    ]
+    # and a second run of the seed with the same keys moves nothing
+    before = snapshot()
+    assert (
+        system_buy_in(player=player, amount_minor=5_000, by="seed", idempotency_key="buy-in:1").pk
+        == buy_in.pk
+    )
+    assert (
+        system_table_fill(table=table, amount_minor=7_000, by="seed", idempotency_key="fill:1").pk == fill.pk
+    )
+    assert snapshot() == before
+    # and a refusal moves nothing either
+    with pytest.raises(ServiceError) as refused:
+        system_buy_in(player=player, amount_minor=0, by="seed", idempotency_key="buy-in:2")
+    assert refused.value.code == "invalid_amount"
     assert snapshot() == before
 
 
