@@ -313,6 +313,15 @@ OPEN_ROUND_STATUSES = (
 )
 
 
+class RoundQuerySet(models.QuerySet["Round"]):
+    def open(self) -> RoundQuerySet:
+        """The rounds not settled or voided (a table has one at most). The statuses are literals
+        of the SQL (``casino.lookups``), so that a prepared statement's generic plan still finds
+        the open round by the partial index ``round_one_open_per_table`` instead of reading every
+        round the table ever played."""
+        return self.filter(status__literal_in=OPEN_ROUND_STATUSES)
+
+
 class Round(models.Model):
     """One round at a table: a row locked by every command on it (bets take it FOR SHARE),
     the engine snapshot after the last event, and the decision deadline."""
@@ -332,6 +341,8 @@ class Round(models.Model):
     awaiting_correction = models.JSONField(null=True, blank=True, help_text="The misscan the round waits on")
     opened_at = models.DateTimeField(auto_now_add=True)
     settled_at = models.DateTimeField(null=True, blank=True)
+
+    objects = RoundQuerySet.as_manager()
 
     class Meta:
         constraints = [

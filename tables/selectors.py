@@ -11,7 +11,7 @@ from django.utils import timezone
 from casino.errors import NotFoundError
 from tables.games.blackjack import current_turn, next_card_target, state_from_dict
 from tables.games.cards import hand_value
-from tables.models import OPEN_ROUND_STATUSES, Bet, BetStatus, Box, PayoutLine, Round, Seat, Table
+from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Seat, Table
 from tables.services.config import table_config_current
 from tables.services.shoes import shoe_current, shuffle_due
 
@@ -31,7 +31,7 @@ def access_table(*, table_id: int | str, casino_id: int | None = None) -> Table:
 
 def round_current(table: Table) -> Round | None:
     """The open round of a table, else the last one."""
-    open_round = Round.objects.filter(table=table, status__in=OPEN_ROUND_STATUSES).first()
+    open_round = Round.objects.filter(table=table).open().first()
     return open_round or Round.objects.filter(table=table).order_by("-number").first()
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from casino.errors import ServiceError
 from casino.models import Player
 from tables.games.blackjack import legal_actions, state_from_dict
-from tables.models import OPEN_ROUND_STATUSES, Box, Round, RoundStatus, Table
+from tables.models import Box, Round, RoundStatus, Table
 from tables.services import (
     Actor,
     bet_place,
@@ -113,7 +113,7 @@ def simulate_table(*, table: Table, rounds: int, players: int, seed: int) -> Sim
                 box_take(table=table, box_number=box.number, actor=actors[player.pk])
             except ServiceError:
                 break
-    if Round.objects.filter(table=table, status__in=OPEN_ROUND_STATUSES).exists():
+    if Round.objects.filter(table=table).open().exists():
         raise ServiceError(f"a round is open at {table}: settle or void it first", code="round_in_progress")
     total_bets = 0
     round_ids: list[int] = []

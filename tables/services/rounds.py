@@ -385,7 +385,7 @@ def round_open(*, table: Table, actor: Actor) -> Round:
     require_dealer_or_reader(actor, table)
     with transaction.atomic():
         Table.objects.select_for_update().get(pk=table.pk)
-        if Round.objects.filter(table=table, status__in=OPEN_ROUND_STATUSES).exists():
+        if Round.objects.filter(table=table).open().exists():
             raise RoundInProgressError("a round is already open at this table")
         config = table_config_current(table)
         if config is None:
@@ -784,7 +784,7 @@ def bet_cancel(*, round_id: int, actor: Actor, bet_id: int) -> list[Bet]:
                     box_number=bet.box_number,
                     player=player,
                     status=BetStatus.PLACED,
-                    kind__in=[BetKind.PERFECT_PAIRS, BetKind.TWENTY_ONE_PLUS_THREE],
+                    kind__literal_in=[BetKind.PERFECT_PAIRS, BetKind.TWENTY_ONE_PLUS_THREE],
                 )
             )
         bets_release(

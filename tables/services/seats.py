@@ -91,12 +91,7 @@ def _open_round_locked(table: Table) -> Round | None:
     FOR UPDATE is not enough: a bet in flight holds the box FOR SHARE and, as it commits, checks
     its foreign key with FOR KEY SHARE on the round row, so a box change that held the round row
     and waited for the box deadlocked with it."""
-    round_id = (
-        Round.objects.filter(table=table, status__in=OPEN_ROUND_STATUSES)
-        .order_by("pk")
-        .values_list("pk", flat=True)
-        .first()
-    )
+    round_id = Round.objects.filter(table=table).open().order_by("pk").values_list("pk", flat=True).first()
     if round_id is None:
         return None
     round_ = lock_round(round_id)

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from tables.errors import InvalidConfigurationError, RoundInProgressError
 from tables.games.cards import shoe_cards
-from tables.models import OPEN_ROUND_STATUSES, Round, Shoe, Table, TableConfigVersion
+from tables.models import Round, Shoe, Table, TableConfigVersion
 from tables.services.common import Actor, require_dealer_or_reader
 from tables.services.config import config_rules, table_config_current
 
@@ -81,7 +81,7 @@ def shoe_shuffle(*, table: Table, actor: Actor) -> Shoe:
     rules = config_rules(config)
     with transaction.atomic():
         Table.objects.select_for_update().get(pk=table.pk)
-        if Round.objects.filter(table=table, status__in=OPEN_ROUND_STATUSES).exists():
+        if Round.objects.filter(table=table).open().exists():
             raise RoundInProgressError("a round is in progress; shuffle after it")
         old = shoe_current(table)
         now = timezone.now()
