@@ -190,6 +190,19 @@ class PlayerSession(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["terminal", "ended_at"], name="player_session_terminal_idx")]
+        # One open session per player and per terminal: a new sign-in ends the old one.
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player"],
+                condition=models.Q(ended_at__isnull=True),
+                name="player_session_one_open_per_player",
+            ),
+            models.UniqueConstraint(
+                fields=["terminal"],
+                condition=models.Q(ended_at__isnull=True),
+                name="player_session_one_open_per_terminal",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"session of player {self.player_id} at terminal {self.terminal_id}"

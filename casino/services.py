@@ -215,11 +215,17 @@ def player_create(*, casino: Casino, card_number: str, display_name: str, pin: s
 def player_check_pin(*, card_number: str, pin: str, terminal: Terminal | None = None) -> Player:
     """Check a player's card and PIN at a terminal. Locks the card after repeated failures.
 
+    At a terminal, only a card of the terminal's casino is looked up: another casino's card is
+    unknown there, so a terminal can neither test its PINs nor lock it.
+
     Raises PlayerSignInError with code ``player_sign_in_failed`` or ``player_locked``.
     """
     now = timezone.now()
     with transaction.atomic():
-        player = Player.objects.select_for_update().filter(card_number=card_number, is_active=True).first()
+        cards = Player.objects.select_for_update().filter(card_number=card_number, is_active=True)
+        if terminal is not None:
+            cards = cards.filter(casino_id=terminal.casino_id)
+        player = cards.first()
         if player is None:
             raise PlayerSignInError("Unknown card or wrong PIN.")
         if player.locked_until and player.locked_until > now:

@@ -50,13 +50,15 @@ def player_session_start(*, terminal: Terminal, card_number: str, pin: str) -> t
     if terminal.table_id is None:
         raise ConflictError("This terminal is not placed at a table.", code="terminal_without_table")
     player = player_check_pin(card_number=card_number, pin=pin, terminal=terminal)
-    if player.casino_id != terminal.casino_id:
-        raise ServiceError("Unknown card or wrong PIN.", code="player_sign_in_failed")
     now = timezone.now()
     token = secrets.token_urlsafe(32)
     idle = dt.timedelta(seconds=int(api_setting("API_PLAYER_SESSION_IDLE_SECONDS")))
     hard = now + dt.timedelta(seconds=int(api_setting("API_PLAYER_SESSION_MAX_SECONDS")))
     with transaction.atomic():
+        # Two sign-ins at once (of this player, or at this terminal) take turns here, so that the
+        # second sees and ends the first one's session: terminal first, then player, always.
+        Terminal.objects.select_for_update(no_key=True).filter(pk=terminal.pk).first()
+        Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
         open_sessions = PlayerSession.objects.filter(ended_at__isnull=True)
         replaced = sorted(
             set(open_sessions.filter(terminal=terminal).values_list("pk", flat=True))

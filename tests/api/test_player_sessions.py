@@ -2,12 +2,16 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import threading
 
+import pytest
+from django.db import connection
 from django.utils import timezone
 
-from casino.models import AuditRecord, Player, PlayerSession
-from casino.services import terminal_credential_revoke
-from tests.api.conftest import ApiClient, sign_in
+from casino.models import AuditRecord, Casino, Pit, Player, PlayerSession, Terminal
+from casino.services import terminal_credential_issue, terminal_credential_revoke, terminal_register
+from tables.models import Table
+from tests.api.conftest import ApiClient, Device, make_device, sign_in
 
 
 def test_player_signs_in_and_gets_a_token_bound_to_player_terminal_and_table(bj1_terminal):
@@ -185,3 +189,67 @@ def test_throttle_per_terminal_counts_every_request_of_the_terminal(bj1_terminal
     statuses = [client.get("/api/v1/terminal/").status_code for _ in range(3)]
 
     assert statuses == [200, 200, 429]
+
+
+def _terminal_of_another_casino(seeded_table: Table) -> Device:
+    other = Casino.objects.create(code="other", name="Other", currency="EUR")
+    pit = Pit.objects.create(casino=other, name="P")
+    table = Table.objects.create(
+        casino=other, pit=pit, name="OX1", game=seeded_table.game, rule_set=seeded_table.rule_set
+    )
+    terminal = terminal_register(casino=other, name="T-OX1", kind=Terminal.Kind.PLAYER_TERMINAL, table=table)
+    _, token = terminal_credential_issue(terminal=terminal)
+    return Device(terminal, token)
+
+
+def test_a_terminal_of_another_casino_can_neither_test_a_pin_nor_lock_the_card(bj1_terminal, settings):
+    settings.API_THROTTLE_SIGN_IN = ""
+    client = ApiClient(_terminal_of_another_casino(Table.objects.get(name="BJ1")))
+
+    answers = [
+        client.post("/api/v1/player-sessions/", {"card_number": "1000000001", "pin": pin})
+        for pin in ["1111", "9999", "9999", "9999", "9999", "9999", "1111"]
+    ]
+
+    # the right PIN and the wrong ones get the same answer: the card is unknown at that casino
+    assert {(answer.status_code, answer.json()["code"]) for answer in answers} == {
+        (401, "player_sign_in_failed")
+    }
+    player = Player.objects.get(card_number="1000000001")
+    assert player.locked_until is None and player.failed_pin_attempts == 0
+    assert not PlayerSession.objects.exists()
+    # and at home the card still works
+    home = ApiClient(bj1_terminal).post(
+        "/api/v1/player-sessions/", {"card_number": "1000000001", "pin": "1111"}
+    )
+    assert home.status_code == 201
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_sign_ins_at_once_leave_one_open_session(seeded, settings):
+    settings.API_THROTTLE_SIGN_IN = ""
+    devices = [make_device(f"T-BJ1-race-{index}", Terminal.Kind.PLAYER_TERMINAL, "BJ1") for index in range(2)]
+    statuses: list[int] = []
+    for _ in range(10):
+        barrier = threading.Barrier(2)
+
+        def sign_in_now(device: Device, barrier: threading.Barrier = barrier) -> None:
+            try:
+                barrier.wait()
+                answer = ApiClient(device).post(
+                    "/api/v1/player-sessions/", {"card_number": "1000000001", "pin": "1111"}
+                )
+                statuses.append(answer.status_code)
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=sign_in_now, args=(device,)) for device in devices]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        # one player, two terminals: exactly one session stays open, the other ended as replaced
+        assert PlayerSession.objects.filter(ended_at__isnull=True).count() == 1
+    assert statuses == [201] * 20
+    assert PlayerSession.objects.filter(end_reason=PlayerSession.EndReason.REPLACED).count() == 19

@@ -1,0 +1,45 @@
+from django.db import migrations, models
+from django.utils import timezone
+
+
+def end_duplicate_open_sessions(apps, schema_editor):
+    """Before the constraints: of the sessions open at once for one player or at one terminal
+    (two sign-ins at the same moment could leave both open), all but the newest end as replaced."""
+    PlayerSession = apps.get_model("casino", "PlayerSession")
+    now = timezone.now()
+    for field in ("player_id", "terminal_id"):
+        newest = {}
+        for session_id, owner in (
+            PlayerSession.objects.filter(ended_at__isnull=True).order_by("pk").values_list("pk", field)
+        ):
+            newest[owner] = session_id
+        PlayerSession.objects.filter(ended_at__isnull=True).exclude(pk__in=newest.values()).update(
+            ended_at=now, end_reason="replaced"
+        )
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("casino", "0004_player_session"),
+        ("tables", "0004_bet_round_no_single_index"),
+    ]
+
+    operations = [
+        migrations.RunPython(end_duplicate_open_sessions, migrations.RunPython.noop),
+        migrations.AddConstraint(
+            model_name="playersession",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("ended_at__isnull", True)),
+                fields=("player",),
+                name="player_session_one_open_per_player",
+            ),
+        ),
+        migrations.AddConstraint(
+            model_name="playersession",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("ended_at__isnull", True)),
+                fields=("terminal",),
+                name="player_session_one_open_per_terminal",
+            ),
+        ),
+    ]
