@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
+from django.db import OperationalError
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.decorators import (
@@ -66,10 +67,24 @@ def problem_for_error(error: ServiceError | GameError) -> Response:
     )
 
 
+# PostgreSQL gave up on a transaction because of another one (a deadlock, a serialization
+# failure): nothing of it was kept, and the same request sent again will normally pass.
+RETRY_SQLSTATES = {"40P01", "40001"}
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Every refusal as ``application/problem+json`` with a stable ``code``."""
     if isinstance(exc, (ServiceError, GameError)):
         return problem_for_error(exc)
+    if isinstance(exc, OperationalError) and getattr(exc.__cause__, "sqlstate", None) in RETRY_SQLSTATES:
+        problem = problem_response(
+            status=409,
+            code="concurrent_update",
+            detail="Another request changed the same thing at the same moment and this one was undone; "
+            "send it again.",
+        )
+        problem["Retry-After"] = "1"
+        return problem
     if isinstance(exc, ObjectDoesNotExist):
         # A service looked up a row that a path named (a round id that is no round ...).
         return problem_response(status=404, code="not_found", detail="Not found.")

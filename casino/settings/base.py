@@ -163,6 +163,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["casino.parsers.JSONBodyParser"],
     "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "casino.api.exception_handler",
 }

@@ -8,7 +8,6 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.parsers import JSONParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -22,6 +21,7 @@ from casino.authentication import (
 )
 from casino.errors import NotFoundError, ServiceError
 from casino.models import PlayerSession, Terminal
+from casino.parsers import JSONBodyParser
 from casino.schema import TerminalApiSchema, problems
 from tables.api import serializers as s
 from tables.api.conf import api_setting
@@ -55,7 +55,7 @@ class TerminalApiView(APIView):
 
     schema = TerminalApiSchema()
     renderer_classes = [JSONRenderer, ProblemJSONRenderer]
-    parser_classes = [JSONParser]
+    parser_classes = [JSONBodyParser]
     authentication_classes = [TerminalTokenAuthentication]
     permission_classes = [IsTerminal]
     throttle_classes = [TerminalRateThrottle]

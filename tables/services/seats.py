@@ -57,7 +57,9 @@ def box_take(*, table: Table, box_number: int, actor: Actor) -> Box:
     """
     player = require_player(actor, table)
     with transaction.atomic():
-        Player.objects.select_for_update().filter(pk=player.pk).first()
+        # NO KEY UPDATE: serializes the player's box changes without blocking the foreign-key
+        # check of a box handed over to this player meanwhile (``box_leave``), which deadlocked.
+        Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
         box = _box(table, box_number)
         if box.owner_id is not None:
             raise BoxTakenError(f"box {box_number} is taken")
@@ -111,7 +113,7 @@ def box_leave(*, table: Table, box_number: int, actor: Actor) -> Box:
     player = require_player(actor, table)
     with transaction.atomic():
         open_round = _open_round_locked(table)
-        Player.objects.select_for_update().filter(pk=player.pk).first()
+        Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
         box = _box(table, box_number)
         seat = Seat.objects.filter(box=box, player=player).first()
         if seat is None:

@@ -179,13 +179,15 @@ def _meanwhile(
     monkeypatch: Any, module: Any, name: str, first: Callable[[], Any], second: Callable[[], Any]
 ) -> Any:
     """Run ``first`` in a thread until it reaches ``module.name`` (which then waits a second, its
-    locks held), run ``second`` meanwhile, and return both results (a value or the error)."""
+    locks held), run ``second`` meanwhile, and return both results (a value or the error). Only
+    that first call waits: ``second`` may call the same function."""
     real = getattr(module, name)
     reached = threading.Event()
 
     def paused(*args: Any, **kwargs: Any) -> Any:
-        reached.set()
-        time.sleep(1.0)
+        if not reached.is_set():
+            reached.set()
+            time.sleep(1.0)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(module, name, paused)
@@ -277,3 +279,26 @@ def test_an_owner_leaving_while_another_bet_on_the_box_is_in_flight_deadlocks_no
     assert isinstance(leave, Box) and leave.owner_id == carol.pk
     assert Bet.objects.get(pk=bet.pk).status == "cancelled"
     assert balance(carol) == (10_000, 0)
+
+
+def test_a_player_taking_the_box_an_owner_is_handing_to_them_deadlocks_nobody(live, monkeypatch):
+    # given Alice's box 1 with Bob seated behind it (the next owner)
+    from tables.services import box_leave, seats
+
+    table, _round, as_alice, bob, bet_behind = _box_1_of_alice(live)
+    bet_behind("b0")
+    as_bob = at_terminal(table, bob)
+
+    # when Bob asks for box 1 (his row locked, the box not yet) while Alice leaves it
+    take, leave = _meanwhile(
+        monkeypatch,
+        seats,
+        "_box",
+        lambda: box_take(table=table, box_number=1, actor=as_bob),
+        lambda: box_leave(table=table, box_number=1, actor=as_alice),
+    )
+
+    # then the leave hands the box to Bob without waiting for his row, and his take finds it his
+    assert isinstance(leave, Box) and leave.owner_id == bob.pk
+    assert isinstance(take, ServiceError) and take.code == "box_taken"
+    assert Box.objects.get(table=table, number=1).owner_id == bob.pk

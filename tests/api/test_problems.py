@@ -1,0 +1,50 @@
+"""Refusals that come from below the services: the request body and the database."""
+
+from __future__ import annotations
+
+import psycopg.errors
+import pytest
+from django.db import OperationalError
+
+from casino.api import exception_handler
+from tables.models import Bet
+
+
+@pytest.mark.parametrize("body", ["[" * 1000 + "]" * 1000, '{"a":' * 1000 + "1" + "}" * 1000])
+def test_a_body_nested_too_deeply_is_a_400_not_a_500(agi, bj1_round, body):
+    table = f"/api/v1/tables/{bj1_round.table_id}"
+    requests = [
+        ("post", f"{table}/rounds/{bj1_round.pk}/bets/"),
+        ("post", "/api/v1/player-sessions/"),
+        ("put", f"{table}/boxes/1/bets-behind/"),
+    ]
+    for method, path in requests:
+        answer = getattr(agi.client, method)(
+            path, body, content_type="application/json", headers=agi._headers({"Idempotency-Key": "deep"})
+        )
+        assert answer.status_code == 400, (path, answer.content[:200])
+        assert answer["Content-Type"] == "application/problem+json"
+        assert answer.json()["code"] == "parse_error"
+        assert "nested too deeply" in answer.json()["detail"]
+    assert not Bet.objects.exists()
+
+
+def _operational(cause: Exception) -> OperationalError:
+    error = OperationalError(str(cause))
+    error.__cause__ = cause
+    return error
+
+
+@pytest.mark.parametrize("cause", [psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure])
+def test_a_transaction_given_up_by_postgresql_is_a_409_to_send_again(cause):
+    answer = exception_handler(_operational(cause("given up")), {})
+
+    assert answer is not None
+    assert answer.status_code == 409
+    assert answer.data["code"] == "concurrent_update"
+    assert answer["Retry-After"] == "1"
+    assert answer.content_type == "application/problem+json"
+
+
+def test_any_other_database_failure_stays_a_server_error():
+    assert exception_handler(_operational(psycopg.errors.AdminShutdown("bye")), {}) is None
