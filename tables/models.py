@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 from django.conf import settings
 from django.db import models
 
@@ -357,6 +359,14 @@ class Round(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} round {self.number}"
+
+    def betting_is_open(self, now: datetime.datetime) -> bool:
+        """Bets are placed, taken back and left with their box only while the round is in
+        ``betting`` and before its deadline: once the deadline passed, "no more bets" holds even
+        if nothing has applied it yet."""
+        return self.status == RoundStatus.BETTING and (
+            self.decision_deadline_at is None or self.decision_deadline_at > now
+        )
 
 
 class RoundEvent(models.Model):

@@ -84,11 +84,24 @@ def require_staff(actor: Actor, codename: str) -> None:
         raise PermissionRefusedError("You do not have permission to do that.", permission=codename)
 
 
+class WrongTableError(PermissionRefusedError):
+    code = "wrong_table"
+
+
+def require_terminal_at(actor: Actor, table: Table) -> None:
+    """A terminal placed at a table acts at that table only: anything else is refused
+    ``wrong_table`` (before any effect: round commands check it before overdue defaults)."""
+    terminal = actor.terminal
+    if terminal is not None and terminal.table_id not in (None, table.pk):
+        raise WrongTableError("This terminal is placed at another table.")
+
+
 def require_dealer_or_reader(actor: Actor, table: Table) -> None:
     """Dealer commands: a staff user who runs tables, or a card reader bound to this table
     (for cards), or the system."""
     if actor.system:
         return
+    require_terminal_at(actor, table)
     if actor.has_perm("run_table"):
         return
     terminal = actor.terminal
@@ -108,9 +121,7 @@ def require_player(actor: Actor, table: Table) -> Player:
     player = actor.player
     if player is None:
         raise PermissionRefusedError("A player must be logged in at a terminal.")
-    terminal = actor.terminal
-    if terminal is not None and terminal.table_id not in (None, table.pk):
-        raise PermissionRefusedError("This terminal belongs to another table.")
+    require_terminal_at(actor, table)
     if not player.is_active or player.casino_id != table.casino_id:
         raise PermissionRefusedError("This player cannot play at this table.")
     return player

@@ -100,6 +100,7 @@ from tables.services.common import (
     require_dealer_or_reader,
     require_player,
     require_staff,
+    require_terminal_at,
     round_lock_take,
 )
 from tables.services.config import config_get, config_rules, table_config_current
@@ -348,14 +349,16 @@ class _Overdue(Exception):
     pass
 
 
-def _command(round_id: int, body: Callable[[Round, list[AppliedDefault]], T]) -> T:
+def _command(round_id: int, body: Callable[[Round, list[AppliedDefault]], T], actor: Actor) -> T:
     """Run a serialized round command: overdue defaults first (in their own transaction, so they
-    stand even if the command is then refused), then the command under the round's row lock."""
+    stand even if the command is then refused), then the command under the round's row lock.
+    A terminal of another table is refused ``wrong_table`` before anything happens."""
     applied: list[AppliedDefault] = []
     for _attempt in range(5):
         try:
             with transaction.atomic():
                 round_ = lock_round(round_id)
+                require_terminal_at(actor, round_.table)
                 if _is_overdue(round_, timezone.now()):
                     # Nothing was written: roll back, apply the default in its own transaction.
                     raise _Overdue
@@ -539,7 +542,7 @@ def round_close_betting(*, round_id: int, actor: Actor) -> Round:
         )
         return round_
 
-    return _command(round_id, body)
+    return _command(round_id, body, actor)
 
 
 # ------------------------------------------------------------------------------------------- bets
@@ -665,9 +668,7 @@ def bet_place(
     def perform() -> dict[str, Any]:
         round_, box, bet_id = _bet_round_and_box(round_id, player.pk, box_number)
         require_player(actor, round_.table)
-        if round_.status != RoundStatus.BETTING or (
-            round_.decision_deadline_at is not None and round_.decision_deadline_at <= timezone.now()
-        ):
+        if not round_.betting_is_open(timezone.now()):
             raise BettingClosedError("no more bets")
         config = config_get(round_.config_id)
         rules = config_rules(config)
@@ -768,9 +769,9 @@ def bet_cancel(*, round_id: int, actor: Actor, bet_id: int) -> list[Bet]:
     with transaction.atomic():
         round_ = _round_for_bet(round_id)
         player = require_player(actor, round_.table)
-        if round_.status != RoundStatus.BETTING:
+        if not round_.betting_is_open(timezone.now()):
             raise BettingClosedError("no more bets")
-        Player.objects.select_for_update().filter(pk=player.pk).first()
+        Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
         bet = Bet.objects.filter(pk=bet_id, round_id=round_id, status=BetStatus.PLACED).first()
         if bet is None:
             raise TableError(f"no open bet {bet_id}", code="no_such_bet")
@@ -847,7 +848,7 @@ def card_enter(*, round_id: int, actor: Actor, card: str) -> Round:
         _finish(round_, state, work, actor, timezone.now())
         return round_
 
-    result = _command(round_id, body)
+    result = _command(round_id, body, actor)
     if refusal:
         raise refusal[0]
     return result
@@ -889,7 +890,7 @@ def card_correct(*, round_id: int, actor: Actor, card: str | None, reason: str) 
         )
         return round_
 
-    return _command(round_id, body)
+    return _command(round_id, body, actor)
 
 
 # ----------------------------------------------------------------------------- insurance & decisions
@@ -950,7 +951,7 @@ def insurance_decide(
         _finish(round_, state, work, actor, now)
         return round_
 
-    return _command(round_id, body)
+    return _command(round_id, body, actor)
 
 
 def insurance_close(*, round_id: int, actor: Actor) -> Round:
@@ -966,7 +967,7 @@ def insurance_close(*, round_id: int, actor: Actor) -> Round:
         _finish(round_, state, work, actor, timezone.now())
         return round_
 
-    return _command(round_id, body)
+    return _command(round_id, body, actor)
 
 
 def decision_make(*, round_id: int, actor: Actor, box_number: int, decision: str) -> Round:
@@ -1024,7 +1025,7 @@ def decision_make(*, round_id: int, actor: Actor, box_number: int, decision: str
         _finish(round_, state, work, actor, timezone.now())
         return round_
 
-    return _command(round_id, body)
+    return _command(round_id, body, actor)
 
 
 # -------------------------------------------------------------------------------------------- void

@@ -4,6 +4,7 @@ me" setting, and the handover of a box to the next bettor in arrival order."""
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils import timezone
 
 from casino.models import Player
 from tables.errors import (
@@ -21,7 +22,6 @@ from tables.models import (
     BetStatus,
     Box,
     Round,
-    RoundStatus,
     Seat,
     Table,
 )
@@ -119,13 +119,14 @@ def box_leave(*, table: Table, box_number: int, actor: Actor) -> Box:
         if seat is None:
             raise NotSeatedError(f"you are not seated at box {box_number}")
         to_cancel: list[Bet] = []
+        betting = open_round is not None and open_round.betting_is_open(timezone.now())
         if open_round is not None:
             mine = list(
                 Bet.objects.filter(
                     round=open_round, box_number=box_number, player=player, status=BetStatus.PLACED
                 )
             )
-            if mine and open_round.status != RoundStatus.BETTING:
+            if mine and not betting:
                 raise RoundInProgressError("your bets on this box are in play; leave after the round")
             to_cancel.extend(mine)
         seat.delete()
@@ -142,11 +143,9 @@ def box_leave(*, table: Table, box_number: int, actor: Actor) -> Box:
                         status=BetStatus.PLACED,
                     )
                 )
-                if behind and open_round.status != RoundStatus.BETTING:
-                    # The box plays on with the bets of this round; the handover waits for none.
-                    pass
-                elif open_round.status == RoundStatus.BETTING:
+                if betting:
                     to_cancel.extend(behind)
+                # Otherwise the box plays on with the bets of this round; the handover waits for none.
             Box.objects.filter(pk=box.pk).update(owner_id=new_owner_id, accepts_bets_behind=True)
         if to_cancel and open_round is not None:
             _cancel_bets(open_round, to_cancel, actor, "player left the box")

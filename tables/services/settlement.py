@@ -184,7 +184,7 @@ def round_settle(*, round_id: int, actor: Actor) -> Round:
         )
         return round_
 
-    return _command(round_id, body)
+    return _command(round_id, body, actor)
 
 
 def _streaks_update(round_: Round, lines, bets) -> None:  # type: ignore[no-untyped-def]
