@@ -34,7 +34,7 @@ PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 # Engine refusals that reach the API unwrapped: a card code that is no card is bad input; every
 # other engine refusal means the round's state does not allow the command now.
-GAME_ERROR_STATUS = {"invalid_card": 400, "invalid_ruleset": 422}
+GAME_ERROR_STATUS = {"invalid_card": 400, "invalid_ruleset": 422, "no_such_box": 404}
 
 
 class ProblemJSONRenderer(JSONRenderer):

@@ -16,6 +16,14 @@ class TableError(ServiceError):
     status = 409
 
 
+class NoSuchBoxError(TableError):
+    """A box number the table does not have (or its configuration does not use): 404, as a
+    missing resource, wherever it is named (a path, a bet's body)."""
+
+    code = "no_such_box"
+    status = 404
+
+
 class BettingClosedError(TableError):
     code = "betting_closed"
 

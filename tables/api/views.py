@@ -19,7 +19,7 @@ from casino.authentication import (
     TerminalPlayerAuthentication,
     TerminalTokenAuthentication,
 )
-from casino.errors import NotFoundError, ServiceError
+from casino.errors import NotFoundError
 from casino.models import PlayerSession, Terminal
 from casino.parsers import JSONBodyParser
 from casino.schema import TerminalApiSchema, problems
@@ -201,17 +201,6 @@ def path_box(view: APIView) -> int:
     return int(raw)
 
 
-def box_service(call: Any) -> Any:
-    """A box service; a box the table's configuration does not use (``no_such_box``) is a 404
-    like a box number that does not exist at all."""
-    try:
-        return call()
-    except ServiceError as error:
-        if error.code == "no_such_box":
-            raise NotFoundError(error.message, code="no_such_box") from error
-        raise
-
-
 TABLE_PARAMETER = OpenApiParameter(
     "table_id", int, OpenApiParameter.PATH, description="The table this terminal is placed at."
 )
@@ -272,7 +261,7 @@ class BoxTakeView(TablePlayerView):
     )
     def post(self, request: Request, table_id: str, box: str) -> Response:
         number = path_box(self)
-        taken = box_service(lambda: box_take(table=self.table, box_number=number, actor=self.actor()))
+        taken = box_take(table=self.table, box_number=number, actor=self.actor())
         return Response(s.BoxSerializer(_box_data(taken)).data)
 
 
@@ -287,7 +276,7 @@ class BoxLeaveView(TablePlayerView):
     )
     def post(self, request: Request, table_id: str, box: str) -> Response:
         number = path_box(self)
-        left = box_service(lambda: box_leave(table=self.table, box_number=number, actor=self.actor()))
+        left = box_leave(table=self.table, box_number=number, actor=self.actor())
         return Response(s.BoxSerializer(_box_data(left)).data)
 
 
@@ -304,13 +293,8 @@ class BoxBetsBehindView(TablePlayerView):
         data = s.BetsBehindInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         number = path_box(self)
-        updated = box_service(
-            lambda: box_bets_behind_set(
-                table=self.table,
-                box_number=number,
-                actor=self.actor(),
-                accepts=data.validated_data["accepts"],
-            )
+        updated = box_bets_behind_set(
+            table=self.table, box_number=number, actor=self.actor(), accepts=data.validated_data["accepts"]
         )
         return Response(s.BoxSerializer(_box_data(updated)).data)
 

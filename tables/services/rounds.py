@@ -36,6 +36,7 @@ from tables.errors import (
     DecisionDeadlinePassedError,
     InvalidConfigurationError,
     MisscanError,
+    NoSuchBoxError,
     NotBoxOwnerError,
     RoundInProgressError,
     RoundNotOpenError,
@@ -658,7 +659,7 @@ def bet_place(
     if isinstance(stake_minor, bool) or not isinstance(stake_minor, int) or stake_minor <= 0:
         raise TableError("a stake is a positive whole number of minor units", code="invalid_stake")
     if isinstance(box_number, bool) or not isinstance(box_number, int) or box_number not in BOX_NUMBERS:
-        raise TableError("boxes are numbered 1 to 7", code="no_such_box")
+        raise NoSuchBoxError("boxes are numbered 1 to 7")
     if actor.player is None:
         raise PermissionRefusedError("A player must be logged in at a terminal.")
     player = actor.player
@@ -679,9 +680,9 @@ def bet_place(
         if stake_minor > high:
             raise StakeAboveTableMaxError(f"the {prefix} maximum is {high}", maximum_minor=high)
         if box_number > rules.boxes:
-            raise TableError(f"the table has boxes 1 to {rules.boxes}", code="no_such_box")
+            raise NoSuchBoxError(f"the table has boxes 1 to {rules.boxes}")
         if box is None or bet_id is None:
-            raise TableError(f"no box {box_number}", code="no_such_box")
+            raise NoSuchBoxError(f"no box {box_number}")
         placed, seated = _box_bets_and_seat(round_.pk, box, player.pk)
         if kind == BetKind.MAIN:
             if box.owner_id != player.pk:

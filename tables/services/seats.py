@@ -10,7 +10,7 @@ from casino.models import Player
 from tables.errors import (
     BoxLimitReachedError,
     BoxTakenError,
-    InvalidConfigurationError,
+    NoSuchBoxError,
     NotBoxOwnerError,
     NotSeatedError,
     RoundInProgressError,
@@ -40,11 +40,11 @@ def _box(table: Table, number: int) -> Box:
     config = table_config_current(table)
     limit = config.boxes if config else 7
     if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= limit:
-        raise InvalidConfigurationError(f"the table has boxes 1 to {limit}", code="no_such_box")
+        raise NoSuchBoxError(f"the table has boxes 1 to {limit}")
     # Ordered by pk so that FOR UPDATE locks the box row only (the default ordering joins the table).
     box = Box.objects.select_for_update().filter(table=table, number=number).order_by("pk").first()
     if box is None:
-        raise InvalidConfigurationError(f"box {number} does not exist", code="no_such_box")
+        raise NoSuchBoxError(f"box {number} does not exist")
     return box
 
 

@@ -227,6 +227,13 @@ def test_a_box_the_table_does_not_use_is_404_too(agi, seeded):
 
     round_ = open_round("BJ1", boxes=5)
 
-    response = agi.post(f"/api/v1/tables/{round_.table_id}/boxes/6/take/")
+    take = agi.post(f"/api/v1/tables/{round_.table_id}/boxes/6/take/")
+    bet = agi.post(
+        f"/api/v1/tables/{round_.table_id}/rounds/{round_.pk}/bets/",
+        {"box": 6, "kind": "main", "stake_minor": 1000},
+        headers={"Idempotency-Key": "box-6"},
+    )
 
-    assert (response.status_code, response.json()["code"]) == (404, "no_such_box")
+    # one code, one status, wherever the box is named (a path or a bet's body)
+    assert (take.status_code, take.json()["code"]) == (404, "no_such_box")
+    assert (bet.status_code, bet.json()["code"]) == (404, "no_such_box")
