@@ -48,23 +48,36 @@ def _box(table: Table, number: int) -> Box:
     return box
 
 
+def _box_owners_lock(table: Table) -> None:
+    """Box owners change one at a time per table (a take, a leave and its handover): the table row
+    FOR NO KEY UPDATE, so that the boxes a player owns, counted against ``boxes_per_player``,
+    cannot change meanwhile. Bets never take it: only owner changes, a few a minute, wait."""
+    Table.objects.select_for_update(no_key=True).filter(pk=table.pk).first()
+
+
+def _boxes_per_player(table: Table) -> int:
+    config = table_config_current(table)
+    return config.boxes_per_player if config else 2
+
+
 def box_take(*, table: Table, box_number: int, actor: Actor) -> Box:
     """The player at the terminal takes an empty box and becomes its owner.
 
-    Locks the player row, then the box row (two players racing for one box: the second sees it
-    taken). Raises ``box_taken``, ``box_limit_reached`` (``boxes_per_player``, 2 by default),
-    ``no_such_box``, ``permission_denied``. Audited.
+    Locks the table's box owners (``_box_owners_lock``), the player row, then the box row (two
+    players racing for one box: the second sees it taken). Raises ``box_taken``,
+    ``box_limit_reached`` (``boxes_per_player``, 2 by default), ``no_such_box``,
+    ``permission_denied``. Audited.
     """
     player = require_player(actor, table)
     with transaction.atomic():
+        _box_owners_lock(table)
         # NO KEY UPDATE: serializes the player's box changes without blocking the foreign-key
         # check of a box handed over to this player meanwhile (``box_leave``), which deadlocked.
         Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
         box = _box(table, box_number)
         if box.owner_id is not None:
             raise BoxTakenError(f"box {box_number} is taken")
-        config = table_config_current(table)
-        per_player = config.boxes_per_player if config else 2
+        per_player = _boxes_per_player(table)
         owned = Box.objects.filter(table=table, owner=player).count()
         if owned >= per_player:
             raise BoxLimitReachedError(f"at most {per_player} boxes per player")
@@ -103,16 +116,18 @@ def _open_round_locked(table: Table) -> Round | None:
 def box_leave(*, table: Table, box_number: int, actor: Actor) -> Box:
     """The player leaves a box (owner or bettor behind); their seat and win streak go.
 
-    An owner leaving hands the box to the next seated bettor in arrival order, or empties it.
+    An owner leaving hands the box to the next seated bettor in arrival order who owns fewer than
+    ``boxes_per_player`` boxes, or empties it.
     During betting the leaver's bets on the box are cancelled (stakes freed), and so are the
     new owner's bets behind it; after betting closed, a player with a bet in play cannot leave
     (``round_in_progress``). Locks the open round as every round command does (its advisory
     lock exclusively, which waits for the bets in flight and holds new ones back, then its row),
-    the player, then the box. Audited.
+    the table's box owners (``_box_owners_lock``), the player, then the box. Audited.
     """
     player = require_player(actor, table)
     with transaction.atomic():
         open_round = _open_round_locked(table)
+        _box_owners_lock(table)
         Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
         box = _box(table, box_number)
         seat = Seat.objects.filter(box=box, player=player).first()
@@ -132,8 +147,7 @@ def box_leave(*, table: Table, box_number: int, actor: Actor) -> Box:
         seat.delete()
         new_owner_id = box.owner_id
         if box.owner_id == player.pk:
-            successor = Seat.objects.filter(box=box).order_by("id").first()
-            new_owner_id = successor.player_id if successor else None
+            new_owner_id = _successor(table, box)
             if open_round is not None and new_owner_id is not None:
                 behind = list(
                     Bet.objects.filter(
@@ -158,6 +172,16 @@ def box_leave(*, table: Table, box_number: int, actor: Actor) -> Box:
         )
     box.refresh_from_db()
     return box
+
+
+def _successor(table: Table, box: Box) -> int | None:
+    """Who owns the box after its owner left: the player seated at it first (arrival order) who
+    owns fewer than ``boxes_per_player`` boxes at the table; None (the box is free) if nobody."""
+    per_player = _boxes_per_player(table)
+    for player_id in Seat.objects.filter(box=box).order_by("id").values_list("player_id", flat=True):
+        if Box.objects.filter(table=table, owner_id=player_id).count() < per_player:
+            return player_id
+    return None
 
 
 def box_bets_behind_set(*, table: Table, box_number: int, actor: Actor, accepts: bool) -> Box:

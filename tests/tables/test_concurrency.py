@@ -302,3 +302,27 @@ def test_a_player_taking_the_box_an_owner_is_handing_to_them_deadlocks_nobody(li
     assert isinstance(leave, Box) and leave.owner_id == bob.pk
     assert isinstance(take, ServiceError) and take.code == "box_taken"
     assert Box.objects.get(table=table, number=1).owner_id == bob.pk
+
+
+def test_a_player_taking_a_box_while_another_is_handed_to_them_stays_within_the_limit(live, monkeypatch):
+    # given Alice's box 1 with Bob behind it, Bob owning box 2 (the limit is 2)
+    from tables.services import box_leave, seats
+
+    table, _round, as_alice, bob, bet_behind = _box_1_of_alice(live)
+    bet_behind("b0")
+    as_bob = at_terminal(table, bob)
+    box_take(table=table, box_number=2, actor=as_bob)
+
+    # when Bob takes box 3 (half done, his count of boxes made) while Alice leaves box 1
+    take, leave = _meanwhile(
+        monkeypatch,
+        seats,
+        "_box",
+        lambda: box_take(table=table, box_number=3, actor=as_bob),
+        lambda: box_leave(table=table, box_number=1, actor=as_alice),
+    )
+
+    # then the two take turns: Bob gets box 3, and box 1 passes him over (he has two): it is free
+    assert isinstance(take, Box) and take.owner_id == bob.pk
+    assert isinstance(leave, Box) and leave.owner_id is None
+    assert sorted(Box.objects.filter(table=table, owner_id=bob.pk).values_list("number", flat=True)) == [2, 3]

@@ -585,3 +585,25 @@ def test_settlement_runs_a_constant_number_of_statements(table, dealer):
     assert _settle_statements(table, dealer, bettors=1, box=1) == _settle_statements(
         table, dealer, bettors=12, box=2
     )
+
+
+@pytest.mark.django_db
+def test_the_box_goes_to_the_next_bettor_who_may_own_one_more(table, dealer):
+    # given alice owns box 1; bob owns boxes 2 and 3 (the limit, 2) and bets behind box 1, then carol
+    _alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
+    bob, carol = funded_player(table), funded_player(table)
+    as_bob, as_carol = at_terminal(table, bob), at_terminal(table, carol)
+    box_take(table=table, box_number=2, actor=as_bob)
+    box_take(table=table, box_number=3, actor=as_bob)
+    for actor, key in ((as_bob, "b"), (as_carol, "c")):
+        bet_place(
+            round_id=round_.pk, actor=actor, box_number=1, kind="behind", stake_minor=500, idempotency_key=key
+        )
+    _refused("box_limit_reached", box_take, table=table, box_number=4, actor=as_bob)
+    # when alice leaves during betting
+    left = box_leave(table=table, box_number=1, actor=as_alice)
+    # then bob, at his limit, is passed over: carol owns box 1, and bob still owns two boxes
+    assert left.owner_id == carol.pk
+    assert sorted(Box.objects.filter(table=table, owner=bob).values_list("number", flat=True)) == [2, 3]
+    # and when carol leaves too, bob is still at his limit: the box is free
+    assert box_leave(table=table, box_number=1, actor=as_carol).owner_id is None
