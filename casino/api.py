@@ -140,3 +140,18 @@ def terminal_identity(request: Request) -> Response:
             "credential_expires_at": request.auth.expires_at,
         }
     )
+
+
+@extend_schema(exclude=True)
+@api_view(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])
+@authentication_classes([])
+@permission_classes([])
+@renderer_classes([JSONRenderer, ProblemJSONRenderer])
+@throttle_classes([])
+def endpoint_not_found(request: Request, path: str = "") -> Response:
+    """Any path under ``/api/`` that names no endpoint: a problem+json 404 (Django's would be an
+    HTML page, and a path without its final slash a redirect that loses a POST's body)."""
+    hint = "" if request.path.endswith("/") else " API paths end with a slash."
+    return problem_response(
+        status=404, code="no_such_endpoint", detail=f"No such endpoint: {request.path}.{hint}"
+    )

@@ -1,4 +1,4 @@
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from casino import api
@@ -8,4 +8,6 @@ urlpatterns = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("v1/terminal/", api.terminal_identity, name="api-terminal-identity"),
     path("v1/", include("tables.api.urls")),
+    # Last: whatever else is under /api/ is a problem+json 404, never an HTML page or a redirect.
+    re_path(r"^(?P<path>.*)$", api.endpoint_not_found, name="api-not-found"),
 ]

@@ -48,3 +48,25 @@ def test_a_transaction_given_up_by_postgresql_is_a_409_to_send_again(cause):
 
 def test_any_other_database_failure_stays_a_server_error():
     assert exception_handler(_operational(psycopg.errors.AdminShutdown("bye")), {}) is None
+
+
+def test_a_path_under_api_that_names_no_endpoint_is_a_problem_404(agi, bj1_round):
+    rounds = f"/api/v1/tables/{bj1_round.table_id}/rounds"
+    answers = {
+        "unknown": agi.client.get("/api/v1/nope/"),
+        "no route": agi.post(f"{rounds}/"),
+        "no slash": agi.post(
+            f"{rounds}/{bj1_round.pk}/bets", {"box": 1, "kind": "main", "stake_minor": 1000}
+        ),
+    }
+
+    for name, answer in answers.items():
+        assert answer.status_code == 404, name
+        assert answer["Content-Type"] == "application/problem+json", name
+        assert answer.json()["code"] == "no_such_endpoint", name
+    assert "end with a slash" in answers["no slash"].json()["detail"]
+    assert "end with a slash" not in answers["unknown"].json()["detail"]
+    assert not Bet.objects.exists()
+    # the schema and the endpoints themselves are still found
+    assert agi.client.get("/api/schema/").status_code == 200
+    assert agi.get(f"/api/v1/tables/{bj1_round.table_id}/state/").status_code == 200
