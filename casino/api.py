@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
@@ -28,13 +29,13 @@ from casino.errors import ServiceError
 from casino.models import Terminal
 from casino.schema import TerminalApiSchema
 from tables.api.throttling import TerminalRateThrottle
+from tables.errors import GAME_ERROR_STATUS
 from tables.games.errors import GameError
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 # Engine refusals that reach the API unwrapped: a card code that is no card is bad input; every
 # other engine refusal means the round's state does not allow the command now.
-GAME_ERROR_STATUS = {"invalid_card": 400, "invalid_ruleset": 422, "no_such_box": 404}
 
 
 class ProblemJSONRenderer(JSONRenderer):
@@ -67,6 +68,14 @@ def problem_for_error(error: ServiceError | GameError) -> Response:
     )
 
 
+logger = logging.getLogger(__name__)
+
+
+def request_path(context: dict[str, Any]) -> str:
+    request = context.get("request")
+    return f"{request.method} {request.path}" if request is not None else "-"
+
+
 # PostgreSQL gave up on a transaction because of another one (a deadlock, a serialization
 # failure): nothing of it was kept, and the same request sent again will normally pass.
 RETRY_SQLSTATES = {"40P01", "40001"}
@@ -77,6 +86,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, (ServiceError, GameError)):
         return problem_for_error(exc)
     if isinstance(exc, OperationalError) and getattr(exc.__cause__, "sqlstate", None) in RETRY_SQLSTATES:
+        # Answered as a retry, but a lock-order bug shows itself this way: keep it in the log.
+        logger.warning("request given up by the database (%s): %s", request_path(context), exc)
         problem = problem_response(
             status=409,
             code="concurrent_update",

@@ -114,9 +114,16 @@ class GameRefusedError(TableError):
     status = 409
 
 
+# The status of an engine refusal where it is not 409 (a conflict with the round's state): one
+# status per code, whether the engine's error reaches the API raw or through a service.
+GAME_ERROR_STATUS = {"invalid_card": 400, "invalid_ruleset": 422, NoSuchBoxError.code: 404}
+
+
 def from_game_error(error: GameError) -> ServiceError:
-    """The service error for an engine refusal, keeping its code."""
-    return GameRefusedError(error.message, code=error.code)
+    """The service error for an engine refusal, keeping its code (and its status)."""
+    refused = GameRefusedError(error.message, code=error.code)
+    refused.status = GAME_ERROR_STATUS.get(error.code, GameRefusedError.status)
+    return refused
 
 
 __all__ = [

@@ -411,7 +411,8 @@ class DecisionView(TablePlayerView):
         operation_id="decision_make",
         summary="Decide for your box's current hand: hit, stand, double, split (surrender where allowed)",
         description="A double or split holds the added stake at once. Refusals: `not_box_owner`, "
-        "`not_your_turn`, `<decision>_not_allowed`, `decision_deadline_passed`, `awaiting_correction`, "
+        "`not_your_turn`, `box_not_playing`, `<decision>_not_allowed`, `decision_deadline_passed`, "
+        "`awaiting_correction`, "
         "`insufficient_funds`.",
         tags=["decisions"],
         parameters=[TABLE_PARAMETER, ROUND_PARAMETER, IDEMPOTENCY_PARAMETER],

@@ -407,6 +407,28 @@ def test_a_decision_from_a_non_owner_is_refused(table, dealer):
 
 
 @pytest.mark.django_db
+def test_a_decision_for_a_box_without_a_bet_is_box_not_playing_409_and_a_box_number_off_the_table_404(
+    table, dealer
+):
+    # alice owns boxes 1 and 2 and bets on box 1 only
+    _alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
+    box_take(table=table, box_number=2, actor=as_alice)
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    events = RoundEvent.objects.count()
+    refused = _refused(
+        "box_not_playing", decision_make, round_id=round_.pk, actor=as_alice, box_number=2, decision="hit"
+    )
+    assert refused.status == 409
+    assert RoundEvent.objects.count() == events
+    # an engine refusal keeps its status through the service: no_such_box is a 404 everywhere
+    from tables.errors import from_game_error
+    from tables.games.errors import GameError
+
+    assert from_game_error(GameError("no box 9", code="no_such_box")).status == 404
+    assert from_game_error(GameError("not now", code="not_your_turn")).status == 409
+
+
+@pytest.mark.django_db
 def test_a_double_holds_the_added_stake_and_pays_on_both(table, dealer):
     # alice 6+5 doubles and draws a 9 (20) against the dealer's 7+10
     alice, as_alice, round_ = _seated_round(table, dealer, ["6S", "7H", "5D", "TC", "9H"])

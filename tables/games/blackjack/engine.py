@@ -457,7 +457,7 @@ def _decide(state: RoundState, action: Action, events: list[Event]) -> RoundStat
     box = state.boxes[state.turn_box]
     if action.box != box.number:
         if all(other.number != action.box for other in state.boxes):
-            raise IllegalActionError(f"box {action.box} does not play this round", code="no_such_box")
+            raise IllegalActionError(f"box {action.box} does not play this round", code="box_not_playing")
         raise NotYourTurnError(f"box {box.number} is to act, not box {action.box}")
     if action.player != box.owner:
         raise NotBoxOwnerError(f"box {box.number} belongs to {box.owner}")
