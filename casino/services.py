@@ -222,7 +222,7 @@ def player_check_pin(*, card_number: str, pin: str, terminal: Terminal | None = 
     """
     now = timezone.now()
     with transaction.atomic():
-        cards = Player.objects.select_for_update().filter(card_number=card_number, is_active=True)
+        cards = Player.objects.select_for_update(no_key=True).filter(card_number=card_number, is_active=True)
         if terminal is not None:
             cards = cards.filter(casino_id=terminal.casino_id)
         player = cards.first()

@@ -216,7 +216,9 @@ def table_config_change(
     if unknown:
         raise InvalidConfigurationError(f"unknown settings {sorted(unknown)}")
     with transaction.atomic():
-        Table.objects.select_for_update().get(pk=table.pk)
+        # NO KEY UPDATE: table-wide commands take turns, and rows referring to the table (a
+        # player session, a round) still pass their foreign-key check, made at commit.
+        Table.objects.select_for_update(no_key=True).get(pk=table.pk)
         current = table_config_current(table)
         values: dict[str, Any]
         if current is None:

@@ -388,7 +388,9 @@ def round_open(*, table: Table, actor: Actor) -> Round:
     """
     require_dealer_or_reader(actor, table)
     with transaction.atomic():
-        Table.objects.select_for_update().get(pk=table.pk)
+        # NO KEY UPDATE: table-wide commands take turns, and rows referring to the table (a
+        # player session, a round) still pass their foreign-key check, made at commit.
+        Table.objects.select_for_update(no_key=True).get(pk=table.pk)
         if Round.objects.filter(table=table).open().exists():
             raise RoundInProgressError("a round is already open at this table")
         config = table_config_current(table)

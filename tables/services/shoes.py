@@ -80,7 +80,9 @@ def shoe_shuffle(*, table: Table, actor: Actor) -> Shoe:
         raise InvalidConfigurationError(f"{table} has no configuration")
     rules = config_rules(config)
     with transaction.atomic():
-        Table.objects.select_for_update().get(pk=table.pk)
+        # NO KEY UPDATE: table-wide commands take turns, and rows referring to the table (a
+        # player session, a round) still pass their foreign-key check, made at commit.
+        Table.objects.select_for_update(no_key=True).get(pk=table.pk)
         if Round.objects.filter(table=table).open().exists():
             raise RoundInProgressError("a round is in progress; shuffle after it")
         old = shoe_current(table)

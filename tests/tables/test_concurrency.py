@@ -176,19 +176,28 @@ def test_a_decision_and_its_deadline_at_the_same_moment_give_exactly_one_outcome
 
 
 def _meanwhile(
-    monkeypatch: Any, module: Any, name: str, first: Callable[[], Any], second: Callable[[], Any]
+    monkeypatch: Any,
+    module: Any,
+    name: str,
+    first: Callable[[], Any],
+    second: Callable[[], Any],
+    *,
+    after: bool = False,
 ) -> Any:
     """Run ``first`` in a thread until it reaches ``module.name`` (which then waits a second, its
-    locks held), run ``second`` meanwhile, and return both results (a value or the error). Only
-    that first call waits: ``second`` may call the same function."""
+    locks held; with ``after``, once the call has returned, with what it locked held), run
+    ``second`` meanwhile, and return both results (a value or the error). Only that first call
+    waits: ``second`` may call the same function."""
     real = getattr(module, name)
     reached = threading.Event()
 
     def paused(*args: Any, **kwargs: Any) -> Any:
-        if not reached.is_set():
-            reached.set()
-            time.sleep(1.0)
-        return real(*args, **kwargs)
+        if reached.is_set():
+            return real(*args, **kwargs)
+        result = real(*args, **kwargs) if after else None
+        reached.set()
+        time.sleep(1.0)
+        return result if after else real(*args, **kwargs)
 
     monkeypatch.setattr(module, name, paused)
     results: list[Any] = [None, None]
@@ -326,3 +335,32 @@ def test_a_player_taking_a_box_while_another_is_handed_to_them_stays_within_the_
     assert isinstance(take, Box) and take.owner_id == bob.pk
     assert isinstance(leave, Box) and leave.owner_id is None
     assert sorted(Box.objects.filter(table=table, owner_id=bob.pk).values_list("number", flat=True)) == [2, 3]
+
+
+def test_a_sign_in_committing_while_a_round_opens_deadlocks_nobody(live, monkeypatch):
+    # given BJ1 ready to open a round, and a player terminal at it
+    from casino.models import Terminal
+    from casino.services import player_create, terminal_register
+    from tables.api import sessions
+
+    table, dealer = live
+    stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
+    terminal = terminal_register(
+        casino=table.casino, name="T-race", kind=Terminal.Kind.PLAYER_TERMINAL, table=table
+    )
+    player_create(casino=table.casino, card_number="5550001", display_name="Dora", pin="1357")
+
+    # when a sign-in holds the audit chain (its record written, its commit, which checks its
+    # session's foreign key to the table, still to come) while the dealer opens a round
+    signed_in, opened = _meanwhile(
+        monkeypatch,
+        sessions,
+        "audit_append",
+        lambda: sessions.player_session_start(terminal=terminal, card_number="5550001", pin="1357"),
+        lambda: round_open(table=table, actor=Actor.staff(dealer)),
+        after=True,
+    )
+
+    # then both pass: the round's lock on the table row does not block the session's key check
+    assert isinstance(signed_in, tuple), signed_in
+    assert isinstance(opened, Round), opened
