@@ -4,18 +4,21 @@ from django.utils import timezone
 
 def end_duplicate_open_sessions(apps, schema_editor):
     """Before the constraints: of the sessions open at once for one player or at one terminal
-    (two sign-ins at the same moment could leave both open), all but the newest end as replaced."""
+    (two sign-ins at the same moment could leave both open), the newest is kept, and every
+    older one that shares its player or its terminal with a kept one ends as replaced."""
     PlayerSession = apps.get_model("casino", "PlayerSession")
-    now = timezone.now()
-    for field in ("player_id", "terminal_id"):
-        newest = {}
-        for session_id, owner in (
-            PlayerSession.objects.filter(ended_at__isnull=True).order_by("pk").values_list("pk", field)
-        ):
-            newest[owner] = session_id
-        PlayerSession.objects.filter(ended_at__isnull=True).exclude(pk__in=newest.values()).update(
-            ended_at=now, end_reason="replaced"
-        )
+    players, terminals, replaced = set(), set(), []
+    for session_id, player_id, terminal_id in (
+        PlayerSession.objects.filter(ended_at__isnull=True)
+        .order_by("-pk")
+        .values_list("pk", "player_id", "terminal_id")
+    ):
+        if player_id in players or terminal_id in terminals:
+            replaced.append(session_id)
+        else:
+            players.add(player_id)
+            terminals.add(terminal_id)
+    PlayerSession.objects.filter(pk__in=replaced).update(ended_at=timezone.now(), end_reason="replaced")
 
 
 class Migration(migrations.Migration):
