@@ -51,13 +51,34 @@ def table_state(*, table: Table, for_player_id: int | None = None) -> dict[str, 
     shoe = shoe_current(table)
     round_ = round_current(table)
     boxes = list(Box.objects.filter(table=table).order_by("number"))
-    seats: dict[int, list[Seat]] = {}
-    for seat in Seat.objects.filter(box__table=table).select_related("player").order_by("id"):
-        seats.setdefault(seat.box_id, []).append(seat)
-    bets: list[Bet] = []
+    # Seats and bets as plain rows, grouped by box in one pass: a busy round has thousands of bets
+    # behind its boxes, and a model instance per row cost most of the time of this selector.
+    seats: dict[int, list[tuple[int, str, int]]] = {}
+    for box_id, player_id, display_name, win_streak in (
+        Seat.objects.filter(box__table=table)
+        .order_by("id")
+        .values_list("box_id", "player_id", "player__display_name", "win_streak")
+    ):
+        seats.setdefault(box_id, []).append((player_id, display_name, win_streak))
+    bets: dict[int, list[dict[str, Any]]] = {}
     state = None
     if round_ is not None:
-        bets = list(Bet.objects.filter(round=round_).exclude(status=BetStatus.CANCELLED).order_by("pk"))
+        for bet_id, box_number, player_id, kind, stake_minor, status in (
+            Bet.objects.filter(round=round_)
+            .exclude(status=BetStatus.CANCELLED)
+            .order_by("pk")
+            .values_list("pk", "box_number", "player_id", "kind", "stake_minor", "status")
+        ):
+            bets.setdefault(box_number, []).append(
+                {
+                    "bet_id": bet_id,
+                    "player_id": player_id,
+                    "kind": kind,
+                    "stake_minor": stake_minor,
+                    "status": status,
+                    "is_mine": player_id == for_player_id,
+                }
+            )
         if round_.snapshot:
             state = state_from_dict(round_.snapshot)
     playing = {box.number: box for box in state.boxes} if state is not None else {}
@@ -72,25 +93,14 @@ def table_state(*, table: Table, for_player_id: int | None = None) -> dict[str, 
                 "accepts_bets_behind": box.accepts_bets_behind,
                 "seats": [
                     {
-                        "player_id": seat.player_id,
-                        "display_name": seat.player.display_name,
-                        "is_owner": seat.player_id == box.owner_id,
-                        "win_streak": seat.win_streak,
+                        "player_id": player_id,
+                        "display_name": display_name,
+                        "is_owner": player_id == box.owner_id,
+                        "win_streak": win_streak,
                     }
-                    for seat in seats.get(box.pk, [])
+                    for player_id, display_name, win_streak in seats.get(box.pk, [])
                 ],
-                "bets": [
-                    {
-                        "bet_id": bet.pk,
-                        "player_id": bet.player_id,
-                        "kind": bet.kind,
-                        "stake_minor": bet.stake_minor,
-                        "status": bet.status,
-                        "is_mine": bet.player_id == for_player_id,
-                    }
-                    for bet in bets
-                    if bet.box_number == box.number
-                ],
+                "bets": bets.get(box.number, []),
                 "hands": [
                     {
                         **_cards([card.code for card in hand.cards]),
