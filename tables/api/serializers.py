@@ -8,6 +8,34 @@ from typing import Any
 
 from rest_framework import serializers
 
+# ---------------------------------------------------------------- JSON body fields
+# DRF's fields coerce: a boolean field takes 0, 1, "true" or "yes", an integer field "12" or 12.0, a
+# string field a number. The OpenAPI schema promises JSON types, and a terminal that sends another
+# type has a bug worth hearing about: the fields of request bodies take their own JSON type only.
+# (Query parameters are strings by nature and keep DRF's fields.)
+
+
+class JSONBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class JSONIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
+class JSONRegexField(serializers.RegexField):
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
 # ---------------------------------------------------------------- problems
 
 
@@ -31,8 +59,8 @@ class ProblemDetailSerializer(serializers.Serializer):
 
 
 class SignInInputSerializer(serializers.Serializer):
-    card_number = serializers.RegexField(r"^[A-Za-z0-9\-]{1,32}$", max_length=32)
-    pin = serializers.RegexField(r"^[0-9]{4,8}$", max_length=8, min_length=4)
+    card_number = JSONRegexField(r"^[A-Za-z0-9\-]{1,32}$", max_length=32)
+    pin = JSONRegexField(r"^[0-9]{4,8}$", max_length=8, min_length=4)
 
 
 class PlayerSerializer(serializers.Serializer):
@@ -127,20 +155,20 @@ class BoxSerializer(serializers.Serializer):
 
 
 class BetsBehindInputSerializer(serializers.Serializer):
-    accepts = serializers.BooleanField(help_text="False: no bets behind me (from the next round).")
+    accepts = JSONBooleanField(help_text="False: no bets behind me (from the next round).")
 
 
 class BetInputSerializer(serializers.Serializer):
-    box = serializers.IntegerField(min_value=1, max_value=7)
+    box = JSONIntegerField(min_value=1, max_value=7)
     kind = serializers.ChoiceField(
         choices=["main", "behind", "perfect_pairs", "twenty_one_plus_three"],
         help_text="`main` on your own box, `behind` another player's box, or a side bet on your box.",
     )
-    stake_minor = serializers.IntegerField(min_value=1, max_value=MAX_STAKE_MINOR)
-    follow_double = serializers.BooleanField(
+    stake_minor = JSONIntegerField(min_value=1, max_value=MAX_STAKE_MINOR)
+    follow_double = JSONBooleanField(
         required=False, default=False, help_text="Bets behind only: double when the box owner doubles."
     )
-    follow_split = serializers.BooleanField(
+    follow_split = JSONBooleanField(
         required=False, default=False, help_text="Bets behind only: split when the box owner splits."
     )
 
@@ -163,17 +191,17 @@ class BetListSerializer(serializers.Serializer):
 
 
 class InsuranceInputSerializer(serializers.Serializer):
-    bet_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Your main bet or bet behind.")
-    take = serializers.BooleanField(help_text="True: insure for half the stake; false: decline.")
+    bet_id = JSONIntegerField(min_value=1, max_value=MAX_ID, help_text="Your main bet or bet behind.")
+    take = JSONBooleanField(help_text="True: insure for half the stake; false: decline.")
 
 
 class DecisionInputSerializer(serializers.Serializer):
-    box = serializers.IntegerField(min_value=1, max_value=7)
+    box = JSONIntegerField(min_value=1, max_value=7)
     decision = serializers.ChoiceField(choices=["hit", "stand", "double", "split", "surrender"])
 
 
 class CardInputSerializer(serializers.Serializer):
-    card = serializers.RegexField(
+    card = JSONRegexField(
         r"^\s*(10|[2-9TJQKAtjqka])[SHDCshdc]\s*$",
         max_length=5,
         help_text="Rank and suit as read from the shoe: `AS`, `TD`, `10H`, `7C`.",

@@ -74,3 +74,45 @@ def test_a_path_under_api_that_names_no_endpoint_is_a_problem_404(agi, bj1_round
     # the schema and the endpoints themselves are still found
     assert agi.client.get("/api/schema/").status_code == 200
     assert agi.get(f"/api/v1/tables/{bj1_round.table_id}/state/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("boxes/1/bets-behind/", {"accepts": 0}, "accepts"),
+        ("boxes/1/bets-behind/", {"accepts": "false"}, "accepts"),
+        ("bets/", {"box": "1", "kind": "main", "stake_minor": 1000}, "box"),
+        ("bets/", {"box": 1, "kind": "main", "stake_minor": 1000.0}, "stake_minor"),
+        ("bets/", {"box": 1, "kind": "main", "stake_minor": True}, "stake_minor"),
+        ("bets/", {"box": 1, "kind": "behind", "stake_minor": 500, "follow_split": 1}, "follow_split"),
+        ("insurance/", {"bet_id": 1, "take": "yes"}, "take"),
+        ("decisions/", {"box": 1.0, "decision": "hit"}, "box"),
+    ],
+)
+def test_a_body_field_of_another_json_type_is_refused(agi, bj1_round, path, body, field):
+    # (DRF alone would take 0 for false, "1" for 1, 1000.0 for 1000: the schema says otherwise)
+    table = f"/api/v1/tables/{bj1_round.table_id}"
+    url = f"{table}/{path}" if path.startswith("boxes") else f"{table}/rounds/{bj1_round.pk}/{path}"
+    send = agi.put if path.startswith("boxes") else agi.post
+    answer = send(url, body, headers={"Idempotency-Key": "typed"})
+
+    assert answer.status_code == 400, answer.content
+    assert answer.json()["code"] == "invalid"
+    assert list(answer.json()["errors"]) == [field]
+    assert not Bet.objects.exists()
+
+
+def test_a_card_number_or_a_card_must_be_strings(agi, bj1_terminal, bj1_reader, bj1_round):
+    from tests.api.conftest import ApiClient
+
+    sign_in = ApiClient(bj1_terminal).post(
+        "/api/v1/player-sessions/", {"card_number": 1000000001, "pin": "1111"}
+    )
+    card = ApiClient(bj1_reader).post(
+        f"/api/v1/tables/{bj1_round.table_id}/rounds/{bj1_round.pk}/cards/",
+        {"card": 10},
+        headers={"Idempotency-Key": "c"},
+    )
+
+    assert (sign_in.status_code, list(sign_in.json()["errors"])) == (400, ["card_number"])
+    assert (card.status_code, list(card.json()["errors"])) == (400, ["card"])
