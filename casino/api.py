@@ -34,9 +34,6 @@ from tables.games.errors import GameError
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
-# Engine refusals that reach the API unwrapped: a card code that is no card is bad input; every
-# other engine refusal means the round's state does not allow the command now.
-
 
 class ProblemJSONRenderer(JSONRenderer):
     """Lets a client that asks for ``Accept: application/problem+json`` get its answer."""
@@ -71,7 +68,7 @@ def problem_for_error(error: ServiceError | GameError) -> Response:
 logger = logging.getLogger(__name__)
 
 
-def request_path(context: dict[str, Any]) -> str:
+def _request_path(context: dict[str, Any]) -> str:
     request = context.get("request")
     return f"{request.method} {request.path}" if request is not None else "-"
 
@@ -87,7 +84,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return problem_for_error(exc)
     if isinstance(exc, OperationalError) and getattr(exc.__cause__, "sqlstate", None) in RETRY_SQLSTATES:
         # Answered as a retry, but a lock-order bug shows itself this way: keep it in the log.
-        logger.warning("request given up by the database (%s): %s", request_path(context), exc)
+        logger.warning("request given up by the database (%s): %s", _request_path(context), exc)
         problem = problem_response(
             status=409,
             code="concurrent_update",

@@ -114,7 +114,8 @@ class GameRefusedError(TableError):
     status = 409
 
 
-# The status of an engine refusal where it is not 409 (a conflict with the round's state): one
+# The status of an engine refusal where it is not 409 (the round's state does not allow the
+# command now): a card code that is no card is bad input, a box the table lacks is not found. One
 # status per code, whether the engine's error reaches the API raw or through a service.
 GAME_ERROR_STATUS = {"invalid_card": 400, "invalid_ruleset": 422, NoSuchBoxError.code: 404}
 

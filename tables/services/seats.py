@@ -3,10 +3,11 @@ me" setting, and the handover of a box to the next bettor in arrival order."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from django.db import transaction
 from django.utils import timezone
 
-from casino.models import Player
 from tables.errors import (
     BoxLimitReachedError,
     BoxTakenError,
@@ -63,17 +64,15 @@ def _boxes_per_player(table: Table) -> int:
 def box_take(*, table: Table, box_number: int, actor: Actor) -> Box:
     """The player at the terminal takes an empty box and becomes its owner.
 
-    Locks the table's box owners (``_box_owners_lock``), the player row, then the box row (two
-    players racing for one box: the second sees it taken). Raises ``box_taken``,
-    ``box_limit_reached`` (``boxes_per_player``, 2 by default), ``no_such_box``,
-    ``permission_denied``. Audited.
+    Locks the table's box owners (``_box_owners_lock``: two players racing for one box, or one
+    player for two, take turns, and the second sees the first's box), then the box row. The
+    player row is not locked: a handover to this player meanwhile checks its foreign key to it.
+    Raises ``box_taken``, ``box_limit_reached`` (``boxes_per_player``, 2 by default),
+    ``no_such_box``, ``permission_denied``. Audited.
     """
     player = require_player(actor, table)
     with transaction.atomic():
         _box_owners_lock(table)
-        # NO KEY UPDATE: serializes the player's box changes without blocking the foreign-key
-        # check of a box handed over to this player meanwhile (``box_leave``), which deadlocked.
-        Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
         box = _box(table, box_number)
         if box.owner_id is not None:
             raise BoxTakenError(f"box {box_number} is taken")
@@ -122,13 +121,13 @@ def box_leave(*, table: Table, box_number: int, actor: Actor) -> Box:
     new owner's bets behind it; after betting closed, a player with a bet in play cannot leave
     (``round_in_progress``). Locks the open round as every round command does (its advisory
     lock exclusively, which waits for the bets in flight and holds new ones back, then its row),
-    the table's box owners (``_box_owners_lock``), the player, then the box. Audited.
+    the table's box owners (``_box_owners_lock``), then the box. Between them they hold back
+    everything that changes the player's seats and bets at the table. Audited.
     """
     player = require_player(actor, table)
     with transaction.atomic():
         open_round = _open_round_locked(table)
         _box_owners_lock(table)
-        Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
         box = _box(table, box_number)
         seat = Seat.objects.filter(box=box, player=player).first()
         if seat is None:
@@ -178,8 +177,9 @@ def _successor(table: Table, box: Box) -> int | None:
     """Who owns the box after its owner left: the player seated at it first (arrival order) who
     owns fewer than ``boxes_per_player`` boxes at the table; None (the box is free) if nobody."""
     per_player = _boxes_per_player(table)
+    owned = Counter(Box.objects.filter(table=table, owner__isnull=False).values_list("owner_id", flat=True))
     for player_id in Seat.objects.filter(box=box).order_by("id").values_list("player_id", flat=True):
-        if Box.objects.filter(table=table, owner_id=player_id).count() < per_player:
+        if owned[player_id] < per_player:
             return player_id
     return None
 
