@@ -41,11 +41,21 @@ def row_loaded(model: type[M], **values: Any) -> M:
 
 
 @cache
+def _fields(model: type[models.Model], attnames: tuple[str, ...]) -> tuple[models.Field[Any, Any], ...]:
+    by_attname = {field.attname: field for field in model._meta.concrete_fields}
+    return tuple(by_attname[name] for name in attnames)
+
+
+def _prepared(fields: Sequence[models.Field[Any, Any]], values: Mapping[str, Any]) -> list[Any]:
+    """The values of ``fields`` as the database takes them (as ``Model.save`` prepares them)."""
+    return [field.get_db_prep_save(values[field.attname], connection) for field in fields]
+
+
+@cache
 def _insert(
     model: type[models.Model], attnames: tuple[str, ...]
 ) -> tuple[str, tuple[models.Field[Any, Any], ...]]:
-    by_attname = {field.attname: field for field in model._meta.concrete_fields}
-    fields = tuple(by_attname[name] for name in attnames)
+    fields = _fields(model, attnames)
     quote = connection.ops.quote_name
     columns = ", ".join(quote(field.column) for field in fields)
     placeholders = ", ".join(["%s"] * len(fields))
@@ -59,9 +69,8 @@ def row_insert(model: type[M], **values: Any) -> M:
     and return the instance with its primary key. Every column without a database default must
     be given: model defaults and ``auto_now_add`` are not applied here."""
     sql, fields = _insert(model, tuple(values))
-    params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, _prepared(fields, values))
         (pk,) = cursor.fetchone()
     return row_loaded(model, pk=pk, **values)
 
@@ -163,13 +172,12 @@ class LinkedRow:
 def _linked_insert(
     model: type[models.Model], attnames: tuple[str, ...], linked_field: str, source: str
 ) -> tuple[str, tuple[models.Field[Any, Any], ...]]:
-    by_attname = {field.attname: field for field in model._meta.concrete_fields}
-    fields = tuple(by_attname[name] for name in attnames)
+    fields = _fields(model, attnames)
     quote = connection.ops.quote_name
     columns = [quote(field.column) for field in fields]
     values = ["%s"] * len(fields)
     if linked_field:
-        columns.append(quote(by_attname[linked_field].column))
+        columns.append(quote(_fields(model, (linked_field,))[0].column))
         values.append(f"{source}.id")
     sql = f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(columns)}) SELECT {', '.join(values)} FROM {source}"
     return sql, fields
@@ -179,7 +187,7 @@ def linked_insert_sql(row: LinkedRow, source: str) -> tuple[str, list[Any]]:
     """PostgreSQL: the INSERT of ``row`` for each row of ``source`` (a CTE of the same statement
     returning ``id``), and its parameters: the body of a data-modifying CTE."""
     sql, fields = _linked_insert(row.model, tuple(row.values), row.linked_field, source)
-    return sql, [field.get_db_prep_save(row.values[field.attname], connection) for field in fields]
+    return sql, _prepared(fields, row.values)
 
 
 def linked_insert(row: LinkedRow, linked_id: int) -> models.Model:
