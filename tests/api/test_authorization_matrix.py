@@ -10,9 +10,8 @@ import pytest
 
 from casino.models import TerminalCredential
 from casino.services import terminal_credential_revoke
-from tables.models import Bet, Box, Seat
 from tests.api.conftest import ApiClient, make_device, open_round, sign_in
-from wallet.models import Hold
+from tests.snapshots import refused_snapshot
 
 
 @dataclass
@@ -127,15 +126,6 @@ def call(client: ApiClient, endpoint: Endpoint, key: str) -> Any:
     return getattr(client, endpoint.method)(endpoint.path, endpoint.body, headers=headers)
 
 
-def snapshot() -> tuple[Any, ...]:
-    return (
-        list(Box.objects.order_by("pk").values_list("owner_id", "accepts_bets_behind")),
-        list(Seat.objects.order_by("pk").values_list("box_id", "player_id")),
-        list(Bet.objects.order_by("pk").values_list("pk", "status", "stake_minor")),
-        list(Hold.objects.order_by("pk").values_list("pk", "status")),
-    )
-
-
 def wrong_callers(world: World, endpoint: Endpoint) -> dict[str, ApiClient]:
     callers = {"anonymous": world.anonymous}
     if endpoint.reader:
@@ -152,7 +142,7 @@ def wrong_callers(world: World, endpoint: Endpoint) -> dict[str, ApiClient]:
 
 
 def test_nobody_but_the_right_caller_succeeds(world):
-    before = snapshot()
+    before = refused_snapshot()
     unauthorized_successes = []
 
     for endpoint in endpoints(world):
@@ -165,14 +155,14 @@ def test_nobody_but_the_right_caller_succeeds(world):
                 assert response.status_code == 401, (endpoint.name, response.json())
 
     assert unauthorized_successes == []
-    assert snapshot() == before
+    assert refused_snapshot() == before
     # What is not scoped to a table answers for the caller itself: its own terminal and player.
     assert world.other_table.get("/api/v1/terminal/").json()["table"] == "BJ2"
     assert world.other_table.get("/api/v1/player/balance/").json()["available_minor"] == 100000  # Clara's
 
 
 def test_other_players_token_only_ever_acts_for_its_own_player(world):
-    before = snapshot()
+    before = refused_snapshot()
     client = world.other_player
 
     balance = client.get("/api/v1/player/balance/")
@@ -195,7 +185,7 @@ def test_other_players_token_only_ever_acts_for_its_own_player(world):
         "decision": (409, "not_your_turn"),
         "box leave": (409, "not_seated"),
     }
-    assert snapshot() == before
+    assert refused_snapshot() == before
 
 
 def test_the_right_callers_succeed(world):

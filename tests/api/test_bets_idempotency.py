@@ -9,7 +9,7 @@ from django.db import connection
 from casino.models import Player
 from tables.models import Bet, Seat
 from tests.api.conftest import staff
-from tests.wallet.conftest import ledger_snapshot
+from tests.snapshots import ledger_snapshot
 from wallet.models import Hold, IdempotencyRecord
 from wallet.selectors import account_balance
 from wallet.services import cage_buy_in, cage_cash_out

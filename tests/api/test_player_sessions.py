@@ -12,6 +12,7 @@ from casino.models import AuditRecord, Casino, Pit, Player, PlayerSession, Termi
 from casino.services import terminal_credential_issue, terminal_credential_revoke, terminal_register
 from tables.models import Table
 from tests.api.conftest import ApiClient, Device, make_device, sign_in
+from tests.snapshots import ledger_snapshot, table_snapshot
 
 
 def test_player_signs_in_and_gets_a_token_bound_to_player_terminal_and_table(bj1_terminal):
@@ -205,6 +206,7 @@ def _terminal_of_another_casino(seeded_table: Table) -> Device:
 def test_a_terminal_of_another_casino_can_neither_test_a_pin_nor_lock_the_card(bj1_terminal, settings):
     settings.API_THROTTLE_SIGN_IN = ""
     client = ApiClient(_terminal_of_another_casino(Table.objects.get(name="BJ1")))
+    before = {**ledger_snapshot(), **table_snapshot()}
 
     answers = [
         client.post("/api/v1/player-sessions/", {"card_number": "1000000001", "pin": pin})
@@ -218,6 +220,7 @@ def test_a_terminal_of_another_casino_can_neither_test_a_pin_nor_lock_the_card(b
     player = Player.objects.get(card_number="1000000001")
     assert player.locked_until is None and player.failed_pin_attempts == 0
     assert not PlayerSession.objects.exists()
+    assert {**ledger_snapshot(), **table_snapshot()} == before  # no audit record either
     # and at home the card still works
     home = ApiClient(bj1_terminal).post(
         "/api/v1/player-sessions/", {"card_number": "1000000001", "pin": "1111"}

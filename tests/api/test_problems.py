@@ -8,6 +8,7 @@ from django.db import OperationalError
 
 from casino.api import exception_handler
 from tables.models import Bet
+from tests.snapshots import ledger_snapshot, table_snapshot
 
 
 @pytest.mark.parametrize("body", ["[" * 1000 + "]" * 1000, '{"a":' * 1000 + "1" + "}" * 1000])
@@ -94,12 +95,14 @@ def test_a_body_field_of_another_json_type_is_refused(agi, bj1_round, path, body
     table = f"/api/v1/tables/{bj1_round.table_id}"
     url = f"{table}/{path}" if path.startswith("boxes") else f"{table}/rounds/{bj1_round.pk}/{path}"
     send = agi.put if path.startswith("boxes") else agi.post
+    before = {**ledger_snapshot(), **table_snapshot()}
     answer = send(url, body, headers={"Idempotency-Key": "typed"})
 
     assert answer.status_code == 400, answer.content
     assert answer.json()["code"] == "invalid"
     assert list(answer.json()["errors"]) == [field]
-    assert not Bet.objects.exists()
+    # bad input never reaches the command: not even an idempotency record
+    assert {**ledger_snapshot(), **table_snapshot()} == before
 
 
 def test_a_card_number_or_a_card_must_be_strings(agi, bj1_terminal, bj1_reader, bj1_round):

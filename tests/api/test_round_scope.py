@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from tables.models import Bet, Round, RoundEvent
 from tests.api.conftest import ApiClient, open_round
+from tests.snapshots import refused_snapshot
 from wallet.models import Hold
 
 
@@ -34,6 +35,7 @@ def _main_bet_on_box_1(agi: ApiClient, round_: Round) -> int:
 def test_a_bet_cannot_be_taken_back_after_the_betting_deadline(agi, bj1_round):
     bet_id = _main_bet_on_box_1(agi, bj1_round)
     _overdue(bj1_round)
+    before = refused_snapshot()
 
     cancel = agi.delete(f"{_rounds(bj1_round)}/bets/{bet_id}/", headers={"Idempotency-Key": "c"})
 
@@ -41,11 +43,13 @@ def test_a_bet_cannot_be_taken_back_after_the_betting_deadline(agi, bj1_round):
     assert cancel.json()["code"] == "betting_closed"
     assert Bet.objects.get(pk=bet_id).status == "placed"
     assert Hold.objects.get(bet_reference=str(bet_id)).status == "open"
+    assert refused_snapshot() == before  # no money, event, seat or audit record moved
 
 
 def test_a_box_with_a_bet_cannot_be_left_after_the_betting_deadline(agi, bj1_round):
     bet_id = _main_bet_on_box_1(agi, bj1_round)
     _overdue(bj1_round)
+    before = refused_snapshot()
 
     leave = agi.post(f"/api/v1/tables/{bj1_round.table_id}/boxes/1/leave/")
 
@@ -53,6 +57,7 @@ def test_a_box_with_a_bet_cannot_be_left_after_the_betting_deadline(agi, bj1_rou
     assert leave.json()["code"] == "round_in_progress"
     assert Bet.objects.get(pk=bet_id).status == "placed"
     assert Hold.objects.get(bet_reference=str(bet_id)).status == "open"
+    assert refused_snapshot() == before
 
 
 def test_before_the_deadline_both_still_work(agi, bj1_round):
@@ -70,6 +75,7 @@ def test_a_round_of_another_table_is_refused_before_anything_happens_to_it(agi, 
     bj2_round = open_round("BJ2")
     _overdue(bj2_round)
     events = RoundEvent.objects.filter(round=bj2_round).count()
+    before = refused_snapshot()
     # when BJ1's terminals name BJ2's round under their own table's path
     on_bj1 = f"/api/v1/tables/{bj1_round.table_id}/rounds/{bj2_round.pk}"
     answers = [
@@ -88,3 +94,4 @@ def test_a_round_of_another_table_is_refused_before_anything_happens_to_it(agi, 
     assert bj2_round.status == "betting"
     assert RoundEvent.objects.filter(round=bj2_round).count() == events
     assert not Bet.objects.exists()
+    assert refused_snapshot() == before

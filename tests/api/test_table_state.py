@@ -227,6 +227,9 @@ def test_a_box_the_table_does_not_use_is_404_too(agi, seeded):
 
     round_ = open_round("BJ1", boxes=5)
 
+    from tests.snapshots import refused_snapshot
+
+    before = refused_snapshot()
     take = agi.post(f"/api/v1/tables/{round_.table_id}/boxes/6/take/")
     bet = agi.post(
         f"/api/v1/tables/{round_.table_id}/rounds/{round_.pk}/bets/",
@@ -237,3 +240,4 @@ def test_a_box_the_table_does_not_use_is_404_too(agi, seeded):
     # one code, one status, wherever the box is named (a path or a bet's body)
     assert (take.status_code, take.json()["code"]) == (404, "no_such_box")
     assert (bet.status_code, bet.json()["code"]) == (404, "no_such_box")
+    assert refused_snapshot() == before

@@ -8,18 +8,9 @@ from typing import Any
 
 import pytest
 
-from casino.models import AuditRecord
 from casino.services import roles_sync, staff_role_assign
+from tests.snapshots import ledger_snapshot
 from tests.wallet.factories import CasinoFactory, PlayerFactory, TableFactory, UserFactory
-from wallet.models import (
-    Account,
-    BalanceAdjustment,
-    Hold,
-    IdempotencyRecord,
-    PendingPayout,
-    Posting,
-    Transfer,
-)
 from wallet.services import cage_buy_in, table_fill
 
 
@@ -83,20 +74,6 @@ def filled_table(table: Any, cashier: Any) -> Any:
     """The table with 1 000.00 in its tray."""
     table_fill(table=table, amount_minor=100_000, cashier=cashier, idempotency_key=f"fill-{table.pk}")
     return table
-
-
-def ledger_snapshot() -> dict[str, Any]:
-    """Every row a money command can write, as plain values."""
-    return {
-        "accounts": list(Account.objects.order_by("pk").values_list("pk", "balance_minor", "held_minor")),
-        "transfers": list(Transfer.objects.order_by("pk").values_list("pk", flat=True)),
-        "postings": list(Posting.objects.order_by("pk").values_list("pk", "account_id", "amount_minor")),
-        "holds": list(Hold.objects.order_by("pk").values_list("pk", "status", "amount_minor")),
-        "payouts": list(PendingPayout.objects.order_by("pk").values_list("pk", "status")),
-        "adjustments": list(BalanceAdjustment.objects.order_by("pk").values_list("pk", "status")),
-        "idempotency": list(IdempotencyRecord.objects.order_by("pk").values_list("pk", flat=True)),
-        "audit": list(AuditRecord.objects.order_by("sequence").values_list("sequence", "hash")),
-    }
 
 
 @pytest.fixture
