@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tables.games.blackjack import RoundState, action_from_dict, apply, settlement, state_from_dict, totals
-from tables.games.blackjack.actions import DealCard, Decision, TakeInsurance
+from tables.games.blackjack.actions import DealCard, Decision, TakeEvenMoney, TakeInsurance
 from tables.games.blackjack.rules import PROFILES
 from tables.games.blackjack.state import BetKind
 from tables.models import Bet, PayoutLine, Round, RoundEvent
@@ -110,6 +110,17 @@ def round_export(round_: Round) -> dict[str, Any]:
     overrides = {key: value for key, value in rules.to_dict().items() if key != "name"}
     shoe = [action.card.code for action in actions if isinstance(action, DealCard)]
     insured = {action.bet_id: action for action in actions if isinstance(action, TakeInsurance)}
+    even_money = {action.bet_id for action in actions if isinstance(action, TakeEvenMoney)}
+
+    def insurance_choice(bet_id: str) -> dict[str, Any]:
+        """The script's insurance keys for a bet: the recorded choice, and a take's amount."""
+        taken = insured.get(bet_id)
+        if taken is not None:
+            if taken.stake_minor is None:
+                return {"insurance": "take"}
+            return {"insurance": "take", "insurance_minor": taken.stake_minor}
+        return {"insurance": "even_money" if bet_id in even_money else "decline"}
+
     decisions: dict[int, list[str]] = {}
     for action in actions:
         if isinstance(action, Decision):
@@ -129,7 +140,7 @@ def round_export(round_: Round) -> dict[str, Any]:
                 continue
             if bet.kind is BetKind.MAIN:
                 entry["stake_minor"] = bet.stake_minor
-                entry["insurance"] = "take" if bet.bet_id in insured else "decline"
+                entry.update(insurance_choice(bet.bet_id))
                 ids[bet.bet_id] = f"box{number}-main"
             elif bet.kind is BetKind.PERFECT_PAIRS:
                 entry["perfect_pairs_minor"] = bet.stake_minor
@@ -144,7 +155,7 @@ def round_export(round_: Round) -> dict[str, Any]:
                         "stake_minor": bet.stake_minor,
                         "follow_double": bet.follow_double,
                         "follow_split": bet.follow_split,
-                        "insurance": "take" if bet.bet_id in insured else "decline",
+                        **insurance_choice(bet.bet_id),
                         "bet_id": f"bet-{bet.bet_id}",
                     }
                 )
@@ -156,7 +167,7 @@ def round_export(round_: Round) -> dict[str, Any]:
         if action.insurance_bet_id:
             ids[action.insurance_bet_id] = f"{ids[bet_id]}/insurance"
     kinds = dict(Bet.objects.filter(round=round_).values_list("pk", "kind"))
-    lines = []
+    lines: list[dict[str, Any]] = []
     for line in PayoutLine.objects.filter(round=round_).order_by("pk"):
         lines.append(
             {

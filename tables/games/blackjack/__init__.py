@@ -4,6 +4,8 @@ Public API (see docs/round-script.md and the docstrings):
 
 - ``new_round(rules, bets=(), *, seats=(), shoe_remaining=None) -> RoundState``
 - ``validate_bet(state, bet) -> None`` (raises BetRefusedError)
+- ``insurance_stake(rules, bet_stake_minor, requested_minor=None) -> int`` (the insurance stake,
+  or IllegalActionError), ``insurance_stake_limits(rules, bet_stake_minor)``
 - ``legal_actions(state) -> tuple[Action, ...]``, ``next_card_target(state) -> CardTarget | None``
 - ``apply(state, action) -> (RoundState, tuple[Event, ...])``, ``replay(state, actions)``
 - ``settlement(state) -> tuple[PayoutLine, ...]``
@@ -32,7 +34,10 @@ from tables.games.blackjack.actions import (
 from tables.games.blackjack.engine import (
     CardTarget,
     apply,
+    check_insurance_choices,
     current_turn,
+    insurance_stake,
+    insurance_stake_limits,
     legal_actions,
     new_round,
     next_card_target,
@@ -43,7 +48,7 @@ from tables.games.blackjack.engine import (
     validate_bet,
 )
 from tables.games.blackjack.events import Event
-from tables.games.blackjack.rules import HOME_POLISH, LIVE_AMERICAN, RuleSet, profile
+from tables.games.blackjack.rules import HOME_POLISH, LIVE_AMERICAN, InsuranceStake, RuleSet, profile
 from tables.games.blackjack.serialize import state_from_dict, state_to_dict
 from tables.games.blackjack.settlement import PayoutLine, settlement, totals
 from tables.games.blackjack.state import Bet, BetKind, Box, Hand, Phase, RoundState, Seat
@@ -66,6 +71,7 @@ __all__ = [
     "Event",
     "Hand",
     "Hit",
+    "InsuranceStake",
     "PayoutLine",
     "Phase",
     "PlaceBet",
@@ -79,7 +85,10 @@ __all__ = [
     "TakeInsurance",
     "action_from_dict",
     "apply",
+    "check_insurance_choices",
     "current_turn",
+    "insurance_stake",
+    "insurance_stake_limits",
     "legal_actions",
     "new_round",
     "next_card_target",

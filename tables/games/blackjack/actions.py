@@ -55,16 +55,26 @@ class DealCard(Action):
 
 @dataclass(frozen=True, slots=True)
 class TakeInsurance(Action):
-    """Insure a main bet or a bet behind for exactly half its stake (rules 3.3).
+    """Insure a main bet or a bet behind (rules 3.3, 2.4) while the dealer shows an ace.
 
-    ``insurance_bet_id`` is the id the live table gives the new insurance bet; without one the
-    engine uses ``"<bet_id>/insurance"``.
+    ``stake_minor`` is the insurance stake asked for: None means exactly half the bet's stake.
+    The engine decides the stake (:func:`~tables.games.blackjack.engine.insurance_stake`) and
+    reports it in ``InsuranceTaken.stake_minor``. Under ``InsuranceStake.HALF`` only the half
+    is allowed; under ``UP_TO_HALF`` any positive multiple of the table's smallest chip up to
+    half. ``insurance_bet_id`` is the id the live table gives the new insurance bet; without
+    one the engine uses ``"<bet_id>/insurance"``.
+
+    Refused (IllegalActionError) with ``insurance_not_offered``, ``not_bet_owner``,
+    ``insurance_already_decided``, ``duplicate_bet_id``, ``insurance_stake_not_exact``,
+    ``invalid_stake``, ``insurance_stake_not_allowed``, ``insurance_stake_above_half``,
+    ``insurance_stake_not_unit_multiple``.
     """
 
     type: ClassVar[str] = "take_insurance"
     player: str
     bet_id: str
     insurance_bet_id: str | None = None
+    stake_minor: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +187,9 @@ def action_from_dict(data: Mapping[str, Any]) -> Action:
             insurance_bet_id = data.get("insurance_bet_id")
             if insurance_bet_id is not None and not isinstance(insurance_bet_id, str):
                 raise InvalidSnapshotError("insurance_bet_id must be a string")
-            return TakeInsurance(_text(data, "player"), _text(data, "bet_id"), insurance_bet_id)
+            # Recorded before insurance amounts existed: no key, exactly half.
+            stake = None if data.get("stake_minor") is None else _int(data, "stake_minor")
+            return TakeInsurance(_text(data, "player"), _text(data, "bet_id"), insurance_bet_id, stake)
         if kind == DeclineInsurance.type:
             return DeclineInsurance(_text(data, "player"), _text(data, "bet_id"))
         if kind == TakeEvenMoney.type:

@@ -55,7 +55,7 @@ from tables.games.blackjack.events import (
     RoundSettled,
     StakeAdded,
 )
-from tables.games.blackjack.rules import RuleSet, SplitBy
+from tables.games.blackjack.rules import InsuranceStake, RuleSet, SplitBy
 from tables.games.blackjack.rules import Surrender as SurrenderRule
 from tables.games.blackjack.settlement import settlement
 from tables.games.blackjack.state import (
@@ -143,6 +143,9 @@ def _refuse(message: str, code: str) -> BetRefusedError:
 def validate_bet(state: RoundState, bet: Bet) -> None:
     """Check that ``bet`` could be placed now; raise BetRefusedError (with its code) if not.
 
+    Rules 2.1 (boxes), 2.2 (boxes per player), 2.3 (the box owner), 2.4 (bets behind), 3.1 (no
+    more bets), 3.2 (side bets need the owner's main bet), 3.3 (insurance only when offered).
+
     Codes: ``betting_closed``, ``invalid_stake``, ``no_such_box``, ``duplicate_bet_id``,
     ``insurance_not_offered`` (insurance is taken later), ``box_taken``, ``not_box_owner``,
     ``box_limit_reached``, ``bet_behind_own_box``, ``bet_behind_not_offered``,
@@ -164,10 +167,10 @@ def validate_bet(state: RoundState, bet: Bet) -> None:
     if bet.kind is BetKind.INSURANCE:
         raise _refuse("insurance is taken when the dealer shows an ace", "insurance_not_offered")
     if bet.kind is BetKind.MAIN:
-        if state.main_bet(bet.box) is not None:
-            raise _refuse(f"box {bet.box} already has its main bet", "box_taken")
         if owner is not None and owner != bet.player:
             raise NotBoxOwnerError(f"box {bet.box} belongs to {owner}")
+        if state.main_bet(bet.box) is not None:
+            raise _refuse(f"box {bet.box} already has its main bet", "box_taken")
         boxes_played = {
             other.box for other in state.bets if other.kind is BetKind.MAIN and other.player == bet.player
         }
@@ -196,11 +199,84 @@ def validate_bet(state: RoundState, bet: Bet) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Insurance stake (rules 3.3)
+
+
+def insurance_stake_limits(rules: RuleSet, bet_stake_minor: int) -> tuple[int, int] | None:
+    """Smallest and largest insurance stake a bet of ``bet_stake_minor`` may take (rules 3.3),
+    or None when it cannot be insured at all.
+
+    Every amount is a whole number of the table's smallest chip (``payout_rounding_unit_minor``).
+    ``InsuranceStake.HALF``: exactly half, so ``(half, half)``, or None when half is not a whole
+    number of chips (1001 cents with a 1-cent chip; 150 with a 50 chip: 75). ``UP_TO_HALF``:
+    ``(unit, largest multiple of the unit not above half)``, or None below two chips.
+    """
+    unit = rules.payout_rounding_unit_minor
+    if rules.insurance_stake is InsuranceStake.HALF:
+        if bet_stake_minor % (2 * unit):
+            return None
+        return bet_stake_minor // 2, bet_stake_minor // 2
+    largest = bet_stake_minor // (2 * unit) * unit
+    if largest < unit:
+        return None
+    return unit, largest
+
+
+def insurance_stake(rules: RuleSet, bet_stake_minor: int, requested_minor: int | None = None) -> int:
+    """The insurance stake of a bet of ``bet_stake_minor`` when its bettor asks for
+    ``requested_minor`` (None: exactly half) (rules 3.3). The one place that decides it: the
+    ``InsuranceTaken`` event carries the result, and the live table holds exactly that.
+
+    Raises IllegalActionError with the code:
+
+    - ``insurance_stake_not_exact``: exactly half is asked (None, or the half under ``HALF``) and
+      half the stake is not a whole number of the table's smallest chip;
+    - ``invalid_stake``: an amount that is not a positive whole number of minor units;
+    - ``insurance_stake_not_allowed``: under ``InsuranceStake.HALF``, any amount but the half;
+    - ``insurance_stake_above_half``: under ``UP_TO_HALF``, more than half the stake;
+    - ``insurance_stake_not_unit_multiple``: under ``UP_TO_HALF``, not a multiple of the chip.
+    """
+    unit = rules.payout_rounding_unit_minor
+    if requested_minor is not None:
+        if isinstance(requested_minor, bool) or not isinstance(requested_minor, int) or requested_minor <= 0:
+            raise IllegalActionError(
+                "an insurance stake is a positive whole number of minor units", code="invalid_stake"
+            )
+        if rules.insurance_stake is InsuranceStake.UP_TO_HALF:
+            if 2 * requested_minor > bet_stake_minor:
+                raise IllegalActionError(
+                    f"{requested_minor} is more than half of {bet_stake_minor}",
+                    code="insurance_stake_above_half",
+                )
+            if requested_minor % unit:
+                raise IllegalActionError(
+                    f"{requested_minor} is not a multiple of the table's {unit}-unit chip",
+                    code="insurance_stake_not_unit_multiple",
+                )
+            return requested_minor
+    if bet_stake_minor % (2 * unit):
+        # Half the stake is not a whole number of chips; we refuse rather than round, so that
+        # insurance never pays on another amount than the one the rule names.
+        raise IllegalActionError(
+            f"half of {bet_stake_minor} is not a whole number of the table's {unit}-unit chip",
+            code="insurance_stake_not_exact",
+        )
+    half = bet_stake_minor // 2
+    if requested_minor is not None and requested_minor != half:
+        raise IllegalActionError(
+            f"insurance is exactly half the stake ({half}), not {requested_minor}",
+            code="insurance_stake_not_allowed",
+        )
+    return half
+
+
+# ---------------------------------------------------------------------------------------------
 # Queries
 
 
 def next_card_target(state: RoundState) -> CardTarget | None:
-    """Who receives the next card, or None when no card is expected (then a card is a misscan)."""
+    """Who receives the next card (rules 4.1, then 5 and 6), or None when no card is expected
+    (then a card is a misscan)."""
     phase = state.phase
     if phase is Phase.DEALING:
         boxes = state.boxes
@@ -237,7 +313,10 @@ def legal_actions(state: RoundState) -> tuple[Action, ...]:
     """The actions open now, except bets and cards.
 
     Betting: ``CloseBetting`` and a ``CancelBet`` per bet (new bets: :func:`validate_bet`).
-    Insurance: take / decline / even money for each bet still undecided, and ``CloseInsurance``.
+    Insurance: take / decline / even money for each bet still undecided, and ``CloseInsurance``;
+    the take listed is exactly half (``stake_minor=None``) or, under ``UP_TO_HALF`` when half is
+    not a whole chip, the largest amount; every amount :func:`insurance_stake_limits` allows is
+    legal too.
     Players: the decisions of the current hand, for its box owner. When a card is expected
     (:func:`next_card_target` is not None) or the round is settled: nothing.
     """
@@ -250,8 +329,12 @@ def legal_actions(state: RoundState) -> tuple[Action, ...]:
         for bet, even_money in _insurance_offers(state):
             if bet.bet_id in decided:
                 continue
-            if bet.stake_minor % 2 == 0:
-                actions.append(TakeInsurance(bet.player, bet.bet_id))
+            limits = insurance_stake_limits(state.rules, bet.stake_minor)
+            if limits is not None:
+                # The exact half when it is allowed, else the largest amount (UP_TO_HALF).
+                exact = 2 * limits[1] == bet.stake_minor
+                amount = None if exact else limits[1]
+                actions.append(TakeInsurance(bet.player, bet.bet_id, stake_minor=amount))
             if even_money:
                 actions.append(TakeEvenMoney(bet.player, bet.bet_id))
             actions.append(DeclineInsurance(bet.player, bet.bet_id))
@@ -325,6 +408,7 @@ def _cancel_bet(state: RoundState, action: Action, events: list[Event]) -> Round
 
 
 def _close_betting(state: RoundState, action: Action, events: list[Event]) -> RoundState:
+    """ "No more bets" (rules 3.1); bets behind a box whose owner does not play come back (2.4)."""
     assert isinstance(action, CloseBetting)
     if state.phase is not Phase.BETTING:
         raise _refuse("betting is already closed", "betting_closed")
@@ -351,6 +435,8 @@ def _close_betting(state: RoundState, action: Action, events: list[Event]) -> Ro
 
 
 def _deal_card(state: RoundState, action: Action, events: list[Event]) -> RoundState:
+    """A card to :func:`next_card_target` (rules 4.1); refused with ``card_not_expected``, or
+    ``card_not_in_shoe`` beyond the shoe's copies (1.1)."""
     assert isinstance(action, DealCard)
     card = action.card
     target = next_card_target(state)
@@ -377,38 +463,44 @@ def _deal_card(state: RoundState, action: Action, events: list[Event]) -> RoundS
     return _advance(state, events)
 
 
-def _insurance_target(state: RoundState, player: str, bet_id: str) -> tuple[Bet, bool]:
+def _insurance_target(state: RoundState, action: TakeInsurance | TakeEvenMoney | DeclineInsurance) -> Bet:
+    """The bet an insurance decision is about, checked (rules 3.3, 2.4); raises
+    IllegalActionError: ``insurance_not_offered``, ``not_bet_owner``,
+    ``insurance_already_decided``, ``even_money_not_offered``, or for a take on a bet whose
+    stake cannot be insured the code of :func:`insurance_stake`."""
     if state.phase is not Phase.INSURANCE:
         raise IllegalActionError("insurance is not on offer now", code="insurance_not_offered")
-    for bet, even_money in _insurance_offers(state):
-        if bet.bet_id == bet_id:
-            if bet.player != player:
-                raise IllegalActionError("only the bettor insures a bet", code="not_bet_owner")
-            if any(item.bet_id == bet_id for item in state.insurance):
-                raise IllegalActionError("insurance already decided", code="insurance_already_decided")
-            return bet, even_money
+    bet_id = action.bet_id
+    offered = {bet.bet_id: (bet, even_money) for bet, even_money in _insurance_offers(state)}
+    in_play = {stake.bet_id for box in state.boxes for stake in box.hands[0].stakes}
     known = state.bet(bet_id)
-    if known is not None and known.kind in (BetKind.MAIN, BetKind.BEHIND) and known.stake_minor % 2:
-        # Insurance is exactly half the stake (rules 3.3); an odd stake has no exact half.
-        raise IllegalActionError(
-            f"{known.stake_minor} minor units have no exact half", code="insurance_stake_not_exact"
-        )
-    raise IllegalActionError(f"no insurance for bet {bet_id!r}", code="insurance_not_offered")
+    if known is None or bet_id not in in_play:
+        raise IllegalActionError(f"no insurance for bet {bet_id!r}", code="insurance_not_offered")
+    if known.player != action.player:
+        raise IllegalActionError("only the bettor insures a bet", code="not_bet_owner")
+    if any(item.bet_id == bet_id for item in state.insurance):
+        raise IllegalActionError("insurance already decided", code="insurance_already_decided")
+    offer = offered.get(bet_id)
+    if isinstance(action, TakeEvenMoney):
+        if offer is None or not offer[1]:
+            raise IllegalActionError("even money is only for a blackjack", code="even_money_not_offered")
+        return known
+    if isinstance(action, TakeInsurance):
+        # Refused with the stake's own code, also on a bet that was not offered for its stake.
+        insurance_stake(state.rules, known.stake_minor, action.stake_minor)
+    if offer is None:
+        raise IllegalActionError(f"no insurance for bet {bet_id!r}", code="insurance_not_offered")
+    return known
 
 
 def _take_insurance(state: RoundState, action: Action, events: list[Event]) -> RoundState:
     assert isinstance(action, TakeInsurance)
-    bet, _ = _insurance_target(state, action.player, action.bet_id)
-    if bet.stake_minor % 2:
-        # Insurance is exactly half the stake (rules 3.3); an odd stake has no exact half.
-        raise IllegalActionError(
-            f"{bet.stake_minor} minor units have no exact half", code="insurance_stake_not_exact"
-        )
+    bet = _insurance_target(state, action)
+    stake = insurance_stake(state.rules, bet.stake_minor, action.stake_minor)
     insurance_bet_id = action.insurance_bet_id or f"{bet.bet_id}/insurance"
     taken = {item.insurance_bet_id for item in state.insurance}
     if state.bet(insurance_bet_id) is not None or insurance_bet_id in taken:
         raise IllegalActionError(f"bet {insurance_bet_id!r} exists", code="duplicate_bet_id")
-    stake = bet.stake_minor // 2
     decision = InsuranceDecision(
         bet.bet_id, bet.player, bet.box, InsuranceChoice.TAKEN, insurance_bet_id, stake
     )
@@ -418,9 +510,7 @@ def _take_insurance(state: RoundState, action: Action, events: list[Event]) -> R
 
 def _take_even_money(state: RoundState, action: Action, events: list[Event]) -> RoundState:
     assert isinstance(action, TakeEvenMoney)
-    bet, even_money = _insurance_target(state, action.player, action.bet_id)
-    if not even_money:
-        raise IllegalActionError("even money is only for a blackjack", code="even_money_not_offered")
+    bet = _insurance_target(state, action)
     decision = InsuranceDecision(bet.bet_id, bet.player, bet.box, InsuranceChoice.EVEN_MONEY)
     events.append(EvenMoneyTaken(bet.bet_id, bet.player, bet.box))
     return _advance(evolve(state, insurance=(*state.insurance, decision)), events)
@@ -428,13 +518,14 @@ def _take_even_money(state: RoundState, action: Action, events: list[Event]) -> 
 
 def _decline_insurance(state: RoundState, action: Action, events: list[Event]) -> RoundState:
     assert isinstance(action, DeclineInsurance)
-    bet, _ = _insurance_target(state, action.player, action.bet_id)
+    bet = _insurance_target(state, action)
     decision = InsuranceDecision(bet.bet_id, bet.player, bet.box, InsuranceChoice.DECLINED)
     events.append(InsuranceDeclined(bet.bet_id, bet.player, bet.box, False))
     return _advance(evolve(state, insurance=(*state.insurance, decision)), events)
 
 
 def _close_insurance(state: RoundState, action: Action, events: list[Event]) -> RoundState:
+    """End of the insurance offer: every bet still undecided declines by default (rules 2.6)."""
     assert isinstance(action, CloseInsurance)
     if state.phase is not Phase.INSURANCE:
         raise IllegalActionError("insurance is not on offer now", code="insurance_not_offered")
@@ -451,6 +542,9 @@ def _close_insurance(state: RoundState, action: Action, events: list[Event]) -> 
 
 
 def _decide(state: RoundState, action: Action, events: list[Event]) -> RoundState:
+    """A box owner's decision (rules 2.3, 5): refused with ``not_box_owner``, ``not_your_turn``,
+    ``box_not_playing``, ``card_expected`` or ``<decision>_not_allowed`` (see
+    :func:`_legal_decisions`); a double or split adds the stakes of rules 2.4 and 5.3-5.4."""
     assert isinstance(action, Decision)
     if state.phase is not Phase.PLAYERS:
         raise IllegalActionError(f"no player decision in phase {state.phase.value}", code="illegal_action")
@@ -553,7 +647,11 @@ def _with_hand(state: RoundState, hand: Hand) -> RoundState:
 
 
 def _insurance_offers(state: RoundState) -> list[tuple[Bet, bool]]:
-    """Main bets and bets behind that may insure (rules 3.3, 2.4), with even money eligibility."""
+    """Main bets and bets behind that may insure (rules 3.3, 2.4), with even money eligibility.
+
+    A bet that cannot be insured (:func:`insurance_stake_limits` is None) and may not take even
+    money is not offered: it asks for no decision, and a take on it is refused with its code.
+    """
     bets = {bet.bet_id: bet for bet in state.bets}
     offers: list[tuple[Bet, bool]] = []
     even_money_on = state.rules.even_money
@@ -562,12 +660,14 @@ def _insurance_offers(state: RoundState) -> list[tuple[Bet, bool]]:
         even_money = even_money_on and hand.is_blackjack
         for stake in hand.stakes:
             bet = bets[stake.bet_id]
-            if bet.stake_minor % 2 == 0 or even_money:
+            if even_money or insurance_stake_limits(state.rules, bet.stake_minor) is not None:
                 offers.append((bet, even_money))
     return offers
 
 
 def _can_split(rules: RuleSet, box: Box, hand: Hand) -> bool:
+    """Rules 5.4 and 5.5: two first cards of equal value (or rank), up to ``max_hands`` hands;
+    split aces again only with ``resplit_aces``."""
     if len(hand.cards) != 2 or len(box.hands) >= rules.max_hands:
         return False
     first, second = hand.cards
@@ -580,6 +680,9 @@ def _can_split(rules: RuleSet, box: Box, hand: Hand) -> bool:
 
 
 def _legal_decisions(state: RoundState, box: Box, hand: Hand) -> list[str]:
+    """The decisions open on a hand (rules 5.1-5.7): hit and stand (5.1, 5.2; split aces take
+    one card, 5.5), double on the first two cards per ``double_on`` (5.3) and after a split per
+    ``double_after_split`` (5.6), split (:func:`_can_split`), late surrender (5.7)."""
     rules = state.rules
     one_card = hand.is_split_aces and rules.split_aces_one_card
     names: list[str] = []
@@ -658,6 +761,8 @@ def _after_insurance(state: RoundState, events: list[Event]) -> RoundState:
 
 
 def _peek_or_play(state: RoundState, events: list[Event]) -> RoundState:
+    """Rules 4.3: with a peek, an ace or ten upcard over a blackjack ends the round at once;
+    otherwise (and always without a peek) the players act."""
     upcard = state.dealer_cards[0]
     if state.rules.peeks and (upcard.is_ace or upcard.is_ten_valued):
         has_blackjack = is_blackjack(state.dealer_cards)
@@ -698,6 +803,7 @@ def _next_turn(state: RoundState, events: list[Event]) -> RoundState:
 
 
 def _enter_dealer(state: RoundState, events: list[Event]) -> RoundState:
+    """The hole card shows (rules 6.1); no dealer card when no box is left in play (6.2)."""
     state = evolve(state, phase=Phase.DEALER, is_hole_card_revealed=True, card_due=False)
     events.append(HoleCardRevealed(state.dealer_cards[1]))
     if not is_blackjack(state.dealer_cards):
@@ -781,32 +887,62 @@ def run_round(
     return state, tuple(events), tuple(actions)
 
 
+INSURANCE_CHOICES = ("take", "decline", "even_money")
+
+
 def scripted_chooser(
-    decisions: Mapping[int, Sequence[str]], insurance: Mapping[str, str] | None = None
-) -> tuple[Chooser, Callable[[], None]]:
-    """A chooser that plays listed decisions per box, and a check that all were used.
+    decisions: Mapping[int, Sequence[str]],
+    insurance: Mapping[str, str] | None = None,
+    insurance_stakes: Mapping[str, int] | None = None,
+) -> tuple[Chooser, Callable[[RoundState], None]]:
+    """A chooser that plays listed decisions per box, and a check of the settled round.
 
     ``decisions`` maps a box number to its decision names in order (``hit``, ``stand``,
     ``double``, ``split``, ``surrender``); ``insurance`` maps bet ids to ``take``,
-    ``decline`` or ``even_money`` (a bet not listed declines). A box that must decide after its
-    list is used up raises IllegalActionError(``decision_missing``); the check raises
-    IllegalActionError(``decision_unused``) for decisions left over.
+    ``decline`` or ``even_money`` (a bet not listed declines), ``insurance_stakes`` bet ids to
+    the amount of their ``take`` (not listed: exactly half; an amount alone means a take). A
+    choice is played whenever the dealer shows an ace and the bet plays, even when its bet is
+    not on offer, so that the engine refuses what it cannot honour with its own code
+    (``insurance_stake_not_exact``, ``even_money_not_offered`` ...) instead of skipping it. A box that must
+    decide after its list is used up raises IllegalActionError(``decision_missing``). The check,
+    given the settled state, raises IllegalActionError: for a take or even money that the round
+    never asked for although the dealer showed an ace (no bet could insure, so there was no
+    insurance phase), the code the engine refuses it with; ``decision_unused`` for decisions
+    left over.
     """
     queues = {box: list(names) for box, names in decisions.items()}
     insurance_choices = dict(insurance or {})
+    stakes = dict(insurance_stakes or {})
+    played: set[str] = set()
+
+    def wanted_for(bet_id: str) -> str:
+        # An amount alone means a take of that amount.
+        return insurance_choices.get(bet_id, "take" if bet_id in stakes else "decline")
+
+    def insurance_action(bet: Bet, wanted: str) -> Action:
+        played.add(bet.bet_id)
+        if wanted == "take":
+            return TakeInsurance(bet.player, bet.bet_id, stake_minor=stakes.get(bet.bet_id))
+        if wanted == "even_money":
+            return TakeEvenMoney(bet.player, bet.bet_id)
+        if wanted == "decline":
+            return DeclineInsurance(bet.player, bet.bet_id)
+        raise IllegalActionError(f"insurance choice {wanted!r}", code="illegal_action")
 
     def choose(state: RoundState, legal: tuple[Action, ...]) -> Action:
         if state.phase is Phase.INSURANCE:
-            for candidate in legal:
-                if isinstance(candidate, (TakeInsurance, TakeEvenMoney, DeclineInsurance)):
-                    wanted = insurance_choices.get(candidate.bet_id, "decline")
-                    if wanted == "take":
-                        return TakeInsurance(candidate.player, candidate.bet_id)
-                    if wanted == "even_money":
-                        return TakeEvenMoney(candidate.player, candidate.bet_id)
-                    if wanted != "decline":
-                        raise IllegalActionError(f"insurance choice {wanted!r}", code="illegal_action")
-                    return DeclineInsurance(candidate.player, candidate.bet_id)
+            offered = {
+                candidate.bet_id
+                for candidate in legal
+                if isinstance(candidate, (TakeInsurance, TakeEvenMoney, DeclineInsurance))
+            }
+            decided = {item.bet_id for item in state.insurance}
+            for bet in _bets_in_play(state):
+                if bet.bet_id in decided:
+                    continue
+                wanted = wanted_for(bet.bet_id)
+                if bet.bet_id in offered or wanted != "decline":
+                    return insurance_action(bet, wanted)
             return CloseInsurance()
         box = state.boxes[state.turn_box]
         queue = queues.get(box.number)
@@ -818,12 +954,71 @@ def scripted_chooser(
             raise IllegalActionError(f"unknown decision {name!r}", code="illegal_action")
         return decision_class(box.owner, box.number)
 
-    def check() -> None:
+    def check(state: RoundState) -> None:
+        upcard = state.dealer_upcard
+        if upcard is not None and upcard.is_ace and state.rules.insurance:
+            for bet in _bets_in_play(state):
+                wanted = wanted_for(bet.bet_id)
+                if wanted == "decline" or bet.bet_id in played:
+                    continue
+                if wanted == "take":
+                    insurance_stake(state.rules, bet.stake_minor, stakes.get(bet.bet_id))
+                    raise IllegalActionError(
+                        f"no insurance for bet {bet.bet_id!r}", code="insurance_not_offered"
+                    )
+                raise IllegalActionError("even money is only for a blackjack", code="even_money_not_offered")
         left = {box: names for box, names in queues.items() if names}
         if left:
             raise IllegalActionError(f"decisions never used: {left}", code="decision_unused")
 
     return choose, check
+
+
+def _bets_in_play(state: RoundState) -> list[Bet]:
+    """Main bets and bets behind of the boxes that play, box by box (the bets insurance is for)."""
+    bets = {bet.bet_id: bet for bet in state.bets}
+    return [bets[stake.bet_id] for box in state.boxes for stake in box.hands[0].stakes]
+
+
+def check_insurance_choices(
+    rules: RuleSet,
+    bets: Iterable[Bet],
+    insurance: Mapping[str, str],
+    insurance_stakes: Mapping[str, int] | None = None,
+) -> None:
+    """Refuse, before any card, insurance choices that no deal could honour (rules 3.3).
+
+    Raises IllegalActionError: ``no_such_bet`` (a choice for a bet not placed),
+    ``insurance_not_offered`` (a side bet, or a take on a table without insurance),
+    ``even_money_not_offered`` (even money on a table without it), ``illegal_action`` (an
+    unknown choice, or an amount for a choice that is not ``take``), or a take's stake code
+    from :func:`insurance_stake`. Choices that depend on the cards (even money on a hand that
+    is no blackjack) are refused when the round reaches them.
+    """
+    by_id = {bet.bet_id: bet for bet in bets}
+    stakes = dict(insurance_stakes or {})
+    for bet_id in dict.fromkeys((*insurance, *stakes)):
+        wanted = insurance.get(bet_id, "take")  # an amount alone means a take
+        bet = by_id.get(bet_id)
+        if bet is None:
+            raise IllegalActionError(f"no bet {bet_id!r} to insure", code="no_such_bet")
+        if wanted not in INSURANCE_CHOICES:
+            raise IllegalActionError(f"insurance choice {wanted!r}", code="illegal_action")
+        if bet_id in stakes and wanted != "take":
+            raise IllegalActionError(
+                f"an insurance amount needs a take, not {wanted!r}", code="illegal_action"
+            )
+        if wanted == "decline":
+            continue
+        if bet.kind not in (BetKind.MAIN, BetKind.BEHIND):
+            raise IllegalActionError(f"a {bet.kind.value} bet is never insured", code="insurance_not_offered")
+        if wanted == "even_money":
+            if not (rules.insurance and rules.even_money):
+                raise IllegalActionError("this table offers no even money", code="even_money_not_offered")
+            continue
+        if not rules.insurance:
+            raise IllegalActionError("this table offers no insurance", code="insurance_not_offered")
+        insurance_stake(rules, bet.stake_minor, stakes.get(bet_id))
 
 
 def play_round(
@@ -833,14 +1028,17 @@ def play_round(
     decisions: Mapping[int, Sequence[str]],
     *,
     insurance: Mapping[str, str] | None = None,
+    insurance_stakes: Mapping[str, int] | None = None,
     seats: Iterable[Seat] = (),
 ) -> tuple[RoundState, tuple[Event, ...], tuple[Action, ...]]:
     """A whole round from bets, a shoe order and per-box decisions (see :func:`scripted_chooser`).
 
-    The returned actions start with the bets, so ``replay(new_round(rules, seats=seats),
-    actions)`` rebuilds the same state.
+    Insurance choices are checked first (:func:`check_insurance_choices`): one that cannot be
+    honoured is refused with its code, never skipped. The returned actions start with the bets,
+    so ``replay(new_round(rules, seats=seats), actions)`` rebuilds the same state.
     """
     bets = tuple(bets)
+    check_insurance_choices(rules, bets, insurance or {}, insurance_stakes)
     state = new_round(rules, seats=seats)
     events: list[Event] = []
     actions: list[Action] = []
@@ -849,9 +1047,9 @@ def play_round(
         state, new_events = apply(state, action)
         events.extend(new_events)
         actions.append(action)
-    choose, check = scripted_chooser(decisions, insurance)
+    choose, check = scripted_chooser(decisions, insurance, insurance_stakes)
     state, round_events, round_actions = run_round(state, shoe, choose)
-    check()
+    check(state)
     return state, (*events, *round_events), (*actions, *round_actions)
 
 
@@ -860,7 +1058,10 @@ __all__ = [
     "Chooser",
     "GameError",
     "apply",
+    "check_insurance_choices",
     "current_turn",
+    "insurance_stake",
+    "insurance_stake_limits",
     "legal_actions",
     "new_round",
     "next_card_target",

@@ -24,10 +24,27 @@ class HoleCard(Enum):
 
 
 class NoPeekLoss(Enum):
-    """What a no-peek dealer blackjack takes from a box that doubled or split (4.3)."""
+    """What a no-peek dealer blackjack takes from a box that doubled or split (4.3).
+
+    ``ALL_STAKES``: every stake on every hand, doubles and splits included. ``ORIGINAL_STAKE``:
+    each bet on the box loses at most its original stake in total, busted hands included; every
+    added stake comes back (as if the dealer had peeked). Settled by
+    :func:`tables.games.blackjack.settlement.no_peek_original_stake_loss`.
+    """
 
     ALL_STAKES = "all_stakes"
     ORIGINAL_STAKE = "original_stake"
+
+
+class InsuranceStake(Enum):
+    """How much of the original stake an insurance may be (3.3).
+
+    ``HALF``: exactly half, as both sources say. ``UP_TO_HALF``: any positive multiple of the
+    table's smallest chip (``payout_rounding_unit_minor``) up to half, as many casinos allow.
+    """
+
+    HALF = "half"
+    UP_TO_HALF = "up_to_half"
 
 
 class DoubleOn(Enum):
@@ -107,6 +124,7 @@ class RuleSet:
     split_by: SplitBy = SplitBy.VALUE
     insurance: bool = True
     insurance_pays: Fraction = Fraction(2, 1)
+    insurance_stake: InsuranceStake = InsuranceStake.HALF
     even_money: bool = False
     surrender: Surrender = Surrender.OFF
     boxes: int = 7
@@ -167,6 +185,7 @@ class RuleSet:
 _ENUMS: dict[str, type[Enum]] = {
     "hole_card": HoleCard,
     "no_peek_loss": NoPeekLoss,
+    "insurance_stake": InsuranceStake,
     "double_on": DoubleOn,
     "split_by": SplitBy,
     "surrender": Surrender,
@@ -260,6 +279,7 @@ LIVE_AMERICAN = RuleSet(
     resplit_aces=False,
     split_aces_one_card=True,
     insurance=True,
+    insurance_stake=InsuranceStake.HALF,
     boxes=7,
     boxes_per_player=2,
     bet_behind=True,
@@ -281,6 +301,7 @@ HOME_POLISH = RuleSet(
     resplit_aces=False,
     split_aces_one_card=True,
     insurance=True,
+    insurance_stake=InsuranceStake.HALF,
     boxes=7,
     boxes_per_player=2,
     bet_behind=False,
@@ -310,6 +331,7 @@ __all__ = [
     "PROFILES",
     "DoubleOn",
     "HoleCard",
+    "InsuranceStake",
     "NoPeekLoss",
     "PerfectPairsPaytable",
     "RuleSet",

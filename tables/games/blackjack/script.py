@@ -28,11 +28,20 @@ BOX_KEYS = {
     "perfect_pairs_minor",
     "twenty_one_plus_three_minor",
     "insurance",
+    "insurance_minor",
     "accepts_bets_behind",
     "decisions",
     "behind",
 }
-BEHIND_KEYS = {"player", "stake_minor", "follow_double", "follow_split", "insurance", "bet_id"}
+BEHIND_KEYS = {
+    "player",
+    "stake_minor",
+    "follow_double",
+    "follow_split",
+    "insurance",
+    "insurance_minor",
+    "bet_id",
+}
 DECISION_NAMES = {"hit", "stand", "double", "split", "surrender"}
 
 
@@ -44,6 +53,7 @@ class RoundScript:
     shoe: tuple[Card, ...]
     decisions: dict[int, tuple[str, ...]]
     insurance: dict[str, str]
+    insurance_stakes: dict[str, int]
 
 
 def _fail(message: str) -> InvalidScriptError:
@@ -74,14 +84,23 @@ def _flag(data: Mapping[str, Any], key: str, default: bool, where: str) -> bool:
     return value
 
 
-def _insurance_choice(value: Any, where: str) -> str:
-    if value is None or value is False:
-        return "decline"
-    if value is True:
-        return "take"
-    if value in ("take", "decline", "even_money"):
-        return str(value)
-    raise _fail(f"{where}.insurance must be take, decline, even_money, true or false")
+def _insurance_choice(data: Mapping[str, Any], where: str) -> tuple[str, int | None]:
+    """A bet's ``insurance`` choice and the amount of a take (``insurance_minor``)."""
+    value = data.get("insurance")
+    amount = _stake(data.get("insurance_minor"), f"{where}.insurance_minor")
+    if value is None:
+        choice = "take" if amount is not None else "decline"
+    elif value is False:
+        choice = "decline"
+    elif value is True:
+        choice = "take"
+    elif value in ("take", "decline", "even_money"):
+        choice = str(value)
+    else:
+        raise _fail(f"{where}.insurance must be take, decline, even_money, true or false")
+    if amount is not None and choice != "take":
+        raise _fail(f"{where}.insurance_minor is the amount of a take, not of {choice}")
+    return choice, amount
 
 
 def load_script(data: Any) -> RoundScript:
@@ -106,6 +125,7 @@ def load_script(data: Any) -> RoundScript:
     others: list[Bet] = []
     decisions: dict[int, tuple[str, ...]] = {}
     insurance: dict[str, str] = {}
+    insurance_stakes: dict[str, int] = {}
     for position, raw_box in enumerate(boxes):
         where = f"boxes[{position}]"
         box_data = _keys(raw_box, BOX_KEYS, where)
@@ -124,9 +144,14 @@ def load_script(data: Any) -> RoundScript:
         decisions[number] = tuple(names)
         stake = _stake(box_data.get("stake_minor"), f"{where}.stake_minor")
         main_id = f"box{number}-main"
+        choice, amount = _insurance_choice(box_data, where)
         if stake is not None:
             mains.append(Bet(main_id, player, number, BetKind.MAIN, stake))
-            insurance[main_id] = _insurance_choice(box_data.get("insurance"), where)
+            insurance[main_id] = choice
+            if amount is not None:
+                insurance_stakes[main_id] = amount
+        elif choice != "decline":
+            raise _fail(f"{where}: an insurance choice needs the owner's stake_minor")
         for key, kind, suffix in (
             ("perfect_pairs_minor", BetKind.PERFECT_PAIRS, "perfect-pairs"),
             ("twenty_one_plus_three_minor", BetKind.TWENTY_ONE_PLUS_THREE, "21+3"),
@@ -159,7 +184,9 @@ def load_script(data: Any) -> RoundScript:
                     follow_split=_flag(behind_data, "follow_split", False, inner),
                 )
             )
-            insurance[bet_id] = _insurance_choice(behind_data.get("insurance"), inner)
+            insurance[bet_id], amount = _insurance_choice(behind_data, inner)
+            if amount is not None:
+                insurance_stakes[bet_id] = amount
     return RoundScript(
         rules=rules,
         seats=tuple(seats),
@@ -167,6 +194,7 @@ def load_script(data: Any) -> RoundScript:
         shoe=shoe,
         decisions=decisions,
         insurance=insurance,
+        insurance_stakes=insurance_stakes,
     )
 
 
@@ -263,6 +291,7 @@ def play_script(data: Any) -> dict[str, Any]:
         script.shoe,
         script.decisions,
         insurance=script.insurance,
+        insurance_stakes=script.insurance_stakes,
         seats=script.seats,
     )
     return settlement_report(state)

@@ -61,7 +61,7 @@ def ratio_text(value: Fraction) -> str:
 def settle_amount(
     multiplier: Fraction, stake_minor: int, unit_minor: int, *, is_rounded: bool | None = None
 ) -> tuple[int, Fraction]:
-    """Net amount for a stake at an exact multiplier, and the rounding remainder.
+    """Net amount for a stake at an exact multiplier, and the rounding remainder (rules 7).
 
     A payout at a fractional ratio (3:2, 6:5, half a stake) is rounded down to a multiple of
     ``unit_minor`` (the table's smallest chip); a payout at a whole ratio (1:1, 2:1, 25:1) is
@@ -130,8 +130,9 @@ class _Dealer:
 
 
 def _hand_result(hand: Hand, dealer: _Dealer, rules: RuleSet) -> tuple[str, str, Fraction]:
-    """Outcome, rule clause and multiplier of a hand against the dealer (no dealer blackjack
-    special cases for original-stake losses: see :func:`_hand_lines`)."""
+    """Outcome, rule clause and multiplier of a hand against the dealer (rules 4.3, 5, 7); a
+    no-peek dealer blackjack that takes the original stake only is applied afterwards, per bet,
+    by :func:`no_peek_original_stake_loss`."""
     if hand.is_surrendered:
         if dealer.is_blackjack and not rules.peeks:
             # Late surrender gives up half the stake only against a dealer without blackjack;
@@ -162,34 +163,28 @@ def _box_hand_lines(
 ) -> list[PayoutLine]:
     rules = state.rules
     lines: list[PayoutLine] = []
-    # A no-peek dealer blackjack with "original stake only" takes each bet's original stake
-    # once, from the first hand of that bet still in play; added stakes come back (rules 4.3).
     original_only = (
         dealer.is_blackjack and not rules.peeks and rules.no_peek_loss is NoPeekLoss.ORIGINAL_STAKE
     )
     charged: set[str] = set()
     for index, hand in enumerate(box.hands):
         outcome, rule, multiplier = _hand_result(hand, dealer, rules)
-        live_loss = outcome == "lose" and dealer.is_blackjack
         for stake in hand.stakes:
             bet = bets[stake.bet_id]
-            kind = bet.kind
             line_outcome, line_rule, line_multiplier = outcome, rule, multiplier
             is_rounded: bool | None = None
             if stake.bet_id in even_money:
                 line_outcome, line_rule, line_multiplier = "even_money", "3.3 even money 1:1", Fraction(1)
-            elif original_only and live_loss:
-                line_rule = "4.3 no-peek dealer blackjack: original stake only"
-                if stake.bet_id in charged:
-                    line_outcome, line_multiplier = "returned", Fraction(0)
-                else:
-                    charged.add(stake.bet_id)
-                    line_multiplier = Fraction(-bet.stake_minor, stake.stake_minor)
-                    is_rounded = False  # exactly the original stake, never rounded
+            elif original_only and multiplier < 0:
+                line_outcome, line_rule, line_multiplier = no_peek_original_stake_loss(
+                    bet, stake.stake_minor, outcome, rule, is_charged=stake.bet_id in charged
+                )
+                charged.add(stake.bet_id)
+                is_rounded = False  # the original stake or nothing: never rounded
             lines.append(
                 make_line(
                     bet,
-                    kind=kind,
+                    kind=bet.kind,
                     hand=index,
                     outcome=line_outcome,
                     rule=line_rule,
@@ -202,7 +197,32 @@ def _box_hand_lines(
     return lines
 
 
+NO_PEEK_ORIGINAL_STAKE_RULE = "4.3 no-peek dealer blackjack: original stake only"
+
+
+def no_peek_original_stake_loss(
+    bet: Bet, stake_minor: int, outcome: str, rule: str, *, is_charged: bool
+) -> tuple[str, str, Fraction]:
+    """One losing line of ``bet`` against a no-peek dealer blackjack with
+    ``NoPeekLoss.ORIGINAL_STAKE`` (rules 4.3): outcome, rule and multiplier on ``stake_minor``.
+
+    A bet loses at most its original stake in total on the box, busted hands included, as if
+    the dealer had peeked: its first losing line (hand by hand from the left, lost or busted)
+    loses exactly ``bet.stake_minor`` (a doubled hand gets the added half back); every later
+    line of the bet (``is_charged``: the original stake is already lost) is ``returned``.
+    Example: stake 1000, 8s split, hand 0 busts, hand 1 stands on 18: hand 0 loses 1000,
+    hand 1's 1000 is returned (``ALL_STAKES``: both lost, 2000). A line whose money the rule
+    does not change (a bust of exactly the original stake) keeps its own ``rule``.
+    """
+    if is_charged:
+        return "returned", NO_PEEK_ORIGINAL_STAKE_RULE, Fraction(0)
+    if outcome == "bust" and stake_minor == bet.stake_minor:
+        return outcome, rule, Fraction(-1)
+    return outcome, NO_PEEK_ORIGINAL_STAKE_RULE, Fraction(-bet.stake_minor, stake_minor)
+
+
 def _side_lines(state: RoundState, box: Box, side_bets: list[Bet]) -> list[PayoutLine]:
+    """Perfect Pairs and 21+3 on the box's first cards (rules 4.2, 8), whatever the main game did."""
     rules = state.rules
     lines: list[PayoutLine] = []
     first, second = box.first_cards[0], box.first_cards[1]
@@ -255,7 +275,10 @@ def settlement(state: RoundState) -> tuple[PayoutLine, ...]:
     """Every payout line of a settled round, box by box from the dealer's left.
 
     Order per box: main bet and bets behind hand by hand, side bets, insurance. Bets behind a
-    box whose owner did not play come back as ``refund`` lines (rules 2.4).
+    box whose owner did not play come back as ``refund`` lines (rules 2.4). Insurance pays
+    ``insurance_pays`` on the stake the engine decided when it was taken
+    (``InsuranceTaken.stake_minor``, rules 3.3); a no-peek dealer blackjack takes what
+    ``no_peek_loss`` says (rules 4.3, :func:`no_peek_original_stake_loss`).
     Raises RoundNotSettledError before the round has ended.
     """
     if state.phase is not Phase.SETTLED:

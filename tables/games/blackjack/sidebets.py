@@ -10,7 +10,8 @@ _ORDER = {rank: position + 1 for position, rank in enumerate(RANKS)}
 
 
 def perfect_pairs_outcome(first: Card, second: Card) -> str | None:
-    """``perfect`` (same rank and suit), ``coloured`` (same colour), ``mixed``, or None."""
+    """``perfect`` (same rank and suit), ``coloured`` (same colour), ``mixed``, or None, on the
+    box's first two cards (rules 4.2, 8)."""
     if first.rank != second.rank:
         return None
     if first.suit == second.suit:
@@ -50,7 +51,8 @@ def twenty_one_plus_three_combinations(cards: tuple[Card, Card, Card]) -> tuple[
 def twenty_one_plus_three_outcome(
     cards: tuple[Card, Card, Card], paytable: TwentyOnePlusThreePaytable
 ) -> str | None:
-    """The best combination only (rules 8): the one that pays most under this paytable."""
+    """The best combination only (rules 8) of the box's first two cards and the dealer's upcard
+    (4.2): the one that pays most under this paytable."""
     best: str | None = None
     best_pays = 0
     for combination in twenty_one_plus_three_combinations(cards):

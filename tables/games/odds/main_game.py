@@ -20,9 +20,9 @@ Method (a combinatorial analysis, no simulation):
    this is done exactly by weighting every final hand with the chance that the hole card is no
    natural for the composition at that point (exchangeability of the shoe).
    Without a peek the dealer's blackjack is an outcome at the end: it takes every stake on the
-   box (``ALL_STAKES``) or only the original stake (``ORIGINAL_STAKE``): one original stake from
-   the hands in play, split hands that busted before having lost their own stakes (counted
-   exactly; the original stake is not given back when every split hand busted, about 0.002pp).
+   box (``ALL_STAKES``) or only the original stake (``ORIGINAL_STAKE``): the box then loses
+   exactly its original stake whatever it did (busted split and doubled hands included, as the
+   round engine settles it, rules 4.3), which is the peek accounting.
 3. **Splits** (the one approximation): a split hand is evaluated exactly with the two pair
    cards (and the further pair cards drawn to resplit) removed from the shoe, but not the cards
    of the other split hands. Resplits up to ``max_hands`` are counted by the expected number of
@@ -113,7 +113,8 @@ class MainGameOdds:
 
 
 def _peek_like(rules: RuleSet) -> bool:
-    """Whether a dealer blackjack costs exactly the original stake (peek, or no peek and OBO)."""
+    """Whether a dealer blackjack costs exactly the original stake (peek, or no peek and only
+    the original stake lost: rules 4.3, ``settlement.no_peek_original_stake_loss``)."""
     return rules.hole_card is HoleCard.PEEK or rules.no_peek_loss is NoPeekLoss.ORIGINAL_STAKE
 
 
@@ -308,12 +309,7 @@ class _Evaluator:
     """Plays a basic strategy exactly from a full shoe (see the module docstring)."""
 
     def __init__(
-        self,
-        rules: RuleSet,
-        strategy: BasicStrategy,
-        stand_cache: StandCache | None = None,
-        *,
-        is_split_play: bool = False,
+        self, rules: RuleSet, strategy: BasicStrategy, stand_cache: StandCache | None = None
     ) -> None:
         self.rules = rules
         self.strategy = strategy
@@ -323,14 +319,6 @@ class _Evaluator:
         # so evaluators of one rule set may share them.
         self._stand: StandCache = stand_cache if stand_cache is not None else {}
         self._later: dict[tuple[int, tuple[int, ...], int, bool], float] = {}
-        # A split hand that busts has lost its stake before a no-peek dealer blackjack shows,
-        # which then still takes the original stake from the hands in play (round engine,
-        # ``NoPeekLoss.ORIGINAL_STAKE``): split hands are played by an evaluator whose busts
-        # cost the whole stake in both worlds.
-        self.is_split_play = is_split_play
-        self._split_play: _Evaluator = self
-        if not rules.peeks and self.peek_like and not is_split_play:
-            self._split_play = _Evaluator(rules, strategy, self._stand, is_split_play=True)
 
     def left(self, upcard: int, removed: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(self.shoe[v] - removed[v] - (1 if v == upcard else 0) for v in range(VALUES))
@@ -350,7 +338,7 @@ class _Evaluator:
         return values
 
     def bust(self, upcard: int, removed: tuple[int, ...]) -> float:
-        if self.peek_like and not self.is_split_play:
+        if self.peek_like:
             return -(1.0 - blackjack_chance(upcard, self.left(upcard, removed)))
         return -1.0
 
@@ -438,11 +426,11 @@ class _Evaluator:
             if count <= 0:
                 continue
             grown = (*removed[:card], removed[card] + 1, *removed[card + 1 :])
-            non_pair += count / size * self._split_play.split_hand(upcard, grown, pair, card)
+            non_pair += count / size * self.split_hand(upcard, grown, pair, card)
         kept = 0.0
         if left[pair] > 0:
             grown = (*removed[:pair], removed[pair] + 1, *removed[pair + 1 :])
-            kept = self._split_play.split_hand(upcard, grown, pair, pair)
+            kept = self.split_hand(upcard, grown, pair, pair)
         non_pair_count, kept_count = split_hand_counts(
             self.rules.max_hands, _can_resplit(self.rules, pair), pair_cards, float(size)
         )

@@ -5,12 +5,16 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 
+import pytest
+
 from tables.games.blackjack import (
     HOME_POLISH,
     LIVE_AMERICAN,
     Action,
     Bet,
     BetKind,
+    CloseBetting,
+    DealCard,
     Event,
     PayoutLine,
     PlaceBet,
@@ -46,6 +50,26 @@ def cards(*codes: str) -> tuple[Card, ...]:
     return parse_cards(codes)
 
 
+def deal(state: RoundState, *codes: str) -> RoundState:
+    for code in codes:
+        state, _ = apply(state, DealCard(Card.parse(code)))
+    return state
+
+
+def refused(state: RoundState, action: Action) -> str:
+    """The error code of a refused action (and proof that the state did not change)."""
+    before = state
+    with pytest.raises(GameError) as info:
+        apply(state, action)
+    assert state == before
+    return info.value.code
+
+
+def dealt_round(rules: RuleSet, bets: Iterable[Bet], *codes: str) -> RoundState:
+    state, _ = apply(new_round(rules, bets), CloseBetting())
+    return deal(state, *codes)
+
+
 def play(
     rules: RuleSet,
     bets: Iterable[Bet],
@@ -53,10 +77,17 @@ def play(
     decisions: Mapping[int, Sequence[str]] | None = None,
     *,
     insurance: Mapping[str, str] | None = None,
+    insurance_stakes: Mapping[str, int] | None = None,
     seats: Iterable[Seat] = (),
 ) -> tuple[RoundState, tuple[Event, ...], dict[str, list[PayoutLine]]]:
     state, events, _ = play_round(
-        rules, bets, parse_cards(shoe), decisions or {}, insurance=insurance, seats=seats
+        rules,
+        bets,
+        parse_cards(shoe),
+        decisions or {},
+        insurance=insurance,
+        insurance_stakes=insurance_stakes,
+        seats=seats,
     )
     lines: dict[str, list[PayoutLine]] = {}
     for line in settlement(state):
@@ -77,6 +108,7 @@ RULE_VARIANTS: tuple[RuleSet, ...] = (
             "surrender": "late",
             "even_money": True,
             "payout_rounding_unit_minor": 5,
+            "insurance_stake": "up_to_half",
         }
     ),
     HOME_POLISH.with_overrides({"no_peek_loss": "original_stake", "resplit_aces": True, "split_by": "rank"}),
@@ -90,9 +122,18 @@ RULE_VARIANTS: tuple[RuleSet, ...] = (
             "max_hands": 3,
             "surrender": "late",
             "payout_rounding_unit_minor": 250,
+            "insurance_stake": "up_to_half",
         }
     ),
     HOME_POLISH.with_overrides({"surrender": "late", "even_money": True}),
+    HOME_POLISH.with_overrides(
+        {
+            "no_peek_loss": "original_stake",
+            "double_on": "any_two",
+            "bet_behind": True,
+            "payout_rounding_unit_minor": 50,
+        }
+    ),
 )
 
 PLAYERS = ("ann", "bob", "cy", "dee", "eve")

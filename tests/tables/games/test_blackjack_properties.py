@@ -1,5 +1,6 @@
 """Hypothesis properties of the blackjack engine under random legal play: cards and money are
-conserved, replay and snapshots reproduce the round, and nothing but GameError is ever raised."""
+conserved, replay and snapshots reproduce the round, nothing but GameError is ever raised, and a
+no-peek dealer blackjack takes no more than the rule set says (rules 4.3)."""
 
 from __future__ import annotations
 
@@ -12,21 +13,27 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tables.games.blackjack import (
+    HOME_POLISH,
+    BetKind,
+    CloseBetting,
     DealCard,
     Hit,
+    PayoutLine,
     Phase,
     action_from_dict,
     apply,
     legal_actions,
+    new_round,
     replay,
+    run_round,
     settlement,
     state_from_dict,
     state_to_dict,
 )
 from tables.games.blackjack.events import BetCancelled, BetPlaced, InsuranceTaken, RoundSettled, StakeAdded
-from tables.games.cards import Card
+from tables.games.cards import Card, shoe_cards
 from tables.games.errors import GameError
-from tests.tables.games.blackjack_helpers import PLAYERS, random_round
+from tests.tables.games.blackjack_helpers import PLAYERS, random_bets, random_round
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 FAST = settings(max_examples=200, deadline=None)
@@ -118,3 +125,48 @@ def test_property_random_actions_raise_only_game_errors_and_change_nothing(seed:
             assert state == before
         state, _ = apply(state, action)
     assert state == final and state.phase is Phase.SETTLED
+
+
+NO_PEEK = {
+    loss: HOME_POLISH.with_overrides(
+        {"no_peek_loss": loss, "double_on": "any_two", "bet_behind": True, "insurance_stake": "up_to_half"}
+    )
+    for loss in ("original_stake", "all_stakes")
+}
+
+
+@FAST
+@given(SEEDS, st.sampled_from(sorted(NO_PEEK)), st.booleans())
+def test_property_no_peek_dealer_blackjack_loss_is_bounded(seed: int, loss: str, ace_up: bool) -> None:
+    # given random bets and random legal play against a no-peek dealer blackjack
+    rng = random.Random(seed)
+    rules = NO_PEEK[loss]
+    state, _, _ = random_bets(rng, new_round(rules))
+    state, _ = apply(state, CloseBetting())
+    count = len(state.boxes)
+    shoe = list(shoe_cards(rules.decks))
+    rng.shuffle(shoe)
+    upcard, hole = (Card.parse("AS"), Card.parse("KD")) if ace_up else (Card.parse("KD"), Card.parse("AS"))
+    shoe.remove(upcard)
+    shoe.remove(hole)
+    shoe.insert(count, upcard)
+    shoe.insert(2 * count + 1, hole)
+    final, _, _ = run_round(state, shoe, lambda _state, legal: rng.choice(legal))
+    by_bet: dict[str, list[PayoutLine]] = {}
+    for line in settlement(final):
+        if line.kind in (BetKind.MAIN, BetKind.BEHIND):
+            by_bet.setdefault(line.bet_id, []).append(line)
+    # then a bet that is no blackjack (push), even money or a refund (its box did not play) loses
+    # exactly its original stake with "original stake only", and every stake it had on the box
+    # with "all stakes"
+    for bet_id, lines in by_bet.items():
+        bet = final.bet(bet_id)
+        assert bet is not None
+        net = sum(line.net_minor for line in lines)
+        assert net >= -sum(line.stake_minor for line in lines)
+        if any(line.outcome in ("push", "even_money", "refund") for line in lines):
+            assert len(lines) == 1 and net >= 0
+        elif loss == "original_stake":
+            assert net == -bet.stake_minor
+        else:
+            assert net == -sum(line.stake_minor for line in lines)

@@ -22,7 +22,6 @@ from tables.games.blackjack import (
     Hit,
     Phase,
     PlaceBet,
-    RoundState,
     Seat,
     Split,
     Stand,
@@ -47,30 +46,20 @@ from tables.games.blackjack.rules import DoubleOn, HoleCard, NoPeekLoss, TwentyO
 from tables.games.blackjack.sidebets import is_straight, twenty_one_plus_three_outcome
 from tables.games.cards import Card, hand_value
 from tables.games.errors import GameError
-from tests.tables.games.blackjack_helpers import behind, cards, main, nets, play, side
+from tests.tables.games.blackjack_helpers import (
+    behind,
+    cards,
+    deal,
+    dealt_round,
+    main,
+    nets,
+    play,
+    refused,
+    side,
+)
 
 LIVE = LIVE_AMERICAN
 HOME = HOME_POLISH
-
-
-def deal(state: RoundState, *codes: str) -> RoundState:
-    for code in codes:
-        state, _ = apply(state, DealCard(Card.parse(code)))
-    return state
-
-
-def refused(state: RoundState, action: object) -> str:
-    """The error code of a refused action (and proof that the state did not change)."""
-    before = state
-    with pytest.raises(GameError) as info:
-        apply(state, action)  # type: ignore[arg-type]
-    assert state == before
-    return info.value.code
-
-
-def dealt_round(rules, bets, *codes: str) -> RoundState:  # type: ignore[no-untyped-def]
-    state, _ = apply(new_round(rules, bets), CloseBetting())
-    return deal(state, *codes)
 
 
 # 1. Cards, shoe, shuffling ---------------------------------------------------------------
@@ -309,6 +298,98 @@ def test_clause_4_3_no_peek_original_stake_only_after_a_split() -> None:
         rules, [main(1, 1000)], ["8S", "TD", "8H", "AC", "TS", "9H"], {1: ["split", "stand", "stand"]}
     )
     assert [(line.outcome, line.net_minor) for line in lines["m1"]] == [("lose", -1000), ("returned", 0)]
+
+
+# The box's cards, the dealer's ten upcard and ace hole card (a no-peek blackjack), then the
+# cards of the decisions: 8,8 split; hand 0 and hand 1 as named.
+NO_PEEK_SPLITS = {
+    "first_busts_second_18": (["8S", "TD", "8H", "AC", "5D", "KC", "TH"], ["split", "hit", "stand"]),
+    "both_bust": (["8S", "TD", "8H", "AC", "5D", "KC", "6H", "9S"], ["split", "hit", "hit"]),
+    "first_18_second_busts": (["8S", "TD", "8H", "AC", "TH", "5D", "KC"], ["split", "stand", "hit"]),
+    "first_busts_second_doubled_20": (
+        ["8S", "TD", "8H", "AC", "5D", "KC", "3H", "9S"],
+        ["split", "hit", "double"],
+    ),
+}
+ANY_DOUBLE = {"double_on": "any_two", "bet_behind": True}
+
+
+@pytest.mark.parametrize(
+    ("name", "loss", "expected"),
+    [
+        ("first_busts_second_18", NoPeekLoss.ORIGINAL_STAKE, [("bust", 1000, -1000), ("returned", 1000, 0)]),
+        ("first_busts_second_18", NoPeekLoss.ALL_STAKES, [("bust", 1000, -1000), ("lose", 1000, -1000)]),
+        ("both_bust", NoPeekLoss.ORIGINAL_STAKE, [("bust", 1000, -1000), ("returned", 1000, 0)]),
+        ("both_bust", NoPeekLoss.ALL_STAKES, [("bust", 1000, -1000), ("bust", 1000, -1000)]),
+        ("first_18_second_busts", NoPeekLoss.ORIGINAL_STAKE, [("lose", 1000, -1000), ("returned", 1000, 0)]),
+        ("first_18_second_busts", NoPeekLoss.ALL_STAKES, [("lose", 1000, -1000), ("bust", 1000, -1000)]),
+        (
+            "first_busts_second_doubled_20",
+            NoPeekLoss.ORIGINAL_STAKE,
+            [("bust", 1000, -1000), ("returned", 2000, 0)],
+        ),
+        (
+            "first_busts_second_doubled_20",
+            NoPeekLoss.ALL_STAKES,
+            [("bust", 1000, -1000), ("lose", 2000, -2000)],
+        ),
+    ],
+)
+def test_clause_4_3_no_peek_original_stake_is_all_a_split_box_loses_busted_hands_included(
+    name: str, loss: NoPeekLoss, expected: list[tuple[str, int, int]]
+) -> None:
+    # given a stake of 1000 on 8,8 split against a ten upcard with an ace in the hole (no peek)
+    shoe, decisions = NO_PEEK_SPLITS[name]
+    rules = HOME.with_overrides({**ANY_DOUBLE, "no_peek_loss": loss.value})
+    # when the hands are played and the dealer's blackjack shows
+    _, _, lines = play(rules, [main(1, 1000)], shoe, {1: decisions})
+    # then "original stake only" takes 1000 in all and returns every other stake;
+    # "all stakes" takes every stake
+    assert [(line.outcome, line.stake_minor, line.net_minor) for line in lines["m1"]] == expected
+    staked = sum(line.stake_minor for line in lines["m1"])
+    paid = sum(line.paid_minor for line in lines["m1"])
+    if loss is NoPeekLoss.ORIGINAL_STAKE:
+        assert (staked - paid, paid) == (1000, staked - 1000)
+    else:
+        assert paid == 0
+
+
+def test_clause_4_3_no_peek_original_stake_doubled_hand_that_busts_gets_the_added_stake_back() -> None:
+    # given 7,6 doubled for 1000 more against a ten with an ace in the hole; the king busts it
+    shoe, decisions = ["7S", "TD", "6H", "AC", "KC"], {1: ["double"]}
+    original = HOME.with_overrides({**ANY_DOUBLE, "no_peek_loss": "original_stake"})
+    _, _, lines = play(original, [main(1, 1000)], shoe, decisions)
+    # then the box loses its original 1000 and gets the doubled 1000 back
+    line = lines["m1"][0]
+    assert (line.outcome, line.stake_minor, line.net_minor, line.paid_minor) == ("bust", 2000, -1000, 1000)
+    assert (line.multiplier, line.rounding_remainder_minor) == (Fraction(-1, 2), Fraction(0))
+    assert line.rule == "4.3 no-peek dealer blackjack: original stake only"
+    # and with "all stakes" it loses 2000
+    _, _, lines = play(
+        original.with_overrides({"no_peek_loss": "all_stakes"}), [main(1, 1000)], shoe, decisions
+    )
+    assert (lines["m1"][0].net_minor, lines["m1"][0].paid_minor) == (-2000, 0)
+
+
+@pytest.mark.parametrize(
+    ("loss", "expected"),
+    [
+        (NoPeekLoss.ORIGINAL_STAKE, {"m1": [-1000, 0], "b1-bob": [-400, 0], "b1-cy": [-300]}),
+        (NoPeekLoss.ALL_STAKES, {"m1": [-1000, -2000], "b1-bob": [-400, -800], "b1-cy": [-300]}),
+    ],
+)
+def test_clause_4_3_no_peek_original_stake_bets_behind_lose_at_most_their_own_stake(
+    loss: NoPeekLoss, expected: dict[str, list[int]]
+) -> None:
+    # given bob follows splits and doubles with 400, cy follows neither with 300; the owner splits
+    # 8,8 for 1000, busts hand 0 and doubles hand 1 (8,3) to 20; the dealer shows blackjack
+    shoe, decisions = NO_PEEK_SPLITS["first_busts_second_doubled_20"]
+    bets = [main(1, 1000), behind(1, "bob", 400, follow_double=True, follow_split=True), behind(1, "cy", 300)]
+    rules = HOME.with_overrides({**ANY_DOUBLE, "no_peek_loss": loss.value})
+    _, _, lines = play(rules, bets, shoe, {1: decisions})
+    # then each bet loses at most its own original stake (bob: 400 of his 1200), or every stake
+    assert nets(lines) == expected
+    assert [line.stake_minor for line in lines["b1-bob"]] == [400, 800]
 
 
 # 5. Player decisions ---------------------------------------------------------------------

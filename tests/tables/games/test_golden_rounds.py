@@ -21,7 +21,7 @@ def _load(name: str) -> dict[str, Any]:
 
 
 def test_golden_scripts_exist() -> None:
-    assert len(SCRIPTS) >= 11
+    assert len(SCRIPTS) >= 14
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=[path.stem for path in SCRIPTS])
@@ -83,3 +83,21 @@ def test_clause_7_insurance_example_dealer_bust_like_below_18() -> None:
 def test_clause_1_3_ace_seven_ten_is_hard_18() -> None:
     hand = play_script(_load("soft_ace_becomes_hard_18"))["boxes"][0]["hands"][0]
     assert (hand["cards"], hand["total"], hand["is_soft"]) == (["AH", "7D", "TD"], 18, False)
+
+
+def test_clause_4_3_no_peek_original_stake_split_first_hand_busts_loses_1000() -> None:
+    report = play_script(_load("no_peek_original_stake_split_first_hand_busts"))
+    hands = [(hand["total"], hand["outcome"], hand["net_minor"]) for hand in report["boxes"][0]["hands"]]
+    assert hands == [(23, "bust", -1000), (18, "returned", 0)]
+    assert (report["totals"]["stake_minor"], report["totals"]["paid_minor"]) == (2000, 1000)
+
+
+def test_clause_4_3_no_peek_all_stakes_split_first_hand_busts_loses_2000() -> None:
+    report = play_script(_load("no_peek_all_stakes_split_first_hand_busts"))
+    hands = [(hand["total"], hand["outcome"], hand["net_minor"]) for hand in report["boxes"][0]["hands"]]
+    assert hands == [(23, "bust", -1000), (18, "lose", -1000)]
+    assert (report["totals"]["stake_minor"], report["totals"]["paid_minor"]) == (2000, 0)
+
+
+def test_clause_3_3_insurance_up_to_half_200_of_1000_wins_400() -> None:
+    assert _box_net("insurance_up_to_half_dealer_blackjack") == (-1000, -600, 400)

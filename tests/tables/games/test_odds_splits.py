@@ -134,7 +134,7 @@ def test_split_approximation_is_within_a_thousandth_of_the_exact_two_hand_split(
     assert abs(approximate - exact) < 0.001
 
 
-def test_clause_4_3_no_peek_original_stake_only_costs_busted_split_hands_their_stakes() -> None:
+def test_clause_4_3_no_peek_original_stake_only_is_worth_exactly_a_peek_splits_included() -> None:
     # given the same rules with a peek and with no peek where a blackjack takes the original stake
     peek = RuleSet(decks=8, max_hands=2)
     original = RuleSet(
@@ -143,21 +143,13 @@ def test_clause_4_3_no_peek_original_stake_only_costs_busted_split_hands_their_s
     strategy = derive_strategy(peek)
     # when both are played with one strategy
     assert derive_strategy(original) == strategy
-    cost = expected_return(peek, strategy) - expected_return(original, strategy)
-    # then the only difference is the split hands that bust before the dealer's blackjack shows:
-    # they have lost their own stakes, and the blackjack still takes the original stake from the
-    # hands in play (as the round engine settles it). 8 decks: about 0.01pp.
-    assert 0.00005 < cost < 0.0002
-    # and without splits the two games are worth exactly the same
-    never_split = BasicStrategy(
-        first_two=strategy.first_two,
-        split_two=strategy.split_two,
-        hit_stand=strategy.hit_stand,
-        split=dict.fromkeys(strategy.split, False),
-    )
-    assert expected_return(original, never_split) == pytest.approx(
-        expected_return(peek, never_split), abs=1e-12
-    )
+    # then they are worth exactly the same: a no-peek dealer blackjack takes the box's original
+    # stake and nothing more, busted split and doubled hands included (round engine, 4.3)
+    assert any(strategy.split.values())
+    assert expected_return(original, strategy) == pytest.approx(expected_return(peek, strategy), abs=1e-12)
+    # while a blackjack that takes every stake costs the player more
+    all_stakes = replace(original, no_peek_loss=NoPeekLoss.ALL_STAKES)
+    assert expected_return(all_stakes, strategy) < expected_return(peek, strategy) - 0.001
 
 
 def test_clause_5_7_no_peek_late_surrender_with_original_stake_only_is_worth_exactly_a_peek() -> None:
@@ -167,18 +159,9 @@ def test_clause_5_7_no_peek_late_surrender_with_original_stake_only_is_worth_exa
     original = replace(peek, hole_card=HoleCard.NO_PEEK, no_peek_loss=NoPeekLoss.ORIGINAL_STAKE)
     strategy = derive_strategy(peek)
     assert derive_strategy(original) == strategy
-    # then, played without splits (busted split hands are the one difference, tested above),
-    # both are worth exactly the same
-    never_split = BasicStrategy(
-        first_two=strategy.first_two,
-        split_two=strategy.split_two,
-        hit_stand=strategy.hit_stand,
-        split=dict.fromkeys(strategy.split, False),
-    )
-    assert SURRENDER in never_split.first_two.values()
-    assert expected_return(original, never_split) == pytest.approx(
-        expected_return(peek, never_split), abs=1e-12
-    )
+    # then both are worth exactly the same
+    assert SURRENDER in strategy.first_two.values()
+    assert expected_return(original, strategy) == pytest.approx(expected_return(peek, strategy), abs=1e-12)
 
 
 def test_clause_5_7_no_peek_late_surrender_is_worth_less_than_a_tenth_of_a_point() -> None:
