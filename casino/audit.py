@@ -2,9 +2,8 @@
 
 Every record carries the hash of the record before it and a SHA-256 of its own canonical
 encoding (sorted-key JSON of every field). Appends are serialized so that concurrent writers
-still form one chain: on PostgreSQL with a transaction-scoped advisory lock, on SQLite by the
-database write lock (transactions begin IMMEDIATE). On PostgreSQL a trigger refuses UPDATE,
-DELETE and TRUNCATE of the table (migration casino 0002).
+still form one chain, with a transaction-scoped PostgreSQL advisory lock. A trigger refuses
+UPDATE, DELETE and TRUNCATE of the table (migration casino 0003).
 """
 
 from __future__ import annotations
@@ -14,13 +13,16 @@ import hashlib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
 
 from casino.models import AuditRecord, Terminal
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 GENESIS_HASH = "0" * 64
 # Arbitrary but fixed key of the PostgreSQL advisory lock that orders audit appends.
@@ -59,15 +61,14 @@ def record_hash(record: AuditRecord) -> str:
 
 
 def _lock_chain() -> None:
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [AUDIT_LOCK_KEY])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [AUDIT_LOCK_KEY])
 
 
 def audit_append(
     *,
     action: str,
-    actor: Any = None,
+    actor: User | None = None,
     role: str = "",
     terminal: Terminal | None = None,
     object_type: str = "",

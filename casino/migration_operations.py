@@ -11,9 +11,8 @@ class DropIndexQuietly(migrations.operations.base.Operation):
     """Drop an index the models no longer declare (a foreign key's own index, once a composite
     index leads with its column), without touching the foreign key itself: Django's
     ``AlterField(db_index=False)`` drops the constraint and adds it back, which re-checks every
-    row under a lock. On PostgreSQL ``DROP INDEX CONCURRENTLY`` (the migration must be
-    ``atomic = False``), so writes to the table go on; elsewhere a plain ``DROP INDEX``. Backwards,
-    the index is built again the same way. Use with ``SeparateDatabaseAndState`` and the field's
+    row under a lock. ``DROP INDEX CONCURRENTLY`` (the migration must be ``atomic = False``), so
+    writes to the table go on. Backwards, the index is built again the same way, concurrently. Use with ``SeparateDatabaseAndState`` and the field's
     ``AlterField`` as its state operation."""
 
     reduces_to_sql = True
@@ -32,17 +31,14 @@ class DropIndexQuietly(migrations.operations.base.Operation):
     def state_forwards(self, app_label: str, state: Any) -> None:
         pass
 
-    def _concurrently(self, schema_editor: Any) -> str:
-        return " CONCURRENTLY" if schema_editor.connection.vendor == "postgresql" else ""
-
     def database_forwards(self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any) -> None:
         quote = schema_editor.quote_name
-        schema_editor.execute(f"DROP INDEX{self._concurrently(schema_editor)} IF EXISTS {quote(self.name)}")
+        schema_editor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {quote(self.name)}")
 
     def database_backwards(self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any) -> None:
         quote = schema_editor.quote_name
         schema_editor.execute(
-            f"CREATE INDEX{self._concurrently(schema_editor)} IF NOT EXISTS {quote(self.name)} "
+            f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {quote(self.name)} "
             f"ON {quote(self.table)} ({quote(self.column)})"
         )
 

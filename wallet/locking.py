@@ -3,9 +3,7 @@
 Lock order, everywhere in the wallet: first the domain row a command acts on (holds, a pending
 payout, an adjustment, the transfer being reversed), then accounts in primary-key order, and the
 audit chain last (``audit_append``). A single ``SELECT ... ORDER BY id FOR UPDATE`` locks rows in
-id order on PostgreSQL, so two commands never wait on each other in opposite orders.
-On SQLite ``select_for_update`` is a no-op; write transactions there are serialized whole
-(``transaction_mode=IMMEDIATE``).
+id order, so two commands never wait on each other in opposite orders.
 """
 
 from __future__ import annotations
@@ -87,8 +85,8 @@ def check_and_apply(
 ) -> None:
     """Check the no-negative rule on locked accounts, then move their cached balances.
 
-    One statement whatever the number of accounts (``WITH v AS (VALUES ...) UPDATE ... FROM v``,
-    which both PostgreSQL and SQLite >= 3.33 run). The rows must already be locked by this
+    One statement whatever the number of accounts (``WITH v AS (VALUES ...) UPDATE ... FROM v``).
+    The rows must already be locked by this
     transaction: the new values are checked here against what was read under the lock, and the
     CHECK constraint on the table backs the check up. Raises ``InsufficientFundsError`` naming
     the first (lowest id) account that would break its rule; nothing is written then.

@@ -1,4 +1,4 @@
-"""On PostgreSQL the database itself refuses UPDATE, DELETE and TRUNCATE of audit records."""
+"""The database itself refuses UPDATE, DELETE and TRUNCATE of audit records."""
 
 from django.db import migrations
 
@@ -24,13 +24,11 @@ DROP TRIGGER IF EXISTS casino_auditrecord_append_only ON casino_auditrecord;
 
 
 def forward(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(FORWARD, params=None)
+    schema_editor.execute(FORWARD, params=None)
 
 
 def backward(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(BACKWARD, params=None)
+    schema_editor.execute(BACKWARD, params=None)
 
 
 class Migration(migrations.Migration):

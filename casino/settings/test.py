@@ -12,9 +12,9 @@ STORAGES = {
 # Tests always run tasks in-process so that they see the results in the same transaction.
 CELERY_TASK_ALWAYS_EAGER = True
 
-# On PostgreSQL the tests do not wait for each commit to reach the disk (synchronous_commit off):
-# transactions, row locks, constraints and triggers behave exactly the same; only durability
-# after a server crash differs, which no test is about. It takes the suite's thousands of commits
-# off the disk's fsync latency.
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
-    DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c synchronous_commit=off"  # noqa: F405
+# The tests do not wait for each commit to reach the disk (synchronous_commit off): transactions,
+# row locks, constraints and triggers behave exactly the same; only durability after a server
+# crash differs, which no test is about. It takes the suite's thousands of commits off the disk's
+# fsync latency.
+_options = DATABASES["default"].setdefault("OPTIONS", {})  # noqa: F405
+_options["options"] = f"{_options.get('options', '')} -c synchronous_commit=off".strip()

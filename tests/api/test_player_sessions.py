@@ -228,7 +228,6 @@ def test_a_terminal_of_another_casino_can_neither_test_a_pin_nor_lock_the_card(b
     assert home.status_code == 201
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_sign_ins_at_once_leave_one_open_session(seeded, settings):
     settings.API_THROTTLE_SIGN_IN = ""

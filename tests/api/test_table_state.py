@@ -175,7 +175,6 @@ def test_a_long_poll_with_an_old_version_answers_at_once(agi, bj1_round, setting
     assert response.json()["boxes"][2]["owner_id"] is not None
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_long_poll_returns_as_soon_as_another_terminal_changes_the_table(seeded, settings):
     from tests.api.conftest import make_device, open_round, sign_in

@@ -12,7 +12,6 @@ from django.db import DatabaseError, connection, connections, transaction
 
 from casino.audit import GENESIS_HASH, audit_append, audit_verify, record_hash
 from casino.models import AuditRecord
-from tests.conftest import ON_POSTGRES
 
 
 def _append(count: int) -> list[AuditRecord]:
@@ -27,8 +26,7 @@ def _append(count: int) -> list[AuditRecord]:
 def _tamper(sql: str, params: list[object]) -> None:
     """Change records behind the application's back (as a database superuser could)."""
     with transaction.atomic(), connection.cursor() as cursor:
-        if ON_POSTGRES:
-            cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute("SET LOCAL session_replication_role = replica")
         cursor.execute(sql, params)
 
 
@@ -105,7 +103,6 @@ def test_audit_verify_command_exit_codes():
     assert "record #2" in err.getvalue()
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(
     "statement",
@@ -129,7 +126,6 @@ def test_postgres_trigger_refuses_update_delete_and_truncate(statement):
     assert audit_verify().is_intact
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_appends_keep_one_valid_chain():
     threads_count, per_thread = 8, 25

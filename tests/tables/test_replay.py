@@ -13,7 +13,6 @@ from tables.games.blackjack.script import play_script
 from tables.models import PayoutLine, Round
 from tables.replay import round_export, round_replay_check
 from tables.simulation import simulate_table
-from tests.conftest import ON_POSTGRES
 
 
 # Transactional: every service commits as in production. Inside one test transaction the
@@ -22,8 +21,8 @@ from tests.conftest import ON_POSTGRES
 # rollback): minutes of teardown, and every row lock taken under a growing list of subtransactions.
 @pytest.mark.django_db(transaction=True)
 def test_simulated_rounds_replay_to_the_recorded_payouts(table):
-    # given 40 simulated rounds (SQLite) or 1,000 (PostgreSQL)
-    rounds = 1000 if ON_POSTGRES else 40
+    # given 1,000 simulated rounds
+    rounds = 1000
     started = time.perf_counter()
     result = simulate_table(table=table, rounds=rounds, players=5, seed=7)
     elapsed = time.perf_counter() - started

@@ -1,10 +1,8 @@
-"""On PostgreSQL the database itself keeps the ledger honest:
+"""The database itself keeps the ledger honest:
 
 - postings and transfers are append-only: UPDATE, DELETE and TRUNCATE are refused;
 - a DEFERRABLE INITIALLY DEFERRED constraint trigger checks, at commit, that every transfer that
   received a posting in the transaction sums to zero, and refuses the whole transaction otherwise.
-
-SQLite has neither; there the services build balanced transfers and `ledger_verify` checks them.
 """
 
 from django.db import migrations
@@ -62,16 +60,14 @@ DROP FUNCTION IF EXISTS wallet_refuse_change();
 
 
 def forward(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        # A cursor without parameters: the '%' of RAISE formats must reach PostgreSQL as they are.
-        with schema_editor.connection.cursor() as cursor:
-            cursor.execute(FORWARD)
+    # A cursor without parameters: the '%' of RAISE formats must reach PostgreSQL as they are.
+    with schema_editor.connection.cursor() as cursor:
+        cursor.execute(FORWARD)
 
 
 def backward(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        with schema_editor.connection.cursor() as cursor:
-            cursor.execute(BACKWARD)
+    with schema_editor.connection.cursor() as cursor:
+        cursor.execute(BACKWARD)
 
 
 class Migration(migrations.Migration):
