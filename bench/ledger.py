@@ -2,21 +2,31 @@
 
 - ``hold`` (ours): ``wallet.services.hold_place`` — each bet updates only its player's own account
   row and inserts a hold; nothing the table's bettors share is written per bet.
-- ``shared row`` (naive): each bet is a transfer player -> one table account, so every bet locks
-  and updates the same row and bets on one table queue behind each other.
+- ``shared row`` (naive, rejected): each bet is a transfer player -> one table account, so every
+  bet locks and updates the same row and bets on one table queue behind each other. Written here
+  from the wallet's public lock helpers, since no service of the wallet makes such a transfer.
 
-Both run the same idempotency record and neither writes an audit record, so the difference is
-the shared row. Needs PostgreSQL: ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino
-.venv/bin/python bench/ledger.py``. Uses (and creates, then migrates) the database
-``casino_bench`` on that server; never touches the database named in the URL.
+Each bet is one request: one ``idempotent`` record around it, as the terminal API makes, and
+neither design writes an audit record, so the difference is the shared row. Needs PostgreSQL:
+``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino .venv/bin/python bench/ledger.py``.
+Uses (and creates, then migrates) the database ``casino_bench`` on that server; never touches the
+database named in the URL.
+
+Then the CPU of one bet, on one thread, in interleaved blocks (the machine's speed drifts): the
+hold in its one statement (``wallet/sql.py``) against the plainest ORM shape of the same writes
+(read the wallet's id, conditional ``UPDATE``, ``Hold.objects.create``), each inside its request's
+idempotency record: this process's CPU (Python and the driver) and, when the server runs on this
+machine and its processes are readable, the server process's (``/proc/<pid>/stat``).
 
 Options (environment): BENCH_PLAYERS (400), BENCH_SECONDS (5 per run), BENCH_THREADS ("1,8,16"),
-BENCH_SYNCHRONOUS_COMMIT ("on": the server default; "off" to take the disk's fsync out).
+BENCH_SYNCHRONOUS_COMMIT ("on": the server default; "off" to take the disk's fsync out),
+BENCH_CPU_BLOCKS (6 per shape) and BENCH_CPU_BETS (1000 per block).
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import threading
 import time
@@ -55,15 +65,16 @@ import django  # noqa: E402
 django.setup()
 
 from django.core.management import call_command  # noqa: E402
-from django.db import connection, connections, transaction  # noqa: E402
+from django.db import connection, connections  # noqa: E402
 from django.db.backends.signals import connection_created  # noqa: E402
+from django.db.models import F  # noqa: E402
 
 from casino.models import Casino, Pit, Player  # noqa: E402
 from tables.models import Game, RuleSet, Table  # noqa: E402
-from wallet.idempotency import idempotent  # noqa: E402
-from wallet.locking import AccountSpec, accounts_lock  # noqa: E402
-from wallet.models import AccountKind, TransferKind  # noqa: E402
-from wallet.services import _transfer_write, hold_place, system_buy_in  # noqa: E402
+from wallet.idempotency import Outcome, idempotent  # noqa: E402
+from wallet.locking import AccountSpec, accounts_lock, check_and_apply  # noqa: E402
+from wallet.models import Account, AccountKind, Hold, Posting, Transfer, TransferKind  # noqa: E402
+from wallet.services import hold_place, system_buy_in  # noqa: E402
 
 SYNCHRONOUS_COMMIT = os.environ.get("BENCH_SYNCHRONOUS_COMMIT", "on")
 
@@ -91,13 +102,25 @@ def setup(players_wanted: int) -> tuple[Casino, Table, list[Player]]:
         )
         players.append(player)
     for player in players:
-        # a large balance so that no bet is refused; idempotent across runs
-        system_buy_in(player=player, amount_minor=10**12, by="bench", idempotency_key=f"fund-{player.pk}")
+        # a large balance so that no bet is refused; once per player across runs
+        idempotent(
+            scope="bench",
+            key=f"fund-{player.pk}",
+            payload={"command": "cage_buy_in", "player_id": player.pk, "amount_minor": 10**12},
+            perform=lambda player=player: Outcome(
+                {"transfer_id": system_buy_in(player=player, amount_minor=10**12, by="bench").pk}
+            ),
+        )
     return casino, table, players
 
 
 def bet_with_hold(casino: Casino, table: Table, player: Player, key: str) -> None:
-    hold_place(player=player, amount_minor=100, table=table, idempotency_key=key, scope="bench-hold")
+    idempotent(
+        scope="bench-hold",
+        key=key,
+        payload={"player_id": player.pk, "amount_minor": 100},
+        perform=lambda: Outcome({"hold_id": hold_place(player=player, amount_minor=100, table=table).pk}),
+    )
 
 
 def bet_on_shared_row(casino: Casino, table: Table, player: Player, key: str) -> None:
@@ -105,24 +128,49 @@ def bet_on_shared_row(casino: Casino, table: Table, player: Player, key: str) ->
     shared = AccountSpec(AccountKind.TABLE_TRAY, table_id=table.pk)
     mine = AccountSpec(AccountKind.PLAYER, player_id=player.pk)
 
-    def perform() -> dict[str, Any]:
+    def perform() -> Outcome:
         locked = accounts_lock(casino=casino, specs=[shared, mine])
         by_kind = {account.kind: account for account in locked}
-        transfer = _transfer_write(
-            casino=casino,
-            kind=TransferKind.ROUND_SETTLEMENT,
-            accounts={account.pk: account for account in locked},
-            amounts={by_kind[AccountKind.PLAYER].pk: -100, by_kind[AccountKind.TABLE_TRAY].pk: 100},
+        amounts = {by_kind[AccountKind.PLAYER].pk: -100, by_kind[AccountKind.TABLE_TRAY].pk: 100}
+        check_and_apply({account.pk: account for account in locked}, amounts)
+        transfer = Transfer.objects.create(
+            casino=casino, kind=TransferKind.ROUND_SETTLEMENT, currency=casino.currency
         )
-        return {"transfer_id": transfer.pk}
+        Posting.objects.bulk_create(
+            [
+                Posting(transfer=transfer, account_id=account_id, amount_minor=amount)
+                for account_id, amount in amounts.items()
+            ]
+        )
+        return Outcome({"transfer_id": transfer.pk})
 
-    with transaction.atomic():
-        idempotent(
-            scope="bench-shared",
-            key=key,
-            payload={"player_id": player.pk, "amount_minor": 100},
-            perform=perform,
+    idempotent(
+        scope="bench-shared", key=key, payload={"player_id": player.pk, "amount_minor": 100}, perform=perform
+    )
+
+
+def bet_with_orm_hold(casino: Casino, table: Table, player: Player, key: str) -> None:
+    """The same bet with the hold written by the ORM, in three statements (the shape rejected in
+    ``wallet/sql.py``)."""
+
+    def perform() -> Outcome:
+        account_id = (
+            Account.objects.filter(player_id=player.pk, kind=AccountKind.PLAYER)
+            .values_list("pk", flat=True)
+            .first()
         )
+        covered = Account.objects.filter(pk=account_id, balance_minor__gte=F("held_minor") + 100)
+        if not covered.update(held_minor=F("held_minor") + 100):
+            raise RuntimeError("the bench funds every player far above its stakes")
+        hold = Hold.objects.create(account_id=account_id, amount_minor=100, table_id=table.pk)
+        return Outcome({"hold_id": hold.pk})
+
+    idempotent(
+        scope="bench-orm-hold",
+        key=key,
+        payload={"player_id": player.pk, "amount_minor": 100},
+        perform=perform,
+    )
 
 
 def run(
@@ -163,6 +211,57 @@ def run(
     return sum(counts) / elapsed
 
 
+def _server_cpu_seconds() -> float | None:
+    """CPU used so far by this connection's server process, None when it cannot be read here."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_per_bet(
+    design: Any, bets: int, casino: Casino, table: Table, players: list[Player]
+) -> tuple[float, float, float | None]:
+    """Wall time, this process's CPU and the server's CPU per bet, in microseconds."""
+    run_id = uuid.uuid4().hex[:8]
+    server_before = _server_cpu_seconds()
+    wall_before, client_before = time.perf_counter(), time.process_time()
+    for step in range(bets):
+        design(casino, table, players[step % len(players)], f"{run_id}-{step}")
+    wall, client = time.perf_counter() - wall_before, time.process_time() - client_before
+    server_after = _server_cpu_seconds()
+    server = None if server_before is None or server_after is None else server_after - server_before
+    return wall / bets * 1e6, client / bets * 1e6, None if server is None else server / bets * 1e6
+
+
+def cpu_table(casino: Casino, table: Table, players: list[Player]) -> None:
+    blocks = int(os.environ.get("BENCH_CPU_BLOCKS", "6"))
+    bets = int(os.environ.get("BENCH_CPU_BETS", "1000"))
+    shapes = {"one statement (ours)": bet_with_hold, "ORM, three statements": bet_with_orm_hold}
+    for design in shapes.values():
+        cpu_per_bet(design, 200, casino, table, players)  # warm-up
+    figures: dict[str, list[tuple[float, float, float | None]]] = {name: [] for name in shapes}
+    for block in range(blocks):
+        names = list(shapes) if block % 2 == 0 else list(reversed(shapes))
+        for name in names:
+            figures[name].append(cpu_per_bet(shapes[name], bets, casino, table, players))
+    print(f"\nCPU per bet, one thread, median of {blocks} interleaved blocks of {bets} bets (microseconds):")
+    print(f"{'hold':>22}  {'wall':>6}  {'client CPU':>10}  {'server CPU':>10}  {'CPU':>6}")
+    for name, rows in figures.items():
+        wall = statistics.median(row[0] for row in rows)
+        client = statistics.median(row[1] for row in rows)
+        servers = [row[2] for row in rows if row[2] is not None]
+        server = statistics.median(servers) if len(servers) == len(rows) else None
+        total = f"{client + server:>6.0f}" if server is not None else f"{'n/a':>6}"
+        server_text = f"{server:>10.0f}" if server is not None else f"{'n/a':>10}"
+        print(f"{name:>22}  {wall:>6.0f}  {client:>10.0f}  {server_text}  {total}")
+
+
 def main() -> None:
     players_wanted = int(os.environ.get("BENCH_PLAYERS", "400"))
     seconds = float(os.environ.get("BENCH_SECONDS", "5"))
@@ -177,6 +276,8 @@ def main() -> None:
         holds = run(bet_with_hold, threads, seconds, casino, table, players)
         shared = run(bet_on_shared_row, threads, seconds, casino, table, players)
         print(f"{threads:>7}  {holds:>18.0f}  {shared:>19.0f}  {holds / shared:>6.2f}")
+    connection.ensure_connection()
+    cpu_table(casino, table, players)
 
 
 if __name__ == "__main__":

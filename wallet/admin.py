@@ -18,7 +18,7 @@ from wallet.models import (
 )
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # Django's admin classes are not generic at run time
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
@@ -29,7 +29,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class PostingInline(admin.TabularInline):
+class PostingInline(admin.TabularInline):  # type: ignore[type-arg]  # Django's admin classes are not generic at run time
     model = Posting
     extra = 0
     can_delete = False

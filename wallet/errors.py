@@ -20,6 +20,7 @@ __all__ = [
     "PayoutNotPendingError",
     "PermissionRefusedError",
     "ReasonRequiredError",
+    "RoundAlreadySettledError",
     "SameAccountError",
     "TransferAlreadyReversedError",
     "TransferNotReversibleError",
@@ -70,6 +71,12 @@ class HoldMismatchError(ServiceError):
 
     code = "hold_mismatch"
     status = 422
+
+
+class RoundAlreadySettledError(ConflictError):
+    """A settlement of a round whose money was settled already."""
+
+    code = "round_already_settled"
 
 
 class PayoutNotPendingError(ConflictError):

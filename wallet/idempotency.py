@@ -1,37 +1,45 @@
-"""Idempotency keys for money commands: a retry returns the first result and moves nothing.
+"""Idempotency keys, at the edge only: one record per request (and per management command or task
+that moves money). A retry returns the first answer and moves nothing twice.
 
+The edge (an HTTP view, the seed, a bench) wraps the one service call of a request:
 ``idempotent(scope=..., key=..., payload=..., perform=...)`` runs ``perform`` at most once per
-(scope, key) and stores its JSON result in the same transaction as its effect.
+(scope, key) and stores its response in the same transaction as its effect, so the record exists
+exactly when the effect does. The services take no key: a service that can meet a repeat of
+itself from inside the back office (a hold voided twice, a payout released twice) refuses it from
+the state of its rows.
 
-Concurrency semantics (PostgreSQL, READ COMMITTED):
-- The record is inserted FIRST, before the command takes any row lock, with
-  ``INSERT ... ON CONFLICT (scope, key) DO NOTHING``. A concurrent call with the same key blocks
-  on the unique index until the first transaction ends ("waits", never doubles):
-  - the first commits: the insert does nothing, the call reads the committed record and returns
-    its stored response (``replayed=True``), having moved nothing;
-  - the first rolls back (it was refused, or crashed): the record never existed, so this call
-    inserts it and runs the command itself.
-- Because the wait happens before any other lock is taken, it cannot deadlock with the command.
-- A refused command (``ServiceError``) rolls back with its record: a refusal is not remembered, and
-  the same key may be retried once, say, the player has funds. A caller that answers a refusal
-  like a success (the terminal API) stores it afterwards with ``idempotent_refusal_store``.
-- The same key with another payload (another fingerprint) is refused with
-  ``idempotency_key_reused`` and nothing happens.
-On SQLite, write transactions are serialized by the database lock, which gives the same result.
+``perform`` does everything (the service call, its audit record included) and returns an
+``Outcome``: the response to store and whether its writes are kept.
 
-With ``refuse_in_flight=True`` a duplicate does not wait: on PostgreSQL the insert is guarded by a
-transaction-scoped advisory lock on (scope, key) taken without waiting, in the same statement, and
-a call that neither gets the lock nor finds a committed record is refused at once with
-``idempotency_in_progress`` (409). The terminal API asks for this: a terminal retrying a slow
-request should hear "still running", not hang.
+- ``Outcome(response)``: the writes commit with the record holding ``response``.
+- ``Outcome(response, keep=False)``: a refusal the edge answers like a success (the terminal API
+  answers 409 ``insufficient_funds`` and wants a retry to hear it again). The transaction is
+  rolled back whole (``transaction.set_rollback``), the record and anything ``perform`` wrote
+  before refusing with it; the response is then stored in a transaction of its own. So the
+  command needs no savepoint, and a refusal can never commit half a command. Should a duplicate
+  have committed meanwhile, its stored answer is the one returned (``replayed=True``), so every
+  caller of a key hears the one stored answer.
+- An exception leaving ``perform`` (a crash, or a refusal the edge does not answer) rolls the
+  transaction back with the record: nothing is remembered and the key may be retried.
 
-One record per request: while ``perform`` runs, an ``idempotent`` call nested in it (a service
-called by an idempotent HTTP request, say) is covered by the outer record. It runs its own
-``perform`` and ``finish`` once, in the outer transaction, and stores nothing: the outer record
-already makes the whole request run at most once.
+Concurrency (PostgreSQL, READ COMMITTED): the record is inserted FIRST, before ``perform`` takes
+any row lock, with ``INSERT ... ON CONFLICT (scope, key) DO NOTHING``. A concurrent call with the
+same key blocks on the unique index until the first transaction ends, and never doubles:
 
-A scope names the caller (``user:12``, ``player:7``, ``table:3``); keys are unique per scope. The
-payload should hold the command name and every argument that changes its effect.
+- the first commits: the insert does nothing, the call reads the committed record and returns its
+  stored response (``replayed=True``), having moved nothing;
+- the first rolls back: the record never existed, so this call inserts it and runs ``perform``.
+
+The wait happens before any other lock is taken, so it cannot deadlock with the command. With
+``refuse_in_flight=True`` a duplicate does not wait: the insert is made only if the
+transaction-scoped advisory lock on (scope, key) is free (``pg_try_advisory_xact_lock``, in the
+same statement), and a call that neither inserts nor finds a committed record is refused at once
+with ``idempotency_in_progress`` (409). The terminal API asks for this: a terminal retrying a slow
+request should hear "still running", not hang. The same key with another payload (another
+fingerprint) is refused with ``idempotency_key_reused`` (422), and nothing happens.
+
+A scope names the caller (``api:t3:p7``, ``seed``); keys are unique per scope. The payload holds
+the command name and every argument that changes its effect.
 """
 
 from __future__ import annotations
@@ -39,7 +47,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,31 +80,36 @@ def request_fingerprint(payload: Mapping[str, Any]) -> str:
 
 
 @dataclass(frozen=True)
+class Outcome:
+    """What ``perform`` answers: the JSON-serializable response to store, and whether its writes
+    are kept (``keep=False``: roll back everything ``perform`` wrote; store only the response)."""
+
+    response: dict[str, Any]
+    keep: bool = True
+
+
+@dataclass(frozen=True)
 class IdempotentResult:
     response: dict[str, Any]
     replayed: bool
 
 
+# The record, inserted unless (scope, key) has one; RETURNING id only when inserted.
 _INSERT_SQL = (
     "INSERT INTO wallet_idempotencyrecord (scope, key, request_fingerprint, created_at) "
     "VALUES (%s, %s, %s, %s) ON CONFLICT (scope, key) DO NOTHING RETURNING id"
 )
-# The same insert, made only when the (scope, key) advisory lock is free (PostgreSQL).
+# The same insert, made only when the (scope, key) advisory lock is free.
 _INSERT_UNLESS_IN_FLIGHT_SQL = (
     "INSERT INTO wallet_idempotencyrecord (scope, key, request_fingerprint, created_at) "
     "SELECT %s, %s, %s, %s WHERE pg_try_advisory_xact_lock(hashtext(%s), hashtext(%s)) "
     "ON CONFLICT (scope, key) DO NOTHING RETURNING id"
 )
-
-_STORE_SQL = "UPDATE wallet_idempotencyrecord SET response = %s WHERE id = %s"
-
-
-def _encode(response: dict[str, Any]) -> Any:
-    return IdempotencyRecord._meta.get_field("response").get_db_prep_save(response, connection)
-
-
-# True while the perform of an idempotent command runs: nested commands are covered by its record.
-_covered: ContextVar[bool] = ContextVar("idempotency_covered", default=False)
+# A refusal's record, inserted with its response.
+_INSERT_WITH_RESPONSE_SQL = (
+    "INSERT INTO wallet_idempotencyrecord (scope, key, request_fingerprint, response, created_at) "
+    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (scope, key) DO NOTHING RETURNING id"
+)
 
 
 def idempotent(
@@ -105,18 +117,17 @@ def idempotent(
     scope: str,
     key: str,
     payload: Mapping[str, Any],
-    perform: Callable[[], dict[str, Any]],
-    finish: Callable[[dict[str, Any]], Any] | None = None,
+    perform: Callable[[], Outcome],
     refuse_in_flight: bool = False,
 ) -> IdempotentResult:
     """Run ``perform`` once for (scope, key); return its response, or the stored one on a retry.
 
-    Opens (or joins) a transaction. ``perform`` must return a JSON-serializable dict and do all its
-    writes in the caller's transaction. ``finish`` (optional) runs after the record is stored, in
-    the same transaction, only when ``perform`` ran: the place for ``audit_append``, which must be
-    the last write because it holds the audit chain lock until commit. Raises ``IdempotencyKeyReusedError`` when the key was used
-    with another payload, ``ServiceError(code="invalid_idempotency_key")`` for an empty or too
-    long key. See the module docstring for what happens under concurrency.
+    Opens a transaction (a savepoint inside the caller's). ``perform`` does all its writes in it
+    and returns an ``Outcome``; see the module docstring for ``keep=False`` and for what happens
+    under concurrency. Raises ``IdempotencyKeyReusedError`` (422) when the key was used with
+    another payload, ``IdempotencyInProgressError`` (409) when ``refuse_in_flight`` and the first
+    call of the key is still running, ``ServiceError(code="invalid_idempotency_key")`` for an
+    empty or too long key or scope; none of them runs ``perform``.
     """
     if not key or len(key) > MAX_KEY_LENGTH:
         raise ServiceError(
@@ -125,15 +136,10 @@ def idempotent(
         )
     if not scope or len(scope) > MAX_SCOPE_LENGTH:
         raise ServiceError("An idempotency scope is required.", code="invalid_idempotency_key")
-    if _covered.get():
-        response = perform()
-        if finish is not None:
-            finish(response)
-        return IdempotentResult(response=response, replayed=False)
     fingerprint = request_fingerprint(payload)
     with transaction.atomic():
         with connection.cursor() as cursor:
-            if refuse_in_flight and connection.vendor == "postgresql":
+            if refuse_in_flight:
                 cursor.execute(
                     _INSERT_UNLESS_IN_FLIGHT_SQL, [scope, key, fingerprint, timezone.now(), scope, key]
                 )
@@ -143,48 +149,30 @@ def idempotent(
         if row is None:
             stored = _stored_result(scope, key, fingerprint)
             if stored is None:
-                # Not inserted, yet nothing committed: the first request still holds the lock.
+                # Not inserted, yet nothing committed: the first call still holds the lock.
                 raise IdempotencyInProgressError(
                     "A request with this idempotency key is still being processed; retry in a moment."
                 )
             return stored
-        token = _covered.set(True)
-        try:
-            response = perform()
-        finally:
-            _covered.reset(token)
-        with connection.cursor() as cursor:
-            cursor.execute(_STORE_SQL, [_encode(response), row[0]])
-        if finish is not None:
-            finish(response)
-        return IdempotentResult(response=response, replayed=False)
+        outcome = perform()
+        if outcome.keep:
+            IdempotencyRecord.objects.filter(pk=row[0]).update(response=outcome.response)
+            return IdempotentResult(response=outcome.response, replayed=False)
+        # A refusal: leave the block normally with everything it wrote rolled back, record included.
+        transaction.set_rollback(True)
+    return _refusal_store(scope=scope, key=key, fingerprint=fingerprint, response=outcome.response)
 
 
-_INSERT_WITH_RESPONSE_SQL = (
-    "INSERT INTO wallet_idempotencyrecord (scope, key, request_fingerprint, response, created_at) "
-    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (scope, key) DO NOTHING RETURNING id"
-)
-
-
-def idempotent_refusal_store(
-    *, scope: str, key: str, payload: Mapping[str, Any], response: dict[str, Any]
-) -> IdempotentResult:
-    """Remember the refusal of a call whose ``idempotent`` transaction rolled back (record and any
-    partial write with it), so that a retry gets the same refusal: in a transaction of its own,
-    insert the record with ``response`` unless the key has one. When it has (a duplicate ran
-    meanwhile and committed; a duplicate still running is waited for on the unique index), the
-    key's stored response is returned instead (``replayed=True``), so every caller of a key hears
-    the one stored answer. Raises ``IdempotencyKeyReusedError`` if that record's payload differs.
-
-    Used by callers that answer a refusal like a success (the terminal API): their success path
-    needs no savepoint, since a refusal rolls everything back and costs this one insert instead.
-    """
-    fingerprint = request_fingerprint(payload)
+def _refusal_store(*, scope: str, key: str, fingerprint: str, response: dict[str, Any]) -> IdempotentResult:
+    """Remember a refusal whose transaction rolled back, in a transaction of its own: insert the
+    record with ``response`` unless the key has one. When it has (a duplicate ran meanwhile and
+    committed; a duplicate still running is waited for on the unique index), that record's
+    response is returned instead (``replayed=True``), or ``IdempotencyKeyReusedError`` raised if
+    it was stored for another payload."""
+    encoded = IdempotencyRecord._meta.get_field("response").get_db_prep_save(response, connection)
     with transaction.atomic():
         with connection.cursor() as cursor:
-            cursor.execute(
-                _INSERT_WITH_RESPONSE_SQL, [scope, key, fingerprint, _encode(response), timezone.now()]
-            )
+            cursor.execute(_INSERT_WITH_RESPONSE_SQL, [scope, key, fingerprint, encoded, timezone.now()])
             if cursor.fetchone() is not None:
                 return IdempotentResult(response=response, replayed=False)
         stored = _stored_result(scope, key, fingerprint)
@@ -203,3 +191,13 @@ def _stored_result(scope: str, key: str, fingerprint: str) -> IdempotentResult |
             f"The idempotency key {key!r} was already used for another request.", scope=scope, key=key
         )
     return IdempotentResult(response=dict(existing.response or {}), replayed=True)
+
+
+__all__ = [
+    "IdempotencyInProgressError",
+    "IdempotencyKeyReusedError",
+    "IdempotentResult",
+    "Outcome",
+    "idempotent",
+    "request_fingerprint",
+]

@@ -127,6 +127,8 @@ class Transfer(models.Model):
     reverses = models.OneToOneField(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="reversed_by"
     )
+    # The key of the command that wrote the transfer, for transfers written while the services took
+    # keys; blank since keys live at the edge only (``wallet.models.IdempotencyRecord``).
     idempotency_scope = models.CharField(max_length=80, blank=True)
     idempotency_key = models.CharField(max_length=200, blank=True)
     reference_type = models.CharField(max_length=40, blank=True)
@@ -279,8 +281,10 @@ class BalanceAdjustment(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """The first result of a money command, keyed by (scope, key). Written in the command's own
-    transaction, so it exists exactly when the command's effect does. See wallet/idempotency.py."""
+    """The first answer to a request that moves money (an API request, a seed step), keyed by
+    (scope, key). Written in the request's own transaction, so it exists exactly when the
+    request's effect does; a refusal's answer in a transaction of its own. See
+    wallet/idempotency.py."""
 
     scope = models.CharField(max_length=80)
     key = models.CharField(max_length=200)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db.models import Count, F, OuterRef, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
@@ -86,9 +86,10 @@ def table_wagers_in_play(table: Table) -> int:
 
     Kept as open holds on the bettors' own accounts rather than on a table account, so that
     placing a bet writes no row the table's bettors share."""
-    return Hold.objects.filter(table_id=table.pk, status=HoldStatus.OPEN).aggregate(
+    total: int = Hold.objects.filter(table_id=table.pk, status=HoldStatus.OPEN).aggregate(
         total=Coalesce(Sum("amount_minor"), Value(0))
     )["total"]
+    return total
 
 
 @dataclass(frozen=True)
@@ -137,12 +138,12 @@ def ledger_verify() -> LedgerVerification:
     its open holds, only a kind that may go negative is allowed to, and it keeps its no-negative
     rule (balance >= held, held >= 0).
     """
-    counts = {
-        "transfers": Transfer.objects.count(),
-        "postings": Posting.objects.count(),
-        "accounts": Account.objects.count(),
-        "open_holds": Hold.objects.filter(status=HoldStatus.OPEN).count(),
-    }
+    clean = LedgerVerification(
+        transfers=Transfer.objects.count(),
+        postings=Posting.objects.count(),
+        accounts=Account.objects.count(),
+        open_holds=Hold.objects.filter(status=HoldStatus.OPEN).count(),
+    )
     unbalanced = (
         Posting.objects.values("transfer_id")
         .annotate(total=Sum("amount_minor"))
@@ -151,8 +152,8 @@ def ledger_verify() -> LedgerVerification:
         .first()
     )
     if unbalanced:
-        return LedgerVerification(
-            **counts,
+        return replace(
+            clean,
             offender=f"transfer {unbalanced['transfer_id']} does not balance: its postings sum to {unbalanced['total']}",
         )
     foreign = (
@@ -162,8 +163,8 @@ def ledger_verify() -> LedgerVerification:
         .first()
     )
     if foreign:
-        return LedgerVerification(
-            **counts,
+        return replace(
+            clean,
             offender=f"transfer {foreign['transfer_id']} posts to account {foreign['account_id']} in another currency",
         )
     posted = (
@@ -180,24 +181,24 @@ def ledger_verify() -> LedgerVerification:
     ).order_by("pk")
     for account in accounts.iterator(chunk_size=2000):
         if account.balance_minor != account.posted:
-            return LedgerVerification(
-                **counts,
+            return replace(
+                clean,
                 offender=(
                     f"account {account.pk} ({account.kind}): cached balance {account.balance_minor} "
                     f"!= sum of its postings {account.posted}"
                 ),
             )
         if account.held_minor != account.open_held:
-            return LedgerVerification(
-                **counts,
+            return replace(
+                clean,
                 offender=(
                     f"account {account.pk} ({account.kind}): held {account.held_minor} "
                     f"!= sum of its open holds {account.open_held}"
                 ),
             )
         if account.may_go_negative and account.kind not in MAY_GO_NEGATIVE_KINDS:
-            return LedgerVerification(
-                **counts,
+            return replace(
+                clean,
                 offender=(
                     f"account {account.pk} ({account.kind}) may go negative, "
                     f"which a {account.kind} account never may"
@@ -206,14 +207,14 @@ def ledger_verify() -> LedgerVerification:
         if account.held_minor < 0 or (
             not account.may_go_negative and account.balance_minor < account.held_minor
         ):
-            return LedgerVerification(
-                **counts,
+            return replace(
+                clean,
                 offender=(
                     f"account {account.pk} ({account.kind}) breaks its no-negative rule: "
                     f"balance {account.balance_minor}, held {account.held_minor}"
                 ),
             )
-    return LedgerVerification(**counts)
+    return clean
 
 
 __all__ = [

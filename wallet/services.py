@@ -1,34 +1,37 @@
 """Wallet services: the only code that writes to the ledger.
 
-Every money command:
-- takes an idempotency key, scoped to its caller (see wallet/idempotency.py): a retry returns the
-  first result and moves nothing, the same key with another payload is refused;
-- validates, then in ONE transaction: records the key, locks the domain row it acts on, locks the
-  accounts in id order, writes one transfer with its postings (summing to zero), moves the cached
-  balances in the same transaction, and appends the audit record as its last write;
-- when refused (``ServiceError``), leaves balances, postings, holds and audit records as they were.
+Every money command, in ONE transaction: validates, locks the domain row it acts on, locks the
+accounts in id order (``wallet/locking.py``), writes one transfer with its postings (summing to
+zero), moves the cached balances, and appends the audit record as its last write. A refused
+command (``ServiceError``) leaves balances, postings, holds and audit records as they were.
 
-Hot path for a live table: ``hold_place`` touches only the bettor's own account row (one
-conditional UPDATE) and inserts a hold; no row shared by the table's bettors is written per bet
-and no audit record is appended (the bet is recorded in the round's event log). The table's
-accounts move once per round, in ``round_settle``.
+No service takes an idempotency key: the edge that receives a request (the terminal API, the
+seed) wraps the service call in ``wallet.idempotency.idempotent``, one record per request. A
+command the back office itself may repeat is refused by the state of its rows: a hold that is not
+open (``hold_not_open``), a payout or an adjustment that is not pending (``payout_not_pending``,
+``adjustment_not_pending``), a transfer already reversed (``transfer_already_reversed``), a round
+already settled (``round_already_settled``).
+
+Hot path for a live table: ``hold_place`` touches only the bettor's own account row (a
+conditional UPDATE) and inserts a hold, in one statement (``wallet/sql.py``); no row shared by the
+table's bettors is written per bet and no audit record is appended (the bet is recorded in the
+round's event log). The table's accounts move once per round, in ``round_settle``.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from casino.audit import audit_append
 from casino.errors import ServiceError
 from casino.models import Casino, Player
-from casino.rows import LinkedRow, linked_insert, linked_insert_sql, row_loaded
 from casino.services import require_permission
 from tables.models import Table
 from wallet.errors import (
@@ -43,11 +46,11 @@ from wallet.errors import (
     InvalidAmountError,
     PayoutNotPendingError,
     ReasonRequiredError,
+    RoundAlreadySettledError,
     SameAccountError,
     TransferAlreadyReversedError,
     TransferNotReversibleError,
 )
-from wallet.idempotency import idempotent
 from wallet.locking import AccountSpec, accounts_lock, check_and_apply, spec_of
 from wallet.models import (
     Account,
@@ -62,6 +65,7 @@ from wallet.models import (
     Transfer,
     TransferKind,
 )
+from wallet.sql import hold_insert
 
 DEFAULT_ADJUSTMENT_APPROVAL_THRESHOLD_MINOR = 50_000
 # The largest amount one command may move. Far above any real stake or buy-in, and far below the
@@ -101,10 +105,6 @@ def _require_reason(reason: str) -> str:
     return reason[:300]
 
 
-def _user_scope(user: Any) -> str:
-    return f"user:{user.pk}"
-
-
 def _player_spec(player: Player) -> AccountSpec:
     return AccountSpec(AccountKind.PLAYER, player_id=player.pk)
 
@@ -135,13 +135,11 @@ def _transfer_write(
     reference_type: str = "",
     reference_id: Any = "",
     reverses: Transfer | None = None,
-    idempotency_scope: str = "",
-    idempotency_key: str = "",
 ) -> Transfer:
     """Check the no-negative rule, write a transfer and its postings, move the cached balances.
 
     ``accounts`` must be locked by the caller's transaction. ``amounts`` (account id -> signed
-    amount) must sum to zero; zero amounts are left out. Four statements whatever the size.
+    amount) must sum to zero; zero amounts are left out. Three statements whatever the size.
     """
     if sum(amounts.values()) != 0:
         raise InvalidAmountError("The postings of a transfer must sum to zero.")
@@ -151,8 +149,6 @@ def _transfer_write(
         kind=kind,
         currency=casino.currency,
         reverses=reverses,
-        idempotency_scope=idempotency_scope,
-        idempotency_key=idempotency_key,
         reference_type=reference_type,
         reference_id=str(reference_id),
         memo=memo[:300],
@@ -184,18 +180,13 @@ def _simple_move(
     destination: AccountSpec,
     amount_minor: int,
     actor: Any,
-    actor_name: str = "",
-    scope: str,
-    idempotency_key: str,
-    payload: dict[str, Any],
     audit_action: str,
+    actor_name: str = "",
     memo: str = "",
     audit_after: dict[str, Any] | None = None,
 ) -> Transfer:
-    """Move an amount from one account to another as one idempotent, audited transfer."""
-    created: list[Transfer] = []
-
-    def perform() -> dict[str, Any]:
+    """Move an amount from one account to another as one audited transfer."""
+    with transaction.atomic():
         locked = accounts_lock(casino=casino, specs=[source, destination])
         specs = _by_spec(locked)
         source_account, destination_account = specs[source], specs[destination]
@@ -206,93 +197,65 @@ def _simple_move(
             amounts={source_account.pk: -amount_minor, destination_account.pk: amount_minor},
             created_by=actor,
             memo=memo,
-            idempotency_scope=scope,
-            idempotency_key=idempotency_key,
         )
-        created.append(transfer)
-        return {
-            "transfer_id": transfer.pk,
-            "from_account_id": source_account.pk,
-            "to_account_id": destination_account.pk,
-            "amount_minor": amount_minor,
-        }
-
-    def finish(response: dict[str, Any]) -> None:
         audit_append(
             action=audit_action,
             actor=actor,
             actor_name=actor_name,
             object_type="wallet.transfer",
-            object_id=response["transfer_id"],
-            after={**response, "currency": casino.currency, **(audit_after or {})},
+            object_id=transfer.pk,
+            after={
+                "transfer_id": transfer.pk,
+                "from_account_id": source_account.pk,
+                "to_account_id": destination_account.pk,
+                "amount_minor": amount_minor,
+                "currency": casino.currency,
+                **(audit_after or {}),
+            },
         )
-
-    result = idempotent(scope=scope, key=idempotency_key, payload=payload, perform=perform, finish=finish)
-    if created:
-        return created[0]
-    return Transfer.objects.get(pk=result.response["transfer_id"])
+    return transfer
 
 
 # ---------------------------------------------------------------- cage
 
 
-def cage_buy_in(*, player: Player, amount_minor: int, cashier: Any, idempotency_key: str) -> Transfer:
+def cage_buy_in(*, player: Player, amount_minor: int, cashier: Any) -> Transfer:
     """A player buys in at the cage: cage -> player wallet.
 
-    Needs ``casino.operate_cage``. Idempotent per cashier (scope ``user:<id>``). Locks the cage and
-    player accounts (id order), then the audit chain. Raises ``permission_denied``,
-    ``invalid_amount``, ``idempotency_key_reused``.
+    Needs ``casino.operate_cage``. Locks the cage and player accounts (id order), then the audit
+    chain. Raises ``permission_denied``, ``invalid_amount``.
     """
     require_permission(cashier, "operate_cage")
-    return _buy_in(
-        player=player,
-        amount_minor=amount_minor,
-        actor=cashier,
-        scope=_user_scope(cashier),
-        idempotency_key=idempotency_key,
-    )
+    return _buy_in(player=player, amount_minor=amount_minor, actor=cashier)
 
 
-def _buy_in(
-    *, player: Player, amount_minor: int, actor: Any, scope: str, idempotency_key: str, actor_name: str = ""
-) -> Transfer:
+def _buy_in(*, player: Player, amount_minor: int, actor: Any, actor_name: str = "") -> Transfer:
     _require_amount(amount_minor)
-    casino = player.casino
     return _simple_move(
-        casino=casino,
+        casino=player.casino,
         kind=TransferKind.BUY_IN,
         source=_venue_spec(AccountKind.CAGE),
         destination=_player_spec(player),
         amount_minor=amount_minor,
         actor=actor,
         actor_name=actor_name,
-        scope=scope,
-        idempotency_key=idempotency_key,
-        payload={"command": "cage_buy_in", "player_id": player.pk, "amount_minor": amount_minor},
         audit_action="wallet.buy_in",
         audit_after={"player_id": player.pk},
     )
 
 
-def system_buy_in(*, player: Player, amount_minor: int, by: str, idempotency_key: str) -> Transfer:
+def system_buy_in(*, player: Player, amount_minor: int, by: str) -> Transfer:
     """Cage -> player wallet for a process of the back office itself, with no cashier: the demo
     seed, the table simulation, test fixtures. ``by`` names the process: it is the transfer's
-    actor in the audit trail and its idempotency scope. Raises ``invalid_amount``,
-    ``idempotency_key_reused``."""
-    return _buy_in(
-        player=player,
-        amount_minor=amount_minor,
-        actor=None,
-        scope=by,
-        idempotency_key=idempotency_key,
-        actor_name=by,
-    )
+    actor in the audit trail. Raises ``invalid_amount``. A process that may run twice (the seed)
+    wraps the call in ``idempotent``."""
+    return _buy_in(player=player, amount_minor=amount_minor, actor=None, actor_name=by)
 
 
-def cage_cash_out(*, player: Player, amount_minor: int, cashier: Any, idempotency_key: str) -> Transfer:
+def cage_cash_out(*, player: Player, amount_minor: int, cashier: Any) -> Transfer:
     """A player cashes out at the cage: player wallet -> cage. Only available money (balance minus
-    open holds) can leave. Needs ``casino.operate_cage``; idempotent per cashier. Raises
-    ``insufficient_funds``, ``permission_denied``, ``invalid_amount``, ``idempotency_key_reused``."""
+    open holds) can leave. Needs ``casino.operate_cage``. Raises ``insufficient_funds``,
+    ``permission_denied``, ``invalid_amount``."""
     require_permission(cashier, "operate_cage")
     _require_amount(amount_minor)
     return _simple_move(
@@ -302,25 +265,19 @@ def cage_cash_out(*, player: Player, amount_minor: int, cashier: Any, idempotenc
         destination=_venue_spec(AccountKind.CAGE),
         amount_minor=amount_minor,
         actor=cashier,
-        scope=_user_scope(cashier),
-        idempotency_key=idempotency_key,
-        payload={"command": "cage_cash_out", "player_id": player.pk, "amount_minor": amount_minor},
         audit_action="wallet.cash_out",
         audit_after={"player_id": player.pk},
     )
 
 
-def table_fill(*, table: Table, amount_minor: int, cashier: Any, idempotency_key: str) -> Transfer:
-    """Chips from the cage to a table's tray (cage -> tray). Needs ``casino.operate_cage``."""
+def table_fill(*, table: Table, amount_minor: int, cashier: Any) -> Transfer:
+    """Chips from the cage to a table's tray (cage -> tray). Needs ``casino.operate_cage``.
+    Raises ``permission_denied``, ``invalid_amount``."""
     require_permission(cashier, "operate_cage")
-    return _fill(
-        table=table, amount_minor=amount_minor, actor=cashier, scope=_user_scope(cashier), key=idempotency_key
-    )
+    return _fill(table=table, amount_minor=amount_minor, actor=cashier)
 
 
-def _fill(
-    *, table: Table, amount_minor: int, actor: Any, scope: str, key: str, actor_name: str = ""
-) -> Transfer:
+def _fill(*, table: Table, amount_minor: int, actor: Any, actor_name: str = "") -> Transfer:
     _require_amount(amount_minor)
     return _simple_move(
         casino=table.casino,
@@ -330,22 +287,17 @@ def _fill(
         amount_minor=amount_minor,
         actor=actor,
         actor_name=actor_name,
-        scope=scope,
-        idempotency_key=key,
-        payload={"command": "table_fill", "table_id": table.pk, "amount_minor": amount_minor},
         audit_action="wallet.table_fill",
         audit_after={"table_id": table.pk},
     )
 
 
-def system_table_fill(*, table: Table, amount_minor: int, by: str, idempotency_key: str) -> Transfer:
+def system_table_fill(*, table: Table, amount_minor: int, by: str) -> Transfer:
     """Cage -> table tray for a process of the back office itself (see ``system_buy_in``)."""
-    return _fill(
-        table=table, amount_minor=amount_minor, actor=None, scope=by, key=idempotency_key, actor_name=by
-    )
+    return _fill(table=table, amount_minor=amount_minor, actor=None, actor_name=by)
 
 
-def table_credit(*, table: Table, amount_minor: int, cashier: Any, idempotency_key: str) -> Transfer:
+def table_credit(*, table: Table, amount_minor: int, cashier: Any) -> Transfer:
     """Chips from a table's tray back to the cage (tray -> cage). The tray may not go negative:
     raises ``insufficient_funds``. Needs ``casino.operate_cage``."""
     require_permission(cashier, "operate_cage")
@@ -357,21 +309,18 @@ def table_credit(*, table: Table, amount_minor: int, cashier: Any, idempotency_k
         destination=_venue_spec(AccountKind.CAGE),
         amount_minor=amount_minor,
         actor=cashier,
-        scope=_user_scope(cashier),
-        idempotency_key=idempotency_key,
-        payload={"command": "table_credit", "table_id": table.pk, "amount_minor": amount_minor},
         audit_action="wallet.table_credit",
         audit_after={"table_id": table.pk},
     )
 
 
 def transfer_between_players(
-    *, from_player: Player, to_player: Player, amount_minor: int, by: Any, idempotency_key: str
+    *, from_player: Player, to_player: Player, amount_minor: int, by: Any
 ) -> Transfer:
     """Move available money from one player's wallet to another's, at the cage.
 
-    Needs ``casino.operate_cage``; idempotent per staff member. Raises ``insufficient_funds``,
-    ``same_account``, ``casino_mismatch``, ``invalid_amount``, ``idempotency_key_reused``."""
+    Needs ``casino.operate_cage``. Raises ``insufficient_funds``, ``same_account``,
+    ``casino_mismatch``, ``invalid_amount``, ``permission_denied``."""
     require_permission(by, "operate_cage")
     _require_amount(amount_minor)
     if from_player.pk == to_player.pk:
@@ -385,14 +334,6 @@ def transfer_between_players(
         destination=_player_spec(to_player),
         amount_minor=amount_minor,
         actor=by,
-        scope=_user_scope(by),
-        idempotency_key=idempotency_key,
-        payload={
-            "command": "transfer_between_players",
-            "from_player_id": from_player.pk,
-            "to_player_id": to_player.pk,
-            "amount_minor": amount_minor,
-        },
         audit_action="wallet.player_transfer",
     )
 
@@ -400,30 +341,24 @@ def transfer_between_players(
 # ---------------------------------------------------------------- adjustments
 
 
-def balance_adjust(
-    *, player: Player, amount_minor: int, reason: str, requested_by: Any, idempotency_key: str
-) -> BalanceAdjustment:
+def balance_adjust(*, player: Player, amount_minor: int, reason: str, requested_by: Any) -> BalanceAdjustment:
     """A pit boss corrects a player's balance (house <-> player) with a reason.
 
     Up to the threshold (setting ``ADJUSTMENT_APPROVAL_THRESHOLD_MINOR``, default 50 000, compared
     with the absolute amount) it applies at once; above it, it is recorded as pending and moves
     nothing until another pit boss approves it (``adjustment_approve``). Needs
-    ``casino.adjust_balance``. Raises ``reason_required``, ``invalid_amount`` (zero),
-    ``insufficient_funds`` (a debit beyond the available balance), ``permission_denied``,
-    ``idempotency_key_reused``.
+    ``casino.adjust_balance``. Locks the player and house accounts (id order), then the audit
+    chain. Raises ``reason_required``, ``invalid_amount`` (zero), ``insufficient_funds`` (a debit
+    beyond the available balance), ``permission_denied``.
     """
     require_permission(requested_by, "adjust_balance")
     _require_amount(amount_minor, positive=False)
     reason = _require_reason(reason)
     casino = player.casino
-    scope = _user_scope(requested_by)
     applies_now = abs(amount_minor) <= adjustment_approval_threshold_minor()
-    created: list[BalanceAdjustment] = []
-
-    def perform() -> dict[str, Any]:
+    with transaction.atomic():
         locked = accounts_lock(casino=casino, specs=[_player_spec(player), _venue_spec(AccountKind.HOUSE)])
-        specs = _by_spec(locked)
-        player_account = specs[_player_spec(player)]
+        player_account = _by_spec(locked)[_player_spec(player)]
         transfer = None
         if applies_now:
             transfer = _adjustment_transfer(
@@ -433,8 +368,6 @@ def balance_adjust(
                 amount_minor=amount_minor,
                 reason=reason,
                 actor=requested_by,
-                scope=scope,
-                key=idempotency_key,
             )
         adjustment = BalanceAdjustment.objects.create(
             account=player_account,
@@ -446,35 +379,21 @@ def balance_adjust(
             decided_at=timezone.now() if applies_now else None,
             transfer=transfer,
         )
-        created.append(adjustment)
-        return {
-            "adjustment_id": adjustment.pk,
-            "status": adjustment.status,
-            "transfer_id": transfer.pk if transfer else None,
-        }
-
-    def finish(response: dict[str, Any]) -> None:
         audit_append(
             action="wallet.adjustment_applied" if applies_now else "wallet.adjustment_requested",
             actor=requested_by,
             object_type="wallet.balanceadjustment",
-            object_id=response["adjustment_id"],
-            after={**response, "player_id": player.pk, "amount_minor": amount_minor, "reason": reason},
+            object_id=adjustment.pk,
+            after={
+                "adjustment_id": adjustment.pk,
+                "status": adjustment.status,
+                "transfer_id": transfer.pk if transfer else None,
+                "player_id": player.pk,
+                "amount_minor": amount_minor,
+                "reason": reason,
+            },
         )
-
-    result = idempotent(
-        scope=scope,
-        key=idempotency_key,
-        payload={
-            "command": "balance_adjust",
-            "player_id": player.pk,
-            "amount_minor": amount_minor,
-            "reason": reason,
-        },
-        perform=perform,
-        finish=finish,
-    )
-    return created[0] if created else BalanceAdjustment.objects.get(pk=result.response["adjustment_id"])
+    return adjustment
 
 
 def _adjustment_transfer(
@@ -485,8 +404,6 @@ def _adjustment_transfer(
     amount_minor: int,
     reason: str,
     actor: Any,
-    scope: str,
-    key: str,
 ) -> Transfer:
     house = _by_spec(accounts)[_venue_spec(AccountKind.HOUSE)]
     return _transfer_write(
@@ -496,25 +413,21 @@ def _adjustment_transfer(
         amounts={house.pk: -amount_minor, player_account.pk: amount_minor},
         created_by=actor,
         memo=reason,
-        idempotency_scope=scope,
-        idempotency_key=key,
     )
 
 
-def adjustment_approve(
-    *, adjustment: BalanceAdjustment, approved_by: Any, idempotency_key: str
-) -> BalanceAdjustment:
+def adjustment_approve(*, adjustment: BalanceAdjustment, approved_by: Any) -> BalanceAdjustment:
     """A second pit boss approves a pending adjustment; its money moves now.
 
     Four eyes: the approver must hold ``casino.adjust_balance`` and must not be the requester
-    (``four_eyes_required``). Locks the adjustment row, then the accounts. Raises
-    ``adjustment_not_pending``, ``insufficient_funds``, ``permission_denied``."""
+    (``four_eyes_required``). Locks the adjustment row, then the accounts, then the audit chain.
+    An adjustment is approved once: a second approval finds it applied and is refused with
+    ``adjustment_not_pending``, moving nothing. Raises ``adjustment_not_pending``,
+    ``insufficient_funds``, ``permission_denied``."""
     require_permission(approved_by, "adjust_balance")
     if adjustment.requested_by_id == approved_by.pk:
         raise FourEyesRequiredError("Another pit boss than the requester must approve this adjustment.")
-    scope = _user_scope(approved_by)
-
-    def perform() -> dict[str, Any]:
+    with transaction.atomic():
         locked_adjustment = (
             BalanceAdjustment.objects.select_for_update().select_related("account").get(pk=adjustment.pk)
         )
@@ -530,8 +443,6 @@ def adjustment_approve(
             amount_minor=locked_adjustment.amount_minor,
             reason=locked_adjustment.reason,
             actor=approved_by,
-            scope=scope,
-            key=idempotency_key,
         )
         BalanceAdjustment.objects.filter(pk=adjustment.pk).update(
             status=AdjustmentStatus.APPLIED,
@@ -539,35 +450,26 @@ def adjustment_approve(
             decided_at=timezone.now(),
             transfer=transfer,
         )
-        return {
-            "adjustment_id": adjustment.pk,
-            "transfer_id": transfer.pk,
-            "amount_minor": locked_adjustment.amount_minor,
-        }
-
-    def finish(response: dict[str, Any]) -> None:
         audit_append(
             action="wallet.adjustment_approved",
             actor=approved_by,
             object_type="wallet.balanceadjustment",
             object_id=adjustment.pk,
             before={"status": AdjustmentStatus.PENDING},
-            after={**response, "status": AdjustmentStatus.APPLIED},
+            after={
+                "adjustment_id": adjustment.pk,
+                "transfer_id": transfer.pk,
+                "amount_minor": locked_adjustment.amount_minor,
+                "status": AdjustmentStatus.APPLIED,
+            },
         )
-
-    idempotent(
-        scope=scope,
-        key=idempotency_key,
-        payload={"command": "adjustment_approve", "adjustment_id": adjustment.pk},
-        perform=perform,
-        finish=finish,
-    )
     return BalanceAdjustment.objects.get(pk=adjustment.pk)
 
 
 def adjustment_reject(*, adjustment: BalanceAdjustment, rejected_by: Any, reason: str) -> BalanceAdjustment:
     """Reject a pending adjustment (moves nothing). Needs ``casino.adjust_balance``; the requester
-    may withdraw their own request. Raises ``adjustment_not_pending``, ``reason_required``."""
+    may withdraw their own request. Locks the adjustment row, then the audit chain. Raises
+    ``adjustment_not_pending`` (it was decided already), ``reason_required``."""
     require_permission(rejected_by, "adjust_balance")
     reason = _require_reason(reason)
     with transaction.atomic():
@@ -591,22 +493,19 @@ def adjustment_reject(*, adjustment: BalanceAdjustment, rejected_by: Any, reason
 # ---------------------------------------------------------------- reversals
 
 
-def transfer_reverse(*, transfer: Transfer, reason: str, by: Any, idempotency_key: str) -> Transfer:
+def transfer_reverse(*, transfer: Transfer, reason: str, by: Any) -> Transfer:
     """Correct a transfer by a new one with every posting negated, pointing to it (``reverses``).
 
     Needs ``casino.adjust_balance``. Locks the original transfer row (so two reversals cannot
-    race), then the accounts. The no-negative rule applies: a reversal that would overdraw a
-    player who has spent the money is refused. Raises ``transfer_already_reversed``,
-    ``transfer_not_reversible`` (a reversal is not reversed again; a transfer that moves money on
-    a table's payouts-pending account, i.e. a settlement with a parked payout or a payout release
-    or reject, is corrected by an adjustment instead), ``insufficient_funds``,
-    ``reason_required``, ``permission_denied``."""
+    race: the second waits, then finds the first and is refused), then the accounts, then the
+    audit chain. The no-negative rule applies: a reversal that would overdraw a player who has
+    spent the money is refused. Raises ``transfer_already_reversed``, ``transfer_not_reversible``
+    (a reversal is not reversed again; a transfer that moves money on a table's payouts-pending
+    account, i.e. a settlement with a parked payout or a payout release or reject, is corrected by
+    an adjustment instead), ``insufficient_funds``, ``reason_required``, ``permission_denied``."""
     require_permission(by, "adjust_balance")
     reason = _require_reason(reason)
-    scope = _user_scope(by)
-    created: list[Transfer] = []
-
-    def perform() -> dict[str, Any]:
+    with transaction.atomic():
         original = Transfer.objects.select_for_update().select_related("casino").get(pk=transfer.pk)
         if original.kind == TransferKind.REVERSAL:
             raise TransferNotReversibleError("A reversal cannot be reversed; post a new transfer instead.")
@@ -635,185 +534,55 @@ def transfer_reverse(*, transfer: Transfer, reason: str, by: Any, idempotency_ke
             reverses=original,
             reference_type=original.reference_type,
             reference_id=original.reference_id,
-            idempotency_scope=scope,
-            idempotency_key=idempotency_key,
         )
-        created.append(reversal)
-        return {"transfer_id": reversal.pk, "reverses_id": original.pk}
-
-    def finish(response: dict[str, Any]) -> None:
         audit_append(
             action="wallet.transfer_reversed",
             actor=by,
             object_type="wallet.transfer",
-            object_id=response["transfer_id"],
-            after={**response, "reason": reason},
+            object_id=reversal.pk,
+            after={"transfer_id": reversal.pk, "reverses_id": original.pk, "reason": reason},
         )
-
-    result = idempotent(
-        scope=scope,
-        key=idempotency_key,
-        payload={"command": "transfer_reverse", "transfer_id": transfer.pk, "reason": reason},
-        perform=perform,
-        finish=finish,
-    )
-    return created[0] if created else Transfer.objects.get(pk=result.response["transfer_id"])
+    return reversal
 
 
 # ---------------------------------------------------------------- holds (bets)
-
-# PostgreSQL: the account update and the hold insert in one statement (data-modifying CTEs),
-# then the caller's linked rows (``_hold_write``), each a CTE inserting from ``hold``.
-_HOLD_SQL = (
-    "WITH account AS ("
-    "UPDATE wallet_account SET held_minor = held_minor + %s "
-    "WHERE player_id = %s AND kind = %s AND (may_go_negative OR balance_minor - held_minor >= %s) "
-    "RETURNING id), "
-    "hold AS (INSERT INTO wallet_hold (account_id, amount_minor, status, table_id, reference_type, "
-    "reference_id, bet_reference, created_at) "
-    "SELECT account.id, %s, %s, %s, %s, %s, %s, %s FROM account RETURNING id, account_id)"
-)
-_HOLD_SQL_END = " SELECT id, account_id FROM hold"
-# SQLite has no data-modifying CTE: the same two writes as two statements.
-_HOLD_ACCOUNT_SQL = (
-    "UPDATE wallet_account SET held_minor = held_minor + %s "
-    "WHERE player_id = %s AND kind = %s AND (may_go_negative OR balance_minor - held_minor >= %s) "
-    "RETURNING id"
-)
 
 
 def hold_place(
     *,
     player: Player,
     amount_minor: int,
-    idempotency_key: str,
     table: Table | None = None,
     reference_type: str = "round",
     reference_id: Any = "",
     bet_reference: str = "",
-    scope: str | None = None,
 ) -> Hold:
     """Hold a stake on the player's wallet at once: it stays on the balance but is no longer
-    available. Returns the open hold.
+    available. Returns the open hold. The only way to place a hold.
 
-    Writes only the player's own account row (one conditional ``UPDATE ... WHERE available >=
-    amount``, atomic under concurrency: PostgreSQL re-checks the condition after waiting for the
-    row) and inserts the hold, in one statement. No row shared by the table's bettors is written
-    (``Hold.table`` has no database foreign key), and no audit record is appended: the caller (bet
-    placement) records the bet in its round log. Idempotent in ``scope`` (default
-    ``player:<id>``). Raises ``insufficient_funds``, ``account_not_found`` (the player has no
-    wallet yet), ``casino_mismatch``, ``invalid_amount``, ``idempotency_key_reused``.
-    """
-    scope = scope or f"player:{player.pk}"
-    created: list[Hold] = []
-    table_id = table.pk if table is not None else None
-
-    def perform() -> dict[str, Any]:
-        hold = _hold_place_unrecorded(
-            player=player,
-            amount_minor=amount_minor,
-            table=table,
-            reference_type=reference_type,
-            reference_id=reference_id,
-            bet_reference=bet_reference,
-        )
-        created.append(hold)
-        return {"hold_id": hold.pk, "account_id": hold.account_id, "amount_minor": amount_minor}
-
-    result = idempotent(
-        scope=scope,
-        key=idempotency_key,
-        payload={
-            "command": "hold_place",
-            "player_id": player.pk,
-            "amount_minor": amount_minor,
-            "table_id": table_id,
-            "reference_type": reference_type,
-            "reference_id": str(reference_id),
-            "bet_reference": bet_reference,
-        },
-        perform=perform,
-    )
-    return created[0] if created else Hold.objects.get(pk=result.response["hold_id"])
-
-
-def _hold_place_unrecorded(
-    *,
-    player: Player,
-    amount_minor: int,
-    table: Table | None = None,
-    reference_type: str = "round",
-    reference_id: Any = "",
-    bet_reference: str = "",
-    with_rows: Sequence[LinkedRow] = (),
-) -> Hold:
-    """``hold_place`` for a caller that is itself idempotent and runs in its own transaction
-    (a bet placed under the bet's idempotency record, a double or split under the round's
-    lock): the same checks and the same hold, without a second idempotency record (which cost
-    a savepoint and three statements per bet). ``with_rows`` are the caller's rows written with
-    the hold, only if it is placed, their ``linked_field`` taking the hold's id (a bet and its
-    link to the hold: on PostgreSQL one statement writes them all). Must be called inside
-    ``transaction.atomic()``. Raises ``insufficient_funds``, ``account_not_found``,
-    ``casino_mismatch``, ``invalid_amount``; when it does, nothing was written.
+    Runs in the caller's transaction (bet placement, under its request's idempotency record),
+    and opens no savepoint. One statement (``wallet/sql.py``): raise the player's held amount if
+    the available balance covers it, atomic under concurrency (PostgreSQL re-checks the condition
+    after waiting for the row), and insert the hold. Writes only the player's own account row: no
+    row shared by the table's bettors is written (``Hold.table`` has no database foreign key),
+    and no audit record is appended (the bet is recorded in its round's log). Raises
+    ``insufficient_funds``, ``account_not_found`` (the player has no wallet yet),
+    ``casino_mismatch``, ``invalid_amount``; when it does, nothing was written, and the caller's
+    transaction may go on.
     """
     _require_amount(amount_minor)
     if table is not None and table.casino_id != player.casino_id:
         raise CasinoMismatchError(f"Table {table} is not in the player's casino.")
-    return _hold_write(
-        player=player,
+    hold = Hold(
         amount_minor=amount_minor,
         table_id=table.pk if table is not None else None,
         reference_type=reference_type,
-        reference_id=reference_id,
+        reference_id=str(reference_id),
         bet_reference=bet_reference,
-        with_rows=with_rows,
+        created_at=timezone.now(),
     )
-
-
-def _hold_write(
-    *,
-    player: Player,
-    amount_minor: int,
-    table_id: int | None,
-    reference_type: str,
-    reference_id: Any,
-    bet_reference: str,
-    with_rows: Sequence[LinkedRow] = (),
-) -> Hold:
-    """One statement on PostgreSQL: raise the player's held amount if the available balance
-    covers it, insert the hold for it, and insert ``with_rows`` (nothing is written when the
-    balance does not cover it). On SQLite, the same writes one after the other."""
-    now = timezone.now()
-    reference_id = str(reference_id)
-    account_args = [amount_minor, player.pk, AccountKind.PLAYER, amount_minor]
-    hold_args = [amount_minor, HoldStatus.OPEN, table_id, reference_type, reference_id, bet_reference, now]
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            sql, params = _HOLD_SQL, [*account_args, *hold_args]
-            for index, linked in enumerate(with_rows):
-                insert, insert_params = linked_insert_sql(linked, "hold")
-                sql += f", linked_{index} AS ({insert})"
-                params += insert_params
-            cursor.execute(sql + _HOLD_SQL_END, params)
-            row = cursor.fetchone()
-        else:
-            cursor.execute(_HOLD_ACCOUNT_SQL, account_args)
-            account_row = cursor.fetchone()
-            row = None
-            if account_row is not None:
-                hold = Hold.objects.create(
-                    account_id=account_row[0],
-                    amount_minor=amount_minor,
-                    table_id=table_id,
-                    reference_type=reference_type,
-                    reference_id=reference_id,
-                    bet_reference=bet_reference,
-                )
-                for linked in with_rows:
-                    linked_insert(linked, hold.pk)
-                return hold
-    if row is None:
-        account = Account.objects.filter(player=player, kind=AccountKind.PLAYER).first()
+    if not hold_insert(hold, player_id=player.pk):
+        account = Account.objects.filter(player_id=player.pk, kind=AccountKind.PLAYER).first()
         if account is None:
             raise AccountNotFoundError(f"Player {player.pk} has no wallet yet.", player_id=player.pk)
         raise InsufficientFundsError(
@@ -821,18 +590,7 @@ def _hold_write(
             account_id=account.pk,
             available_minor=account.available_minor,
         )
-    return row_loaded(
-        Hold,
-        id=row[0],
-        account_id=row[1],
-        amount_minor=amount_minor,
-        status=HoldStatus.OPEN,
-        table_id=table_id,
-        reference_type=reference_type,
-        reference_id=reference_id,
-        bet_reference=bet_reference,
-        created_at=now,
-    )
+    return hold
 
 
 def _holds_lock(hold_ids: Sequence[int]) -> list[Hold]:
@@ -847,56 +605,36 @@ def _holds_lock(hold_ids: Sequence[int]) -> list[Hold]:
     return holds
 
 
-def holds_void(
-    *,
-    hold_ids: Sequence[int],
-    reason: str,
-    idempotency_key: str,
-    scope: str,
-    actor: Any = None,
-    actor_name: str = "",
-) -> list[int]:
+def holds_void(*, hold_ids: Sequence[int], reason: str, actor: Any = None, actor_name: str = "") -> list[int]:
     """Void open holds in bulk (a voided round, cancelled bets): the stakes become available again.
 
     Constant number of statements whatever the number of holds: lock the holds (id order), lock
     their accounts (id order), one UPDATE of the holds, one UPDATE of the accounts, one audit
-    record. All or nothing: if any hold is not open, raises ``hold_not_open`` and voids none.
-    ``scope`` names the caller (``table:<id>`` for a table). Returns the voided hold ids.
+    record. All or nothing: if any hold is not open (voided or posted already, a second void of
+    the same holds included), raises ``hold_not_open`` and voids none. Raises
+    ``reason_required`` too. Returns the voided hold ids, in id order.
     """
     reason = _require_reason(reason)
     if not hold_ids:
         raise HoldNotOpenError("No holds to void.")
-
-    def perform() -> dict[str, Any]:
+    with transaction.atomic():
         holds = _holds_lock(hold_ids)
         held: dict[int, int] = defaultdict(int)
         for hold in holds:
             held[hold.account_id] -= hold.amount_minor
         locked = _by_id(Account.objects.select_for_update().filter(pk__in=sorted(held)).order_by("pk"))
         check_and_apply(locked, {}, held)
-        Hold.objects.filter(pk__in=[hold.pk for hold in holds]).update(
-            status=HoldStatus.VOIDED, closed_at=timezone.now()
-        )
-        return {"hold_ids": [hold.pk for hold in holds], "amount_minor": -sum(held.values())}
-
-    def finish(response: dict[str, Any]) -> None:
+        voided = [hold.pk for hold in holds]
+        Hold.objects.filter(pk__in=voided).update(status=HoldStatus.VOIDED, closed_at=timezone.now())
         audit_append(
             action="wallet.holds_voided",
             actor=actor,
             actor_name=actor_name,
             object_type="wallet.hold",
-            object_id=response["hold_ids"][0],
-            after={**response, "reason": reason},
+            object_id=voided[0],
+            after={"hold_ids": voided, "amount_minor": -sum(held.values()), "reason": reason},
         )
-
-    result = idempotent(
-        scope=scope,
-        key=idempotency_key,
-        payload={"command": "holds_void", "hold_ids": sorted(hold_ids), "reason": reason},
-        perform=perform,
-        finish=finish,
-    )
-    return list(result.response["hold_ids"])
+    return voided
 
 
 # ---------------------------------------------------------------- round settlement
@@ -931,7 +669,6 @@ class SettlementLine:
 class RoundSettlement:
     transfer: Transfer
     pending_payout_ids: list[int]
-    replayed: bool
 
 
 def round_settle(
@@ -940,10 +677,8 @@ def round_settle(
     table: Table,
     reference: str,
     lines: Sequence[SettlementLine],
-    idempotency_key: str,
     actor: Any = None,
     actor_name: str = "",
-    scope: str | None = None,
 ) -> RoundSettlement:
     """Settle a round in bulk: one transfer for the whole round (reference ``round:<reference>``).
 
@@ -954,15 +689,19 @@ def round_settle(
     cannot pay is refused with ``insufficient_funds`` (fill the table first). Held stakes always
     settle (a posted stake never exceeds its hold).
 
-    Statements are constant in the number of bets: idempotency insert, lock holds (id order), lock
-    accounts (id order), insert transfer, one UPDATE of holds, one bulk insert of postings, one
-    UPDATE of accounts, one bulk insert of pending payouts, idempotency update, audit append.
-    Idempotent in ``scope`` (default ``table:<id>``). Raises ``hold_not_open``, ``hold_mismatch``,
-    ``invalid_amount``, ``insufficient_funds``, ``casino_mismatch``, ``currency_mismatch``,
-    ``idempotency_key_reused``.
+    A round is settled once: ``reference`` names it in its casino (the table side passes the
+    round's id). A second settlement finds its holds posted (``hold_not_open``) or, for a round
+    of no held stake, the first settlement's transfer (``round_already_settled``, checked with the
+    tray locked, so two settlements racing wait on each other); it moves nothing.
+
+    Statements are constant in the number of bets: lock holds (id order), lock accounts (id
+    order), look for a settlement of the reference, insert transfer, one UPDATE of accounts, one
+    bulk insert of postings, one UPDATE of holds, one bulk insert of pending payouts, audit
+    append. Raises ``hold_not_open``, ``hold_mismatch``, ``round_already_settled``,
+    ``invalid_amount``, ``insufficient_funds``, ``account_not_found``, ``casino_mismatch``,
+    ``currency_mismatch``.
     """
     _same_casino(casino, table)
-    scope = scope or f"table:{table.pk}"
     hold_ids = [line.hold_id for line in lines if line.hold_id is not None]
     if len(hold_ids) != len(set(hold_ids)):
         raise HoldMismatchError("A hold appears on two settlement lines.")
@@ -977,9 +716,7 @@ def round_settle(
                 raise InvalidAmountError(
                     f"Stakes, payouts and remainders are whole minor units from 0 to {MAX_AMOUNT_MINOR}."
                 )
-    created: list[RoundSettlement] = []
-
-    def perform() -> dict[str, Any]:
+    with transaction.atomic():
         holds = {hold.pk: hold for hold in _holds_lock(hold_ids)} if hold_ids else {}
         tray_spec = _table_spec(table, AccountKind.TABLE_TRAY)
         pending_spec = _table_spec(table, AccountKind.TABLE_PAYOUTS_PENDING)
@@ -993,6 +730,13 @@ def round_settle(
                 raise AccountNotFoundError(
                     f"Account {account_id} is not a player's wallet.", account_id=account_id
                 )
+        if Transfer.objects.filter(
+            casino=casino,
+            kind=TransferKind.ROUND_SETTLEMENT,
+            reference_type="round",
+            reference_id=str(reference),
+        ).exists():
+            raise RoundAlreadySettledError(f"Round {reference} is settled already.", reference=reference)
         tray, pending, rounding = specs[tray_spec], specs[pending_spec], specs[rounding_spec]
         amounts: dict[int, int] = defaultdict(int)
         held: dict[int, int] = defaultdict(int)
@@ -1026,8 +770,6 @@ def round_settle(
             reference_type="round",
             reference_id=reference,
             memo=f"{table.name} round {reference}",
-            idempotency_scope=scope,
-            idempotency_key=idempotency_key,
         )
         if holds:
             Hold.objects.filter(pk__in=sorted(holds)).update(
@@ -1048,57 +790,32 @@ def round_settle(
             ]
         )
         pending_ids = [payout.pk for payout in payouts]
-        created.append(RoundSettlement(transfer=transfer, pending_payout_ids=pending_ids, replayed=False))
-        return {
-            "transfer_id": transfer.pk,
-            "pending_payout_ids": pending_ids,
-            "lines": len(lines),
-            "stakes_minor": sum(line.stake_minor for line in lines),
-            "payouts_minor": sum(line.payout_minor for line in lines),
-            "pending_minor": sum(line.payout_minor for line in waiting),
-            "rounding_minor": sum(line.rounding_minor for line in lines),
-            "tray_minor": amounts.get(tray.pk, 0),
-        }
-
-    def finish(response: dict[str, Any]) -> None:
         audit_append(
             action="wallet.round_settled",
             actor=actor,
             actor_name=actor_name,
             object_type="wallet.transfer",
-            object_id=response["transfer_id"],
-            after={**response, "table_id": table.pk, "reference": reference, "currency": casino.currency},
+            object_id=transfer.pk,
+            after={
+                "transfer_id": transfer.pk,
+                "pending_payout_ids": pending_ids,
+                "lines": len(lines),
+                "stakes_minor": sum(line.stake_minor for line in lines),
+                "payouts_minor": sum(line.payout_minor for line in lines),
+                "pending_minor": sum(line.payout_minor for line in waiting),
+                "rounding_minor": sum(line.rounding_minor for line in lines),
+                "tray_minor": amounts.get(tray.pk, 0),
+                "table_id": table.pk,
+                "reference": reference,
+                "currency": casino.currency,
+            },
         )
-
-    result = idempotent(
-        scope=scope,
-        key=idempotency_key,
-        payload={
-            "command": "round_settle",
-            "table_id": table.pk,
-            "reference": reference,
-            "lines": [asdict(line) for line in lines],
-        },
-        perform=perform,
-        finish=finish,
-    )
-    if created:
-        return created[0]
-    return RoundSettlement(
-        transfer=Transfer.objects.get(pk=result.response["transfer_id"]),
-        pending_payout_ids=list(result.response["pending_payout_ids"]),
-        replayed=True,
-    )
+    return RoundSettlement(transfer=transfer, pending_payout_ids=pending_ids)
 
 
-def _payout_decide(
-    *, payout: PendingPayout, by: Any, idempotency_key: str, release: bool, reason: str = ""
-) -> Transfer:
+def _payout_decide(*, payout: PendingPayout, by: Any, release: bool, reason: str = "") -> Transfer:
     require_permission(by, "approve_payout")
-    scope = _user_scope(by)
-    created: list[Transfer] = []
-
-    def perform() -> dict[str, Any]:
+    with transaction.atomic():
         locked_payout = (
             PendingPayout.objects.select_for_update().select_related("table__casino").get(pk=payout.pk)
         )
@@ -1127,8 +844,6 @@ def _payout_decide(
             memo=reason,
             reference_type=locked_payout.reference_type,
             reference_id=locked_payout.reference_id,
-            idempotency_scope=scope,
-            idempotency_key=idempotency_key,
         )
         PendingPayout.objects.filter(pk=payout.pk).update(
             status=PayoutStatus.RELEASED if release else PayoutStatus.REJECTED,
@@ -1137,52 +852,38 @@ def _payout_decide(
             decided_at=timezone.now(),
             reason=reason,
         )
-        created.append(transfer)
-        return {
-            "transfer_id": transfer.pk,
-            "payout_id": payout.pk,
-            "amount_minor": locked_payout.amount_minor,
-        }
-
-    def finish(response: dict[str, Any]) -> None:
         audit_append(
             action="wallet.payout_released" if release else "wallet.payout_rejected",
             actor=by,
             object_type="wallet.pendingpayout",
             object_id=payout.pk,
             before={"status": PayoutStatus.PENDING},
-            after={**response, "reason": reason},
+            after={
+                "transfer_id": transfer.pk,
+                "payout_id": payout.pk,
+                "amount_minor": locked_payout.amount_minor,
+                "reason": reason,
+            },
         )
-
-    result = idempotent(
-        scope=scope,
-        key=idempotency_key,
-        payload={
-            "command": "payout_release" if release else "payout_reject",
-            "payout_id": payout.pk,
-            "reason": reason,
-        },
-        perform=perform,
-        finish=finish,
-    )
-    return created[0] if created else Transfer.objects.get(pk=result.response["transfer_id"])
+    return transfer
 
 
-def payout_release(*, payout: PendingPayout, by: Any, idempotency_key: str) -> Transfer:
+def payout_release(*, payout: PendingPayout, by: Any) -> Transfer:
     """Release a payout parked by settlement: payouts-pending -> player wallet.
 
     Needs ``casino.approve_payout`` (the caller checks that the approver is not the dealer).
-    Locks the payout row, then the accounts. Raises ``payout_not_pending``, ``permission_denied``.
+    Locks the payout row, then the accounts, then the audit chain. A payout is decided once: a
+    second release (or a release after a reject) finds it decided and is refused with
+    ``payout_not_pending``, moving nothing. Raises ``payout_not_pending``, ``permission_denied``.
     """
-    return _payout_decide(payout=payout, by=by, idempotency_key=idempotency_key, release=True)
+    return _payout_decide(payout=payout, by=by, release=True)
 
 
-def payout_reject(*, payout: PendingPayout, by: Any, reason: str, idempotency_key: str) -> Transfer:
+def payout_reject(*, payout: PendingPayout, by: Any, reason: str) -> Transfer:
     """Reject a parked payout: payouts-pending -> the table's tray. Needs ``casino.approve_payout``
-    and a reason. Raises ``payout_not_pending``, ``reason_required``, ``permission_denied``."""
-    return _payout_decide(
-        payout=payout, by=by, idempotency_key=idempotency_key, release=False, reason=_require_reason(reason)
-    )
+    and a reason; decided once, like ``payout_release``. Raises ``payout_not_pending``,
+    ``reason_required``, ``permission_denied``."""
+    return _payout_decide(payout=payout, by=by, release=False, reason=_require_reason(reason))
 
 
 # ---------------------------------------------------------------- accounts

@@ -58,12 +58,7 @@ def make_player(casino: Any, cashier: Any) -> Callable[..., Any]:
     def make(balance_minor: int = 0, **fields: Any) -> Any:
         player = PlayerFactory(casino=casino, **fields)
         if balance_minor:
-            cage_buy_in(
-                player=player,
-                amount_minor=balance_minor,
-                cashier=cashier,
-                idempotency_key=f"fund-{player.pk}",
-            )
+            cage_buy_in(player=player, amount_minor=balance_minor, cashier=cashier)
         return player
 
     return make
@@ -72,10 +67,22 @@ def make_player(casino: Any, cashier: Any) -> Callable[..., Any]:
 @pytest.fixture
 def filled_table(table: Any, cashier: Any) -> Any:
     """The table with 1 000.00 in its tray."""
-    table_fill(table=table, amount_minor=100_000, cashier=cashier, idempotency_key=f"fill-{table.pk}")
+    table_fill(table=table, amount_minor=100_000, cashier=cashier)
     return table
 
 
 @pytest.fixture
 def snapshot() -> Callable[[], dict[str, Any]]:
     return ledger_snapshot
+
+
+def waiting_on_locks() -> int:
+    """How many transactions of the test database wait on a lock now (threads' tests)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return int(cursor.fetchone()[0])

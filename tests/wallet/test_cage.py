@@ -1,4 +1,4 @@
-"""Cage operations: buy-in, cash-out, fills, credits, transfers between players, idempotency."""
+"""Cage operations: buy-in, cash-out, fills, credits, transfers between players."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def test_buy_in_moves_money_from_the_cage_to_the_player(casino: Any, make_player
     player = make_player()
     audit_before = AuditRecord.objects.count()
     # when the cashier buys them in for 250.00
-    transfer = cage_buy_in(player=player, amount_minor=25_000, cashier=cashier, idempotency_key="k1")
+    transfer = cage_buy_in(player=player, amount_minor=25_000, cashier=cashier)
     # then one balanced transfer moved the money and one audit record says so
     assert transfer.kind == TransferKind.BUY_IN
     assert transfer.created_by == cashier
@@ -47,53 +47,9 @@ def test_buy_in_moves_money_from_the_cage_to_the_player(casino: Any, make_player
     assert record.after["transfer_id"] == transfer.pk
 
 
-def test_buy_in_retried_with_the_same_key_returns_the_first_transfer_and_moves_nothing(
-    make_player: Any, cashier: Any, snapshot: Any
-) -> None:
-    # given a buy-in done once
-    player = make_player()
-    first = cage_buy_in(player=player, amount_minor=10_000, cashier=cashier, idempotency_key="same")
-    before = snapshot()
-    # when it is retried with the same key and payload
-    again = cage_buy_in(player=player, amount_minor=10_000, cashier=cashier, idempotency_key="same")
-    # then the first transfer comes back and nothing else happened
-    assert again.pk == first.pk
-    assert snapshot() == before
-    assert account_balance(player).balance_minor == 10_000
-
-
-def test_the_same_key_with_another_payload_is_refused_and_moves_nothing(
-    make_player: Any, cashier: Any, snapshot: Any
-) -> None:
-    # given a buy-in done with key "same"
-    player = make_player()
-    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier, idempotency_key="same")
-    before = snapshot()
-    # when the key is reused for another amount
-    with pytest.raises(ServiceError) as refused:
-        cage_buy_in(player=player, amount_minor=20_000, cashier=cashier, idempotency_key="same")
-    # then it is refused with a stable code, and nothing moved
-    assert refused.value.code == "idempotency_key_reused"
-    assert refused.value.status == 422
-    assert snapshot() == before
-
-
-def test_keys_are_scoped_to_the_caller(make_player: Any, cashier: Any, casino: Any) -> None:
-    # given two cashiers who happen to use the same key
-    from tests.wallet.conftest import _staff
-
-    second_cashier = _staff("cashier2", "cashier")
-    player = make_player()
-    # when both buy the player in with key "1"
-    cage_buy_in(player=player, amount_minor=1_000, cashier=cashier, idempotency_key="1")
-    cage_buy_in(player=player, amount_minor=2_000, cashier=second_cashier, idempotency_key="1")
-    # then both moved money
-    assert account_balance(player).balance_minor == 3_000
-
-
 def test_cash_out_moves_money_back_to_the_cage(casino: Any, make_player: Any, cashier: Any) -> None:
     player = make_player(30_000)
-    cage_cash_out(player=player, amount_minor=12_345, cashier=cashier, idempotency_key="out")
+    cage_cash_out(player=player, amount_minor=12_345, cashier=cashier)
     assert account_balance(player).balance_minor == 17_655
     assert _cage(casino).balance_minor == -17_655
     assert AuditRecord.objects.order_by("-sequence").first().action == "wallet.cash_out"
@@ -105,7 +61,7 @@ def test_cash_out_above_the_balance_is_refused_and_leaves_everything_as_it_was(
     player = make_player(5_000)
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        cage_cash_out(player=player, amount_minor=5_001, cashier=cashier, idempotency_key="out")
+        cage_cash_out(player=player, amount_minor=5_001, cashier=cashier)
     assert refused.value.code == "insufficient_funds"
     assert snapshot() == before
 
@@ -113,16 +69,16 @@ def test_cash_out_above_the_balance_is_refused_and_leaves_everything_as_it_was(
 def test_cash_out_cannot_take_held_money(make_player: Any, cashier: Any, snapshot: Any) -> None:
     # given 100.00 of which 60.00 is held by a bet
     player = make_player(10_000)
-    hold_place(player=player, amount_minor=6_000, idempotency_key="bet")
+    hold_place(player=player, amount_minor=6_000)
     before = snapshot()
     # when the player asks for 50.00
     with pytest.raises(ServiceError) as refused:
-        cage_cash_out(player=player, amount_minor=5_000, cashier=cashier, idempotency_key="out")
+        cage_cash_out(player=player, amount_minor=5_000, cashier=cashier)
     # then only the 40.00 available could leave: refused, nothing moved
     assert refused.value.code == "insufficient_funds"
     assert refused.value.details["available_minor"] == 4_000
     assert snapshot() == before
-    cage_cash_out(player=player, amount_minor=4_000, cashier=cashier, idempotency_key="out2")
+    cage_cash_out(player=player, amount_minor=4_000, cashier=cashier)
     assert account_balance(player) == type(account_balance(player))(6_000, 6_000, 0, "EUR")
 
 
@@ -130,7 +86,7 @@ def test_a_pit_boss_cannot_operate_the_cage(make_player: Any, pit_boss: Any, sna
     player = make_player()
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        cage_buy_in(player=player, amount_minor=1_000, cashier=pit_boss, idempotency_key="x")
+        cage_buy_in(player=player, amount_minor=1_000, cashier=pit_boss)
     assert refused.value.code == "permission_denied"
     assert snapshot() == before
 
@@ -142,28 +98,19 @@ def test_amounts_must_be_positive_whole_minor_units(
     player = make_player()
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        cage_buy_in(player=player, amount_minor=amount, cashier=cashier, idempotency_key="x")
+        cage_buy_in(player=player, amount_minor=amount, cashier=cashier)
     assert refused.value.code == "invalid_amount"
     assert snapshot() == before
 
 
-def test_an_empty_idempotency_key_is_refused(make_player: Any, cashier: Any, snapshot: Any) -> None:
-    player = make_player()
-    before = snapshot()
-    with pytest.raises(ServiceError) as refused:
-        cage_buy_in(player=player, amount_minor=100, cashier=cashier, idempotency_key="")
-    assert refused.value.code == "invalid_idempotency_key"
-    assert snapshot() == before
-
-
-def test_a_process_of_the_back_office_funds_by_name_once_per_key(
+def test_a_process_of_the_back_office_funds_in_its_own_name(
     casino: Any, table: Any, make_player: Any, snapshot: Any
 ) -> None:
     # given a player and a table, and no cashier: the demo seed, say
     player = make_player()
     # when the seed buys the player in and fills the tray
-    buy_in = system_buy_in(player=player, amount_minor=5_000, by="seed", idempotency_key="buy-in:1")
-    fill = system_table_fill(table=table, amount_minor=7_000, by="seed", idempotency_key="fill:1")
+    system_buy_in(player=player, amount_minor=5_000, by="seed")
+    system_table_fill(table=table, amount_minor=7_000, by="seed")
     # then the money moved from the cage, and the audit trail names the process as the actor
     assert account_balance(player).balance_minor == 5_000
     assert Account.objects.get(table=table, kind=AccountKind.TABLE_TRAY).balance_minor == 7_000
@@ -173,19 +120,10 @@ def test_a_process_of_the_back_office_funds_by_name_once_per_key(
         ("wallet.table_fill", None, "seed"),
         ("wallet.buy_in", None, "seed"),
     ]
-    # and a second run of the seed with the same keys moves nothing
+    # and a refusal moves nothing
     before = snapshot()
-    assert (
-        system_buy_in(player=player, amount_minor=5_000, by="seed", idempotency_key="buy-in:1").pk
-        == buy_in.pk
-    )
-    assert (
-        system_table_fill(table=table, amount_minor=7_000, by="seed", idempotency_key="fill:1").pk == fill.pk
-    )
-    assert snapshot() == before
-    # and a refusal moves nothing either
     with pytest.raises(ServiceError) as refused:
-        system_buy_in(player=player, amount_minor=0, by="seed", idempotency_key="buy-in:2")
+        system_buy_in(player=player, amount_minor=0, by="seed")
     assert refused.value.code == "invalid_amount"
     assert snapshot() == before
 
@@ -193,8 +131,8 @@ def test_a_process_of_the_back_office_funds_by_name_once_per_key(
 def test_fill_and_credit_move_chips_between_the_cage_and_the_tray(
     casino: Any, table: Any, cashier: Any
 ) -> None:
-    table_fill(table=table, amount_minor=50_000, cashier=cashier, idempotency_key="fill")
-    table_credit(table=table, amount_minor=20_000, cashier=cashier, idempotency_key="credit")
+    table_fill(table=table, amount_minor=50_000, cashier=cashier)
+    table_credit(table=table, amount_minor=20_000, cashier=cashier)
     tray = Account.objects.get(table=table, kind=AccountKind.TABLE_TRAY)
     assert tray.balance_minor == 30_000
     assert _cage(casino).balance_minor == -30_000
@@ -205,19 +143,17 @@ def test_fill_and_credit_move_chips_between_the_cage_and_the_tray(
 
 
 def test_a_credit_cannot_empty_the_tray_below_zero(table: Any, cashier: Any, snapshot: Any) -> None:
-    table_fill(table=table, amount_minor=10_000, cashier=cashier, idempotency_key="fill")
+    table_fill(table=table, amount_minor=10_000, cashier=cashier)
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        table_credit(table=table, amount_minor=10_001, cashier=cashier, idempotency_key="credit")
+        table_credit(table=table, amount_minor=10_001, cashier=cashier)
     assert refused.value.code == "insufficient_funds"
     assert snapshot() == before
 
 
 def test_transfer_between_players(make_player: Any, cashier: Any) -> None:
     payer, payee = make_player(10_000), make_player(500)
-    transfer = transfer_between_players(
-        from_player=payer, to_player=payee, amount_minor=2_500, by=cashier, idempotency_key="t"
-    )
+    transfer = transfer_between_players(from_player=payer, to_player=payee, amount_minor=2_500, by=cashier)
     assert transfer.kind == TransferKind.PLAYER_TRANSFER
     assert account_balance(payer).balance_minor == 7_500
     assert account_balance(payee).balance_minor == 3_000
@@ -227,9 +163,7 @@ def test_transfer_to_oneself_is_refused(make_player: Any, cashier: Any, snapshot
     player = make_player(10_000)
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        transfer_between_players(
-            from_player=player, to_player=player, amount_minor=1, by=cashier, idempotency_key="t"
-        )
+        transfer_between_players(from_player=player, to_player=player, amount_minor=1, by=cashier)
     assert refused.value.code == "same_account"
     assert snapshot() == before
 
@@ -240,19 +174,15 @@ def test_transfer_beyond_the_available_balance_is_refused(
     payer, payee = make_player(1_000), make_player()
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        transfer_between_players(
-            from_player=payer, to_player=payee, amount_minor=1_001, by=cashier, idempotency_key="t"
-        )
+        transfer_between_players(from_player=payer, to_player=payee, amount_minor=1_001, by=cashier)
     assert refused.value.code == "insufficient_funds"
     assert snapshot() == before
 
 
 def test_every_transfer_balances(make_player: Any, cashier: Any, table: Any) -> None:
     payer, payee = make_player(10_000), make_player(10_000)
-    transfer_between_players(
-        from_player=payer, to_player=payee, amount_minor=1, by=cashier, idempotency_key="t"
-    )
-    table_fill(table=table, amount_minor=7, cashier=cashier, idempotency_key="f")
+    transfer_between_players(from_player=payer, to_player=payee, amount_minor=1, by=cashier)
+    table_fill(table=table, amount_minor=7, cashier=cashier)
     for transfer in Transfer.objects.all():
         assert sum(transfer.postings.values_list("amount_minor", flat=True)) == 0
     assert Posting.objects.filter(amount_minor=0).count() == 0
@@ -267,7 +197,7 @@ def test_an_amount_beyond_the_ledger_range_is_refused_with_a_clear_error(
     before = snapshot()
     # when a cashier keys in an absurd amount (a bigint overflow, or beyond any real buy-in)
     with pytest.raises(ServiceError) as refused:
-        cage_buy_in(player=player, amount_minor=amount, cashier=cashier, idempotency_key="x")
+        cage_buy_in(player=player, amount_minor=amount, cashier=cashier)
     # then it is refused as an invalid amount, not a database error, and nothing moved
     assert refused.value.code == "invalid_amount"
     assert snapshot() == before

@@ -15,11 +15,13 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection, connections, transaction
+from django.db import connections, transaction
 
 from casino.errors import ServiceError
 from casino.models import AuditRecord
+from tests.wallet.conftest import waiting_on_locks
 from tests.wallet.factories import TableFactory
+from wallet.idempotency import Outcome, idempotent
 from wallet.models import Account, AccountKind, Hold, HoldStatus, IdempotencyRecord, Posting, Transfer
 from wallet.selectors import ledger_totals, ledger_verify, player_account
 from wallet.services import (
@@ -33,7 +35,7 @@ from wallet.services import (
     transfer_between_players,
 )
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def run_in_threads(count: int, work: Callable[[int], Any]) -> list[Any]:
@@ -60,6 +62,12 @@ def run_in_threads(count: int, work: Callable[[int], Any]) -> list[Any]:
     return results
 
 
+def _hold_in_a_transaction(**arguments: Any) -> Hold:
+    """A hold as bet placement makes it: in the caller's transaction."""
+    with transaction.atomic():
+        return hold_place(**arguments)
+
+
 def _code(call: Callable[[], Any]) -> Any:
     try:
         return call()
@@ -76,11 +84,7 @@ def test_50_concurrent_holds_of_a_tenth_of_the_balance_exactly_10_succeed(
 
     # when 50 bets of 10.00 arrive at the same moment
     def bet(index: int) -> Any:
-        return _code(
-            lambda: (
-                hold_place(player=player, amount_minor=1_000, table=table, idempotency_key=f"bet-{index}").pk
-            )
-        )
+        return _code(lambda: _hold_in_a_transaction(player=player, amount_minor=1_000, table=table).pk)
 
     results = run_in_threads(50, bet)
     # then exactly 10 hold, 40 are refused for insufficient funds
@@ -89,21 +93,11 @@ def test_50_concurrent_holds_of_a_tenth_of_the_balance_exactly_10_succeed(
     account = Account.objects.get(player=player)
     assert (account.balance_minor, account.held_minor) == (10_000, 10_000)
     assert Hold.objects.filter(account=account, status=HoldStatus.OPEN).count() == 10
-    # and the 40 refused moved nothing: no posting, no transfer, no audit, no idempotency record of theirs
+    # and the 40 refused moved nothing: no posting, no transfer, no audit
     after = snapshot()
-    for name in ("transfers", "postings", "audit", "payouts", "adjustments"):
+    for name in ("transfers", "postings", "audit", "payouts", "adjustments", "idempotency"):
         assert after[name] == before[name]
-    assert len(after["idempotency"]) == len(before["idempotency"]) + 10
     assert ledger_verify().is_clean
-
-
-def _waiting_on_locks() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )
-        return int(cursor.fetchone()[0])
 
 
 def test_100_concurrent_calls_with_one_idempotency_key_have_exactly_one_effect(
@@ -137,18 +131,27 @@ def test_100_concurrent_calls_with_one_idempotency_key_have_exactly_one_effect(
     # of 50 retries arrives as the first ends.
     outcome: list[Any] = []
 
+    payload = {"command": "cage_buy_in", "player_id": player.pk, "amount_minor": 5_000}
+
     def buy_in(index: int) -> list[int]:
         return [
-            cage_buy_in(player=player, amount_minor=5_000, cashier=cashier, idempotency_key="one-key").pk
+            idempotent(
+                scope="cage:1",
+                key="one-key",
+                payload=payload,
+                perform=lambda: Outcome(
+                    {"transfer_id": cage_buy_in(player=player, amount_minor=5_000, cashier=cashier).pk}
+                ),
+            ).response["transfer_id"]
             for _ in range(2)
         ]
 
     calls = threading.Thread(target=lambda: outcome.extend(run_in_threads(50, buy_in)))
     calls.start()
     deadline = time.monotonic() + 30
-    while _waiting_on_locks() < 50 and time.monotonic() < deadline:
+    while waiting_on_locks() < 50 and time.monotonic() < deadline:
         time.sleep(0.05)
-    waiting = _waiting_on_locks()
+    waiting = waiting_on_locks()
     release.set()
     calls.join(150)
     blocking.join(10)
@@ -168,26 +171,54 @@ def test_100_concurrent_calls_with_one_idempotency_key_have_exactly_one_effect(
 
     # when the same key comes with another payload
     with pytest.raises(ServiceError) as refused:
-        cage_buy_in(player=player, amount_minor=5_001, cashier=cashier, idempotency_key="one-key")
+        idempotent(
+            scope="cage:1",
+            key="one-key",
+            payload={**payload, "amount_minor": 5_001},
+            perform=lambda: pytest.fail("ran for a reused key"),
+        )
     # then it is refused and nothing moved
     assert refused.value.code == "idempotency_key_reused"
     assert snapshot() == after
 
 
 def test_100_concurrent_bets_with_one_idempotency_key_hold_once(make_player: Any, table: Any) -> None:
+    # given a player with 100.00
     player = make_player(10_000)
+    payload = {"command": "bet", "player_id": player.pk, "amount_minor": 700}
 
+    # when one bet of 7.00 arrives 100 times under one key: 50 threads, two calls each
     def bet(index: int) -> list[int]:
         return [
-            hold_place(player=player, amount_minor=700, table=table, idempotency_key="bet-1").pk
+            idempotent(
+                scope="api:t1:p1",
+                key="bet-1",
+                payload=payload,
+                perform=lambda: Outcome(
+                    {"hold_id": hold_place(player=player, amount_minor=700, table=table).pk}
+                ),
+            ).response["hold_id"]
             for _ in range(2)
         ]
 
     results = run_in_threads(50, bet)
+    # then every call heard the one hold, and 7.00 is held once
     assert [result for result in results if isinstance(result, BaseException)] == []
     assert len({hold_id for pair in results for hold_id in pair}) == 1
     account = Account.objects.get(player=player)
     assert (account.balance_minor, account.held_minor) == (10_000, 700)
+    assert Hold.objects.count() == IdempotencyRecord.objects.filter(scope="api:t1:p1").count() == 1
+
+
+def _buy_in_at_the_edge(thread: int, key: str, player: Any, amount_minor: int, cashier: Any) -> Any:
+    return idempotent(
+        scope=f"cage:{thread}",
+        key=key,
+        payload={"command": "cage_buy_in", "player_id": player.pk, "amount_minor": amount_minor},
+        perform=lambda: Outcome(
+            {"transfer_id": cage_buy_in(player=player, amount_minor=amount_minor, cashier=cashier).pk}
+        ),
+    )
 
 
 THREADS = 16
@@ -201,10 +232,10 @@ def test_16_threads_of_500_random_money_commands_keep_the_ledger_exact(casino: A
 
     players = [PlayerFactory(casino=casino) for _ in range(PLAYERS)]
     for player in players:
-        cage_buy_in(player=player, amount_minor=50_000, cashier=cashier, idempotency_key=f"fund-{player.pk}")
+        cage_buy_in(player=player, amount_minor=50_000, cashier=cashier)
     tables = [TableFactory(casino=casino, name=f"T{index}") for index in range(2)]
     for table in tables:
-        table_fill(table=table, amount_minor=10_000_000, cashier=cashier, idempotency_key=f"fill-{table.pk}")
+        table_fill(table=table, amount_minor=10_000_000, cashier=cashier)
     account_of = {player.pk: player_account(player).pk for player in players}
     cage_id = Account.objects.get(casino=casino, kind=AccountKind.CAGE).pk
     tray_of = {table.pk: Account.objects.get(table=table, kind=AccountKind.TABLE_TRAY).pk for table in tables}
@@ -228,7 +259,7 @@ def test_16_threads_of_500_random_money_commands_keep_the_ledger_exact(casino: A
                 if roll < 0.35 or (roll < 0.6 and not open_holds):
                     table = rng.choice(tables)
                     amount = rng.randint(100, 5_000)
-                    hold = hold_place(player=player, amount_minor=amount, table=table, idempotency_key=key)
+                    hold = _hold_in_a_transaction(player=player, amount_minor=amount, table=table)
                     held_delta[account_id] += amount
                     open_holds.append((hold, table.pk))
                     outcomes["hold"] += 1
@@ -254,7 +285,6 @@ def test_16_threads_of_500_random_money_commands_keep_the_ledger_exact(casino: A
                         table=next(table for table in tables if table.pk == table_id),
                         reference=key,
                         lines=lines,
-                        idempotency_key=key,
                     )
                     for line in lines:
                         balance_delta[line.account_id] += line.payout_minor - line.stake_minor
@@ -264,31 +294,22 @@ def test_16_threads_of_500_random_money_commands_keep_the_ledger_exact(casino: A
                     outcomes["settle"] += 1
                 elif roll < 0.6:
                     hold, _ = open_holds.pop(rng.randrange(len(open_holds)))
-                    holds_void(
-                        hold_ids=[hold.pk],
-                        reason="bet cancelled",
-                        idempotency_key=key,
-                        scope=f"thread:{index}",
-                    )
+                    holds_void(hold_ids=[hold.pk], reason="bet cancelled")
                     held_delta[hold.account_id] -= hold.amount_minor
                     outcomes["void"] += 1
                 elif roll < 0.72:
                     amount = rng.randint(1_000, 20_000)
-                    first = cage_buy_in(
-                        player=player, amount_minor=amount, cashier=staff, idempotency_key=key
-                    )
-                    if rng.random() < 0.2:  # a retry of the same command must not move money again
-                        again = cage_buy_in(
-                            player=player, amount_minor=amount, cashier=staff, idempotency_key=key
-                        )
-                        assert again.pk == first.pk
+                    first = _buy_in_at_the_edge(index, key, player, amount, staff)
+                    if rng.random() < 0.2:  # a retry of the same request must not move money again
+                        again = _buy_in_at_the_edge(index, key, player, amount, staff)
+                        assert (again.response, again.replayed) == (first.response, True)
                         outcomes["retry"] += 1
                     balance_delta[account_id] += amount
                     balance_delta[cage_id] -= amount
                     outcomes["buy_in"] += 1
                 elif roll < 0.84:
                     amount = rng.randint(100, 20_000)
-                    cage_cash_out(player=player, amount_minor=amount, cashier=staff, idempotency_key=key)
+                    cage_cash_out(player=player, amount_minor=amount, cashier=staff)
                     balance_delta[account_id] -= amount
                     balance_delta[cage_id] += amount
                     outcomes["cash_out"] += 1
@@ -300,7 +321,6 @@ def test_16_threads_of_500_random_money_commands_keep_the_ledger_exact(casino: A
                         to_player=payee,
                         amount_minor=amount,
                         by=staff,
-                        idempotency_key=key,
                     )
                     balance_delta[account_id] -= amount
                     balance_delta[account_of[payee.pk]] += amount
@@ -352,8 +372,5 @@ def test_16_threads_of_500_random_money_commands_keep_the_ledger_exact(casino: A
         .exclude(action="wallet.holds_voided")
         .count()
     )
-    assert IdempotencyRecord.objects.count() == (
-        PLAYERS
-        + len(tables)
-        + sum(count for code, count in outcomes.items() if code not in refused and code != "retry")
-    )
+    # and each buy-in made at the edge left its one record, retried or not
+    assert IdempotencyRecord.objects.count() == outcomes["buy_in"]

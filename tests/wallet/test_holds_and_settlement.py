@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from casino.errors import ServiceError
@@ -32,7 +32,7 @@ def test_a_hold_makes_the_stake_unavailable_at_once(make_player: Any, table: Any
     player = make_player(10_000)
     audit_before = AuditRecord.objects.count()
     # when a bet of 25.00 is placed
-    hold = hold_place(player=player, amount_minor=2_500, table=table, reference_id="r1", idempotency_key="b1")
+    hold = hold_place(player=player, amount_minor=2_500, table=table, reference_id="r1")
     # then the balance is unchanged, 25.00 is held, 75.00 available; nothing posted, nothing audited
     assert hold.status == HoldStatus.OPEN
     assert (hold.amount_minor, hold.table_id, hold.reference_id) == (2_500, table.pk, "r1")
@@ -43,10 +43,10 @@ def test_a_hold_makes_the_stake_unavailable_at_once(make_player: Any, table: Any
 
 def test_a_hold_beyond_the_available_balance_is_refused(make_player: Any, table: Any, snapshot: Any) -> None:
     player = make_player(10_000)
-    hold_place(player=player, amount_minor=6_000, table=table, idempotency_key="b1")
+    hold_place(player=player, amount_minor=6_000, table=table)
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        hold_place(player=player, amount_minor=4_001, table=table, idempotency_key="b2")
+        hold_place(player=player, amount_minor=4_001, table=table)
     assert refused.value.code == "insufficient_funds"
     assert snapshot() == before
 
@@ -55,7 +55,7 @@ def test_a_player_without_a_wallet_cannot_bet(make_player: Any, table: Any, snap
     player = make_player()
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        hold_place(player=player, amount_minor=1, table=table, idempotency_key="b1")
+        hold_place(player=player, amount_minor=1, table=table)
     assert refused.value.code == "account_not_found"
     assert snapshot() == before
 
@@ -67,7 +67,7 @@ def test_a_hold_of_no_whole_positive_amount_is_refused_and_leaves_no_record(
     player = make_player(10_000)
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        hold_place(player=player, amount_minor=amount, table=table, idempotency_key="b1")
+        hold_place(player=player, amount_minor=amount, table=table)
     assert refused.value.code == "invalid_amount"
     assert snapshot() == before
 
@@ -79,37 +79,56 @@ def test_a_hold_at_another_casinos_table_is_refused_and_leaves_no_record(
     elsewhere = TableFactory(casino=CasinoFactory(code="other", name="Other Casino"), name="BJ9")
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        hold_place(player=player, amount_minor=100, table=elsewhere, idempotency_key="b1")
+        hold_place(player=player, amount_minor=100, table=elsewhere)
     assert refused.value.code == "casino_mismatch"
     assert snapshot() == before
 
 
-def test_a_hold_retried_with_its_key_returns_the_same_hold(
+def test_a_hold_is_one_statement_writing_only_the_players_own_row(make_player: Any, table: Any) -> None:
+    # given a player with a wallet
+    player = make_player(10_000)
+    # when a bet is held
+    with CaptureQueriesContext(connection) as queries:
+        hold = hold_place(player=player, amount_minor=1_000, table=table, reference_id=7, bet_reference="b")
+    # then one statement raised that wallet's held amount and inserted the hold
+    assert [query["sql"].split(" SET ")[0] for query in queries.captured_queries] == [
+        "WITH account AS (UPDATE wallet_account"
+    ]
+    # and the hold returned is the row written
+    fields = ("pk", "account_id", "amount_minor", "status", "table_id", "reference_type", "reference_id")
+    stored = Hold.objects.get(pk=hold.pk)
+    assert [getattr(hold, name) for name in fields] == [getattr(stored, name) for name in fields]
+    assert (hold.account_id, hold.reference_id, hold.bet_reference) == (player_account(player).pk, "7", "b")
+    assert (hold.created_at, hold._state.adding) == (stored.created_at, False)
+
+
+def test_a_refused_hold_leaves_the_callers_transaction_usable(
     make_player: Any, table: Any, snapshot: Any
 ) -> None:
-    player = make_player(10_000)
-    first = hold_place(player=player, amount_minor=1_000, table=table, idempotency_key="b1")
+    # given a player with 10.00, and a caller placing two bets in one transaction
+    player = make_player(1_000)
     before = snapshot()
-    again = hold_place(player=player, amount_minor=1_000, table=table, idempotency_key="b1")
-    assert again.pk == first.pk
-    assert snapshot() == before
-    with pytest.raises(ServiceError) as refused:
-        hold_place(player=player, amount_minor=2_000, table=table, idempotency_key="b1")
-    assert refused.value.code == "idempotency_key_reused"
-    assert snapshot() == before
+    with transaction.atomic():
+        # when the first is refused and the caller goes on with a smaller one
+        with pytest.raises(ServiceError) as refused:
+            hold_place(player=player, amount_minor=1_001, table=table)
+        assert refused.value.code == "insufficient_funds"
+        assert snapshot() == before
+        hold = hold_place(player=player, amount_minor=1_000, table=table)
+    # then the refused one wrote nothing and the second holds
+    assert account_balance(player) == type(account_balance(player))(1_000, 1_000, 0, "EUR")
+    assert list(Hold.objects.values_list("pk", "amount_minor")) == [(hold.pk, 1_000)]
 
 
 def test_holds_void_releases_the_stakes_in_bulk(make_player: Any, table: Any) -> None:
     # given two bets of two players
     alice, bob = make_player(10_000), make_player(5_000)
-    first = hold_place(player=alice, amount_minor=1_000, table=table, idempotency_key="a")
-    second = hold_place(player=bob, amount_minor=2_000, table=table, idempotency_key="b")
+    first = hold_place(player=alice, amount_minor=1_000, table=table)
+    second = hold_place(player=bob, amount_minor=2_000, table=table)
     # when the round is voided
     voided = holds_void(
         hold_ids=[first.pk, second.pk],
         reason="round voided",
-        idempotency_key="void-r1",
-        scope=f"table:{table.pk}",
     )
     # then both stakes are available again, nothing was posted, one audit record
     assert voided == [first.pk, second.pk]
@@ -121,15 +140,32 @@ def test_holds_void_releases_the_stakes_in_bulk(make_player: Any, table: Any) ->
 
 def test_voiding_a_closed_hold_voids_nothing(make_player: Any, table: Any, snapshot: Any) -> None:
     player = make_player(10_000)
-    first = hold_place(player=player, amount_minor=1_000, table=table, idempotency_key="a")
-    second = hold_place(player=player, amount_minor=1_000, table=table, idempotency_key="b")
-    holds_void(hold_ids=[first.pk], reason="cancelled", idempotency_key="v1", scope="table:1")
+    first = hold_place(player=player, amount_minor=1_000, table=table)
+    second = hold_place(player=player, amount_minor=1_000, table=table)
+    holds_void(hold_ids=[first.pk], reason="cancelled")
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        holds_void(hold_ids=[second.pk, first.pk], reason="cancelled", idempotency_key="v2", scope="table:1")
+        holds_void(hold_ids=[second.pk, first.pk], reason="cancelled")
     assert refused.value.code == "hold_not_open"
     assert snapshot() == before
     assert Hold.objects.get(pk=second.pk).status == HoldStatus.OPEN
+
+
+def test_voiding_the_same_holds_twice_is_refused_and_moves_nothing(
+    make_player: Any, table: Any, snapshot: Any
+) -> None:
+    # given a round's holds voided once
+    player = make_player(10_000)
+    hold = hold_place(player=player, amount_minor=1_000, table=table)
+    holds_void(hold_ids=[hold.pk], reason="round voided")
+    before = snapshot()
+    # when the void comes again
+    with pytest.raises(ServiceError) as refused:
+        holds_void(hold_ids=[hold.pk], reason="round voided")
+    # then the hold's state refuses it: nothing moved
+    assert (refused.value.code, refused.value.details) == ("hold_not_open", {"hold_id": hold.pk})
+    assert snapshot() == before
+    assert account_balance(player).available_minor == 10_000
 
 
 def test_round_settle_moves_every_bet_in_one_transfer(
@@ -139,7 +175,7 @@ def test_round_settle_moves_every_bet_in_one_transfer(
     table = filled_table
     loser, pusher, winner, big_winner = (make_player(10_000) for _ in range(4))
     holds = [
-        hold_place(player=player, amount_minor=amount, table=table, reference_id="r7", idempotency_key="bet")
+        hold_place(player=player, amount_minor=amount, table=table, reference_id="r7")
         for player, amount in ((loser, 1_000), (pusher, 2_000), (winner, 1_500), (big_winner, 5_000))
     ]
     lines = [
@@ -167,9 +203,7 @@ def test_round_settle_moves_every_bet_in_one_transfer(
         ),
     ]
     # when the round is settled
-    result = round_settle(
-        casino=casino, table=table, reference="r7", lines=lines, idempotency_key="settle-r7"
-    )
+    result = round_settle(casino=casino, table=table, reference="r7", lines=lines)
     # then one transfer carries the round, the holds are posted, and every account moved exactly
     transfer = result.transfer
     assert (transfer.kind, transfer.reference_type, transfer.reference_id) == (
@@ -202,18 +236,19 @@ def test_round_settle_moves_every_bet_in_one_transfer(
     assert record.after["tray_minor"] == -51_250
 
 
-def test_round_settle_retried_returns_the_first_settlement(
+def test_a_round_of_no_held_stake_is_settled_once(
     make_player: Any, filled_table: Any, casino: Any, snapshot: Any
 ) -> None:
+    # given a round settled with a stake taken from the available balance (no hold)
     player = make_player(10_000)
-    hold = hold_place(player=player, amount_minor=1_000, table=filled_table, idempotency_key="b")
-    lines = [
-        SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=1_000, payout_minor=2_000)
-    ]
-    first = round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s1")
+    lines = [SettlementLine(account_id=player_account(player).pk, stake_minor=1_000, payout_minor=2_000)]
+    round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
     before = snapshot()
-    again = round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s1")
-    assert (again.transfer.pk, again.replayed, first.replayed) == (first.transfer.pk, True, False)
+    # when the same round is settled again
+    with pytest.raises(ServiceError) as refused:
+        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
+    # then the first settlement's transfer refuses it: nothing moved
+    assert (refused.value.code, refused.value.status) == ("round_already_settled", 409)
     assert snapshot() == before
     assert account_balance(player).balance_minor == 11_000
 
@@ -222,14 +257,14 @@ def test_a_settled_hold_cannot_be_settled_again(
     make_player: Any, filled_table: Any, casino: Any, snapshot: Any
 ) -> None:
     player = make_player(10_000)
-    hold = hold_place(player=player, amount_minor=1_000, table=filled_table, idempotency_key="b")
+    hold = hold_place(player=player, amount_minor=1_000, table=filled_table)
     lines = [
         SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=1_000, payout_minor=2_000)
     ]
-    round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s1")
+    round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s2")
+        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
     assert refused.value.code == "hold_not_open"
     assert snapshot() == before
 
@@ -239,13 +274,13 @@ def test_a_round_the_tray_cannot_pay_is_refused(
 ) -> None:
     # given a tray of 1 000.00 and a bet that would win 1 500.00
     player = make_player(100_000)
-    hold = hold_place(player=player, amount_minor=50_000, table=filled_table, idempotency_key="b")
+    hold = hold_place(player=player, amount_minor=50_000, table=filled_table)
     before = snapshot()
     lines = [
         SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=50_000, payout_minor=200_000)
     ]
     with pytest.raises(ServiceError) as refused:
-        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s")
+        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
     assert refused.value.code == "insufficient_funds"
     assert refused.value.details["account_id"] == _table_account(filled_table, AccountKind.TABLE_TRAY).pk
     assert snapshot() == before
@@ -259,11 +294,11 @@ def test_a_stake_that_was_not_held_is_taken_from_the_available_balance(
     lines = [SettlementLine(account_id=account_id, stake_minor=1_001, payout_minor=0)]
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s")
+        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
     assert refused.value.code == "insufficient_funds"
     assert snapshot() == before
     lines = [SettlementLine(account_id=account_id, stake_minor=1_000, payout_minor=0)]
-    round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s2")
+    round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
     assert account_balance(player).balance_minor == 0
 
 
@@ -271,13 +306,13 @@ def test_a_line_naming_another_players_hold_is_refused(
     make_player: Any, filled_table: Any, casino: Any, snapshot: Any
 ) -> None:
     alice, bob = make_player(1_000), make_player(1_000)
-    hold = hold_place(player=alice, amount_minor=500, table=filled_table, idempotency_key="b")
+    hold = hold_place(player=alice, amount_minor=500, table=filled_table)
     before = snapshot()
     lines = [
         SettlementLine(account_id=player_account(bob).pk, hold_id=hold.pk, stake_minor=500, payout_minor=0)
     ]
     with pytest.raises(ServiceError) as refused:
-        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s")
+        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
     assert refused.value.code == "hold_mismatch"
     assert snapshot() == before
 
@@ -286,18 +321,18 @@ def test_a_stake_above_its_hold_is_refused(
     make_player: Any, filled_table: Any, casino: Any, snapshot: Any
 ) -> None:
     player = make_player(1_000)
-    hold = hold_place(player=player, amount_minor=500, table=filled_table, idempotency_key="b")
+    hold = hold_place(player=player, amount_minor=500, table=filled_table)
     before = snapshot()
     lines = [SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=501, payout_minor=0)]
     with pytest.raises(ServiceError) as refused:
-        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s")
+        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
     assert refused.value.code == "invalid_amount"
     assert snapshot() == before
 
 
 def _settle_with_pending(make_player: Any, table: Any, casino: Any) -> tuple[Any, PendingPayout]:
     player = make_player(10_000)
-    hold = hold_place(player=player, amount_minor=1_000, table=table, idempotency_key="b")
+    hold = hold_place(player=player, amount_minor=1_000, table=table)
     lines = [
         SettlementLine(
             account_id=hold.account_id,
@@ -307,7 +342,7 @@ def _settle_with_pending(make_player: Any, table: Any, casino: Any) -> tuple[Any
             needs_approval=True,
         )
     ]
-    result = round_settle(casino=casino, table=table, reference="r1", lines=lines, idempotency_key="s")
+    result = round_settle(casino=casino, table=table, reference="r1", lines=lines)
     return player, PendingPayout.objects.get(pk=result.pending_payout_ids[0])
 
 
@@ -316,7 +351,7 @@ def test_payout_release_moves_the_payout_to_the_player(
 ) -> None:
     player, payout = _settle_with_pending(make_player, filled_table, casino)
     assert account_balance(player).balance_minor == 9_000
-    transfer = payout_release(payout=payout, by=pit_boss, idempotency_key="p1")
+    transfer = payout_release(payout=payout, by=pit_boss)
     assert transfer.kind == TransferKind.PAYOUT_RELEASE
     assert account_balance(player).balance_minor == 39_000
     assert _table_account(filled_table, AccountKind.TABLE_PAYOUTS_PENDING).balance_minor == 0
@@ -333,14 +368,32 @@ def test_payout_reject_sends_the_payout_back_to_the_tray(
 ) -> None:
     player, payout = _settle_with_pending(make_player, filled_table, casino)
     tray_before = _table_account(filled_table, AccountKind.TABLE_TRAY).balance_minor
-    payout_reject(payout=payout, by=pit_boss, reason="misdeal", idempotency_key="p1")
+    payout_reject(payout=payout, by=pit_boss, reason="misdeal")
     assert account_balance(player).balance_minor == 9_000
     assert _table_account(filled_table, AccountKind.TABLE_TRAY).balance_minor == tray_before + 30_000
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        payout_release(payout=payout, by=pit_boss, idempotency_key="p2")
+        payout_release(payout=payout, by=pit_boss)
     assert refused.value.code == "payout_not_pending"
     assert snapshot() == before
+
+
+def test_a_payout_released_twice_moves_once(
+    make_player: Any, filled_table: Any, casino: Any, pit_boss: Any, snapshot: Any
+) -> None:
+    # given a parked payout released once
+    player, payout = _settle_with_pending(make_player, filled_table, casino)
+    payout_release(payout=payout, by=pit_boss)
+    before = snapshot()
+    # when the release comes again, or a reject after it
+    with pytest.raises(ServiceError) as released_again:
+        payout_release(payout=payout, by=pit_boss)
+    with pytest.raises(ServiceError) as rejected_after:
+        payout_reject(payout=payout, by=pit_boss, reason="misdeal")
+    # then the payout's state refuses both: nothing moved
+    assert released_again.value.code == rejected_after.value.code == "payout_not_pending"
+    assert snapshot() == before
+    assert account_balance(player).balance_minor == 39_000
 
 
 def test_a_dealer_cannot_release_a_payout(
@@ -349,7 +402,7 @@ def test_a_dealer_cannot_release_a_payout(
     _, payout = _settle_with_pending(make_player, filled_table, casino)
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        payout_release(payout=payout, by=dealer, idempotency_key="p1")
+        payout_release(payout=payout, by=dealer)
     assert refused.value.code == "permission_denied"
     assert snapshot() == before
 
@@ -357,8 +410,7 @@ def test_a_dealer_cannot_release_a_payout(
 def _settle_round_of(size: int, make_player: Any, table: Any, casino: Any, reference: str) -> int:
     players = [make_player(10_000) for _ in range(size)]
     holds = [
-        hold_place(player=player, amount_minor=1_000, table=table, idempotency_key=f"{reference}-{index}")
-        for index, player in enumerate(players)
+        hold_place(player=player, amount_minor=1_000, table=table) for index, player in enumerate(players)
     ]
     lines = [
         SettlementLine(
@@ -367,7 +419,7 @@ def _settle_round_of(size: int, make_player: Any, table: Any, casino: Any, refer
         for index, hold in enumerate(holds)
     ]
     with CaptureQueriesContext(connection) as queries:
-        round_settle(casino=casino, table=table, reference=reference, lines=lines, idempotency_key=reference)
+        round_settle(casino=casino, table=table, reference=reference, lines=lines)
     return len(queries.captured_queries)
 
 
@@ -387,10 +439,10 @@ def test_a_settlement_line_beyond_the_ledger_range_is_refused(
     make_player: Any, filled_table: Any, casino: Any, snapshot: Any
 ) -> None:
     player = make_player(1_000)
-    hold = hold_place(player=player, amount_minor=500, table=filled_table, idempotency_key="b")
+    hold = hold_place(player=player, amount_minor=500, table=filled_table)
     before = snapshot()
     lines = [SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=500, payout_minor=2**63)]
     with pytest.raises(ServiceError) as refused:
-        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines, idempotency_key="s")
+        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
     assert refused.value.code == "invalid_amount"
     assert snapshot() == before

@@ -18,11 +18,9 @@ from wallet.services import cage_buy_in, cage_cash_out, hold_place, table_fill, 
 
 def test_a_statement_lists_movements_with_a_running_balance(make_player: Any, cashier: Any) -> None:
     player, other = make_player(), make_player(1_000)
-    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier, idempotency_key="1")
-    cage_cash_out(player=player, amount_minor=2_500, cashier=cashier, idempotency_key="2")
-    transfer_between_players(
-        from_player=other, to_player=player, amount_minor=300, by=cashier, idempotency_key="3"
-    )
+    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier)
+    cage_cash_out(player=player, amount_minor=2_500, cashier=cashier)
+    transfer_between_players(from_player=other, to_player=player, amount_minor=300, by=cashier)
     lines = player_statement(player)
     assert [(line.kind, line.amount_minor, line.balance_after_minor) for line in lines] == [
         (TransferKind.BUY_IN, 10_000, 10_000),
@@ -33,8 +31,8 @@ def test_a_statement_lists_movements_with_a_running_balance(make_player: Any, ca
 
 def test_a_statement_since_a_moment_starts_from_the_balance_then(make_player: Any, cashier: Any) -> None:
     player = make_player()
-    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier, idempotency_key="1")
-    cage_cash_out(player=player, amount_minor=2_500, cashier=cashier, idempotency_key="2")
+    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier)
+    cage_cash_out(player=player, amount_minor=2_500, cashier=cashier)
     since = Transfer.objects.get(kind=TransferKind.CASH_OUT).created_at
     lines = player_statement(player, since=since)
     assert [(line.amount_minor, line.balance_after_minor) for line in lines] == [(-2_500, 7_500)]
@@ -47,8 +45,8 @@ def test_balance_of_a_player_without_a_wallet_is_zero(make_player: Any) -> None:
 
 def test_totals_per_kind_sum_to_zero(make_player: Any, table: Any, cashier: Any) -> None:
     player = make_player(10_000)
-    table_fill(table=table, amount_minor=50_000, cashier=cashier, idempotency_key="f")
-    hold_place(player=player, amount_minor=400, idempotency_key="h")
+    table_fill(table=table, amount_minor=50_000, cashier=cashier)
+    hold_place(player=player, amount_minor=400)
     totals = ledger_totals()
     assert totals.by_kind == {"cage": -60_000, "player": 10_000, "table_tray": 50_000}
     assert (totals.total_minor, totals.held_minor) == (0, 400)
@@ -58,8 +56,8 @@ def test_ledger_verify_is_clean_after_ordinary_work(
     make_player: Any, table: Any, cashier: Any, capsys: Any
 ) -> None:
     player = make_player(10_000)
-    table_fill(table=table, amount_minor=50_000, cashier=cashier, idempotency_key="f")
-    hold_place(player=player, amount_minor=400, idempotency_key="h")
+    table_fill(table=table, amount_minor=50_000, cashier=cashier)
+    hold_place(player=player, amount_minor=400)
     call_command("ledger_verify")
     assert capsys.readouterr().out == (
         "ledger clean: 2 transfers, 4 postings, 3 accounts, 1 open holds; sum of all balances 0\n"
@@ -88,7 +86,7 @@ def test_ledger_verify_names_an_account_whose_cached_balance_drifted(
 
 def test_ledger_verify_names_an_account_whose_held_amount_drifted(make_player: Any) -> None:
     player = make_player(10_000)
-    hold = hold_place(player=player, amount_minor=400, idempotency_key="h")
+    hold = hold_place(player=player, amount_minor=400)
     _raw("UPDATE wallet_hold SET amount_minor = 399 WHERE id = %s", [hold.pk])
     result = ledger_verify()
     assert result.offender == f"account {hold.account_id} (player): held 400 != sum of its open holds 399"
@@ -97,26 +95,17 @@ def test_ledger_verify_names_an_account_whose_held_amount_drifted(make_player: A
 @contextmanager
 def _database_guards_off() -> Iterator[None]:
     """Let raw SQL break the ledger, as a bug or a hand edit could, so that verification can be
-    seen to catch it. Only inside the test's own transaction (rolled back afterwards): on
-    PostgreSQL the triggers stop firing (``session_replication_role = replica``, local to the
-    transaction) and the account CHECK constraints are dropped (DDL is transactional there); on
-    SQLite CHECK constraints are ignored for the moment."""
+    seen to catch it. Only inside the test's own transaction (rolled back afterwards): the
+    triggers stop firing (``session_replication_role = replica``, local to the transaction) and
+    the account CHECK constraints are dropped (DDL is transactional)."""
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            # run the deferred checks queued so far (ALTER TABLE refuses pending trigger events)
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-            cursor.execute("SET LOCAL session_replication_role = replica")
-            for name in ("account_not_overdrawn", "account_may_go_negative_matches_kind"):
-                cursor.execute(f"ALTER TABLE wallet_account DROP CONSTRAINT {name}")
-        else:
-            cursor.execute("PRAGMA ignore_check_constraints = ON")
-    try:
-        yield
-    finally:
-        if connection.vendor != "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("PRAGMA ignore_check_constraints = OFF")
+        # run the deferred checks queued so far (ALTER TABLE refuses pending trigger events)
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        for name in ("account_not_overdrawn", "account_may_go_negative_matches_kind"):
+            cursor.execute(f"ALTER TABLE wallet_account DROP CONSTRAINT {name}")
+    yield
 
 
 def _unbalanced_transfer(account: Account) -> str:
