@@ -7,4 +7,4 @@ class CasinoConfig(AppConfig):
     verbose_name = "Venue, staff, terminals and audit trail"
 
     def ready(self) -> None:
-        from casino import lookups, schema, signals  # noqa: F401
+        from casino import schema, signals  # noqa: F401

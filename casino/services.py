@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
@@ -22,9 +22,13 @@ from casino.audit import audit_append
 from casino.errors import NotFoundError, PermissionRefusedError, ServiceError
 from casino.models import Casino, Player, StaffLoginState, Terminal, TerminalCredential
 from casino.roles import ROLE_PERMISSIONS
-from casino.rows import part, rows_joined
+from casino.sql import credential_with_terminal
 
-User = get_user_model()
+# The staff accounts: AUTH_USER_MODEL, Django's own User (asked of get_user_model() when running).
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
+else:
+    User = get_user_model()
 
 
 class LoginRefusedError(ServiceError):
@@ -59,7 +63,8 @@ def roles_sync() -> list[str]:
     with transaction.atomic():
         for role, codenames in ROLE_PERMISSIONS.items():
             group, _ = Group.objects.get_or_create(name=role)
-            group._audit_by_service = True  # audited here with before and after, not by the signal
+            # Audited here with before and after, not by the signal (casino.signals reads the flag).
+            group._audit_by_service = True  # type: ignore[attr-defined]  # an instance flag, not a field
             wanted = set(Permission.objects.filter(content_type__app_label="casino", codename__in=codenames))
             current = set(group.permissions.all())
             if wanted != current:
@@ -76,11 +81,12 @@ def roles_sync() -> list[str]:
     return changed
 
 
-def staff_role_assign(*, user: Any, role: str, by: Any = None) -> None:
+def staff_role_assign(*, user: User, role: str, by: User | None = None) -> None:
     """Give a staff account exactly one role (replacing any other role group)."""
     if role not in ROLE_PERMISSIONS:
         raise ServiceError(f"unknown role {role!r}", code="unknown_role")
-    user._audit_by_service = True  # audited here with before and after, not by the signal
+    # Audited here with before and after, not by the signal (casino.signals reads the flag).
+    user._audit_by_service = True  # type: ignore[attr-defined]  # an instance flag, not a field
     with transaction.atomic():
         before = sorted(user.groups.values_list("name", flat=True))
         user.groups.remove(*Group.objects.filter(name__in=ROLE_PERMISSIONS).exclude(name=role))
@@ -96,14 +102,14 @@ def staff_role_assign(*, user: Any, role: str, by: Any = None) -> None:
                 before={"groups": before},
                 after={"groups": after},
             )
-        user._casino_role = None
-    user._audit_by_service = False
+        user._casino_role = None  # type: ignore[attr-defined]  # role_of's cache on the instance
+    user._audit_by_service = False  # type: ignore[attr-defined]  # an instance flag, not a field
 
 
 # ---------------------------------------------------------------- staff login
 
 
-def staff_login(*, request: HttpRequest | None, username: str, password: str) -> Any:
+def staff_login(*, request: HttpRequest | None, username: str, password: str) -> User:
     """Check a staff login. Returns the user, or raises AccountLockedError / LoginRefusedError.
 
     After ``LOGIN_MAX_FAILURES`` consecutive failures the account is locked for
@@ -146,7 +152,7 @@ def _locked_message(until: dt.datetime | None) -> str:
     )
 
 
-def _record_failure(user: Any, username: str, now: dt.datetime) -> None:
+def _record_failure(user: User | None, username: str, now: dt.datetime) -> None:
     with transaction.atomic():
         if user is None:
             audit_append(action="staff.login_failed", actor_name=username[:150], object_type="auth.user")
@@ -169,7 +175,7 @@ def _record_failure(user: Any, username: str, now: dt.datetime) -> None:
         raise AccountLockedError(_locked_message(state.locked_until), locked_until=state.locked_until)
 
 
-def staff_unlock(*, user: Any, by: Any) -> None:
+def staff_unlock(*, user: User, by: User | None) -> None:
     with transaction.atomic():
         state, _ = StaffLoginState.objects.select_for_update().get_or_create(user=user)
         before = {"locked_until": state.locked_until, "failed_attempts": state.failed_attempts}
@@ -192,7 +198,9 @@ PLAYER_MAX_PIN_FAILURES = 5
 PLAYER_LOCK_MINUTES = 15
 
 
-def player_create(*, casino: Casino, card_number: str, display_name: str, pin: str, by: Any = None) -> Player:
+def player_create(
+    *, casino: Casino, card_number: str, display_name: str, pin: str, by: User | None = None
+) -> Player:
     if not pin.isdigit() or not 4 <= len(pin) <= 8:
         raise ServiceError("A PIN is 4 to 8 digits.", code="invalid_pin")
     if Player.objects.filter(card_number=card_number).exists():
@@ -270,7 +278,10 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def terminal_register(*, casino: Casino, name: str, kind: str, table: Any = None, by: Any = None) -> Terminal:
+def terminal_register(
+    *, casino: Casino, name: str, kind: str, table: Any = None, by: User | None = None
+) -> Terminal:
+    """``table``: a tables.Table or None (the venue's services do not import the tables app)."""
     if kind not in Terminal.Kind.values:
         raise ServiceError(f"unknown terminal kind {kind!r}", code="invalid_terminal_kind")
     if table is not None and table.casino_id != casino.pk:
@@ -290,7 +301,7 @@ def terminal_register(*, casino: Casino, name: str, kind: str, table: Any = None
 
 
 def terminal_credential_issue(
-    *, terminal: Terminal, by: Any = None, valid_for: dt.timedelta | None = None
+    *, terminal: Terminal, by: User | None = None, valid_for: dt.timedelta | None = None
 ) -> tuple[TerminalCredential, str]:
     """Issue a new credential. Returns it with the plain token, which is never stored or shown again."""
     if not terminal.is_active:
@@ -321,7 +332,9 @@ def terminal_credential_issue(
     return credential, token
 
 
-def terminal_credential_revoke(*, credential: TerminalCredential, by: Any = None) -> TerminalCredential:
+def terminal_credential_revoke(
+    *, credential: TerminalCredential, by: User | None = None
+) -> TerminalCredential:
     with transaction.atomic():
         credential = TerminalCredential.objects.select_for_update().get(pk=credential.pk)
         if credential.revoked_at is not None:
@@ -339,26 +352,6 @@ def terminal_credential_revoke(*, credential: TerminalCredential, by: Any = None
     return credential
 
 
-def _credential_with_terminal(digest: str) -> TerminalCredential | None:
-    """The credential with its terminal and the terminal's table, in one statement (every
-    terminal request authenticates: this is the most frequent query of the API)."""
-    table_model = Terminal._meta.get_field("table").related_model
-    found = rows_joined(
-        "SELECT {columns} FROM casino_terminalcredential c "
-        "JOIN casino_terminal t ON t.id = c.terminal_id LEFT JOIN tables_table tt ON tt.id = t.table_id "
-        "WHERE c.token_digest = %s",
-        [digest],
-        [part(TerminalCredential, "c"), part(Terminal, "t"), part(table_model, "tt")],
-    )
-    if found is None:
-        return None
-    credential, terminal, table = found
-    assert isinstance(credential, TerminalCredential) and isinstance(terminal, Terminal)
-    terminal.table = table  # type: ignore[assignment]
-    credential.terminal = terminal
-    return credential
-
-
 def terminal_authenticate(*, token: str) -> TerminalCredential:
     """The credential a token belongs to, if valid now.
 
@@ -367,7 +360,7 @@ def terminal_authenticate(*, token: str) -> TerminalCredential:
     """
     if not token or len(token) < TOKEN_PREFIX_LENGTH:
         raise TerminalCredentialError("Missing or malformed terminal credential.")
-    credential = _credential_with_terminal(_digest(token))
+    credential = credential_with_terminal(_digest(token))
     if credential is None or not secrets.compare_digest(credential.token_digest, _digest(token)):
         raise TerminalCredentialError("Unknown terminal credential.")
     if credential.revoked_at is not None:
@@ -386,6 +379,6 @@ def get_or_404(model: Any, **lookup: Any) -> Any:
     return obj
 
 
-def require_permission(user: Any, codename: str) -> None:
+def require_permission(user: User | AnonymousUser, codename: str) -> None:
     if not user.has_perm(f"casino.{codename}"):
         raise PermissionRefusedError("You do not have permission to do that.")

@@ -115,14 +115,24 @@ class GameRefusedError(TableError):
 
 
 # The status of an engine refusal where it is not 409 (the round's state does not allow the
-# command now): a card code that is no card is bad input, a box the table lacks is not found. One
+# command now): a card code that is no card is bad input, a ruleset out of range unprocessable, and
+# a code the table also has a service error for keeps that error's status (a box the table lacks is
+# not found, someone else's box forbidden, a stake out of the table's limits unprocessable). One
 # status per code, whether the engine's error reaches the API raw or through a service.
-GAME_ERROR_STATUS = {"invalid_card": 400, "invalid_ruleset": 422, NoSuchBoxError.code: 404}
+GAME_ERROR_STATUS = {
+    "invalid_card": 400,
+    "invalid_ruleset": 422,
+    **{
+        error.code: error.status
+        for error in (NoSuchBoxError, NotBoxOwnerError, StakeBelowTableMinError, StakeAboveTableMaxError)
+    },
+}
 
 
 def from_game_error(error: GameError) -> ServiceError:
-    """The service error for an engine refusal, keeping its code (and its status)."""
-    refused = GameRefusedError(error.message, code=error.code)
+    """The service error for an engine refusal, keeping its code, its status and its details
+    (a stake limit names the limit)."""
+    refused = GameRefusedError(error.message, code=error.code, **getattr(error, "details", {}))
     refused.status = GAME_ERROR_STATUS.get(error.code, GameRefusedError.status)
     return refused
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from django.conf import settings
 from django.db import models
+
+from tables.games.blackjack.betting import betting_is_open
 
 
 class ImmutableOnceApprovedError(Exception):
@@ -55,7 +58,7 @@ class RuleSetVersion(models.Model):
     def __str__(self) -> str:
         return f"{self.rule_set} v{self.number}"
 
-    def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def save(self, *args: Any, **kwargs: Any) -> None:
         # Integrity guard, not business logic: an approved version never changes.
         if self.pk and type(self).objects.filter(pk=self.pk, approved_at__isnull=False).exists():
             raise ImmutableOnceApprovedError(f"{self} is approved and immutable")
@@ -100,7 +103,7 @@ class SideBetPaytableVersion(models.Model):
     def __str__(self) -> str:
         return f"{self.paytable} v{self.number}"
 
-    def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def save(self, *args: Any, **kwargs: Any) -> None:
         # Integrity guard, not business logic: an approved version never changes.
         if self.pk and type(self).objects.filter(pk=self.pk, approved_at__isnull=False).exists():
             raise ImmutableOnceApprovedError(f"{self} is approved and immutable")
@@ -183,7 +186,7 @@ class TableConfigVersion(models.Model):
     def __str__(self) -> str:
         return f"{self.table} config v{self.number}"
 
-    def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def save(self, *args: Any, **kwargs: Any) -> None:
         # Integrity guard, not business logic: an approved version never changes.
         if self.pk and type(self).objects.filter(pk=self.pk, approved_at__isnull=False).exists():
             raise ImmutableOnceApprovedError(f"{self} is approved and immutable")
@@ -317,11 +320,9 @@ OPEN_ROUND_STATUSES = (
 
 class RoundQuerySet(models.QuerySet["Round"]):
     def open(self) -> RoundQuerySet:
-        """The rounds not settled or voided (a table has one at most). The statuses are literals
-        of the SQL (``casino.lookups``), so that a prepared statement's generic plan still finds
-        the open round by the partial index ``round_one_open_per_table`` instead of reading every
-        round the table ever played."""
-        return self.filter(status__literal_in=OPEN_ROUND_STATUSES)
+        """The rounds not settled or voided (a table has one at most: the partial unique index
+        ``round_one_open_per_table`` finds it)."""
+        return self.filter(status__in=OPEN_ROUND_STATUSES)
 
 
 class Round(models.Model):
@@ -364,8 +365,8 @@ class Round(models.Model):
         """Bets are placed, taken back and left with their box only while the round is in
         ``betting`` and before its deadline: once the deadline passed, "no more bets" holds even
         if nothing has applied it yet."""
-        return self.status == RoundStatus.BETTING and (
-            self.decision_deadline_at is None or self.decision_deadline_at > now
+        return betting_is_open(
+            is_betting=self.status == RoundStatus.BETTING, closes_at=self.decision_deadline_at, now=now
         )
 
 

@@ -4,12 +4,13 @@ behind and insurance. For demo data, load and replay checks (``manage.py simulat
 from __future__ import annotations
 
 import random
-import uuid
 from dataclasses import dataclass
+
+from django.db import transaction
 
 from casino.errors import ServiceError
 from casino.models import Player
-from tables.games.blackjack import legal_actions, state_from_dict
+from tables.games.blackjack import Decision, DeclineInsurance, TakeInsurance, legal_actions
 from tables.models import Box, Round, RoundStatus, Table
 from tables.services import (
     Actor,
@@ -27,6 +28,7 @@ from tables.services import (
     table_config_current,
     table_settings_change,
 )
+from tables.services.commands import round_state
 from tables.services.config import config_rules
 from wallet.models import Account, AccountKind
 from wallet.services import system_buy_in, system_table_fill, table_accounts_open, venue_accounts_open
@@ -47,24 +49,14 @@ class SimulationResult:
 def _fund(player: Player) -> None:
     account = Account.objects.filter(player=player, kind=AccountKind.PLAYER).first()
     if account is None or account.available_minor < PLAYER_FUNDS_MINOR // 10:
-        system_buy_in(
-            player=player,
-            amount_minor=PLAYER_FUNDS_MINOR,
-            by="simulation",
-            idempotency_key=f"fund:{player.pk}:{uuid.uuid4().hex}",
-        )
+        system_buy_in(player=player, amount_minor=PLAYER_FUNDS_MINOR, by="simulation")
 
 
 def _tray(table: Table) -> None:
     accounts = table_accounts_open(table=table)
     tray = accounts[AccountKind.TABLE_TRAY]
     if tray.balance_minor < TRAY_FLOOR_MINOR:
-        system_table_fill(
-            table=table,
-            amount_minor=TRAY_FLOOR_MINOR,
-            by="simulation",
-            idempotency_key=f"fill:{table.pk}:{uuid.uuid4().hex}",
-        )
+        system_table_fill(table=table, amount_minor=TRAY_FLOOR_MINOR, by="simulation")
 
 
 def simulation_players(table: Table, count: int) -> list[Player]:
@@ -128,17 +120,15 @@ def simulate_table(*, table: Table, rounds: int, players: int, seed: int) -> Sim
         round_ids.append(round_.pk)
         owned = list(Box.objects.filter(table=table, owner__isnull=False).order_by("number"))
         for box in owned:
-            owner = actors.get(box.owner_id)
+            owner = actors.get(box.owner_id) if box.owner_id is not None else None
             if owner is None or rng.random() < 0.1:
                 continue
-            total_bets += _try_bet(round_.pk, owner, box.number, "main", rng.choice(MAIN_STAKES), rng)
+            total_bets += _try_bet(round_.pk, owner, box.number, "main", rng.choice(MAIN_STAKES))
             if rules.perfect_pairs and rng.random() < 0.3:
-                total_bets += _try_bet(
-                    round_.pk, owner, box.number, "perfect_pairs", rng.choice(SIDE_STAKES), rng
-                )
+                total_bets += _try_bet(round_.pk, owner, box.number, "perfect_pairs", rng.choice(SIDE_STAKES))
             if rules.twenty_one_plus_three and rng.random() < 0.3:
                 total_bets += _try_bet(
-                    round_.pk, owner, box.number, "twenty_one_plus_three", rng.choice(SIDE_STAKES), rng
+                    round_.pk, owner, box.number, "twenty_one_plus_three", rng.choice(SIDE_STAKES)
                 )
             if rules.bet_behind:
                 for other in people:
@@ -149,7 +139,6 @@ def simulate_table(*, table: Table, rounds: int, players: int, seed: int) -> Sim
                             box.number,
                             "behind",
                             rng.choice(MAIN_STAKES[:3]),
-                            rng,
                             follow_double=rng.random() < 0.5,
                             follow_split=rng.random() < 0.5,
                         )
@@ -160,18 +149,28 @@ def simulate_table(*, table: Table, rounds: int, players: int, seed: int) -> Sim
 
 
 def _try_bet(
-    round_id: int, actor: Actor, box: int, kind: str, stake: int, rng: random.Random, **presets: bool
+    round_id: int,
+    actor: Actor,
+    box: int,
+    kind: str,
+    stake: int,
+    *,
+    follow_double: bool = False,
+    follow_split: bool = False,
 ) -> int:
     try:
-        bet_place(
-            round_id=round_id,
-            actor=actor,
-            box_number=box,
-            kind=kind,
-            stake_minor=stake,
-            idempotency_key=f"sim:{round_id}:{box}:{kind}:{rng.random()}",
-            **presets,
-        )
+        # A savepoint of its own: a refused bet is expected here, and the simulation goes on in
+        # the caller's transaction if there is one (bet_place opens none).
+        with transaction.atomic():
+            bet_place(
+                round_id=round_id,
+                actor=actor,
+                box_number=box,
+                kind=kind,
+                stake_minor=stake,
+                follow_double=follow_double,
+                follow_split=follow_split,
+            )
     except ServiceError:
         return 0
     return 1
@@ -184,10 +183,9 @@ def _play(round_: Round, actors: dict[int, Actor], rng: random.Random, system: A
     for _step in range(200):
         if round_.status == RoundStatus.SETTLING:
             return
-        state = state_from_dict(round_.snapshot)
-        legal = legal_actions(state)
+        legal = legal_actions(round_state(round_))
         if round_.status == RoundStatus.INSURANCE:
-            offers = [action for action in legal if action.type in ("take_insurance", "decline_insurance")]
+            offers = [action for action in legal if isinstance(action, TakeInsurance | DeclineInsurance)]
             if not offers:
                 round_ = insurance_close(round_id=round_id, actor=system)
                 continue
@@ -202,8 +200,9 @@ def _play(round_: Round, actors: dict[int, Actor], rng: random.Random, system: A
                     round_id=round_id, actor=actors[int(offer.player)], bet_id=int(offer.bet_id), take=False
                 )
             continue
-        if round_.status == RoundStatus.PLAYERS and legal:
-            action = rng.choice(legal)
+        decisions = [action for action in legal if isinstance(action, Decision)]  # all, in the players phase
+        if round_.status == RoundStatus.PLAYERS and decisions:
+            action = rng.choice(decisions)
             try:
                 round_ = decision_make(
                     round_id=round_id,

@@ -19,7 +19,6 @@ MONEY_CODE = [
     *sorted((ROOT / "tables" / "games" / "blackjack").glob("*.py")),
     ROOT / "tables" / "selectors.py",
     ROOT / "tables" / "api" / "serializers.py",
-    ROOT / "casino" / "rows.py",
 ]
 
 

@@ -5,28 +5,23 @@ verbatim (with ``Idempotency-Replayed: true``) without running the command again
 with another payload is refused with 422 ``idempotency_key_reused``; a duplicate that arrives while
 the first is still running gets 409 ``idempotency_in_progress`` at once, instead of waiting.
 
-How: one transaction holds everything, with one idempotency record per request. The wallet's
-``idempotent`` helper inserts the record first, in one statement guarded by a transaction-scoped
-advisory lock on (scope, key) taken without waiting (PostgreSQL): a request that neither gets the
-lock nor finds a committed record is a duplicate in flight, so 409. Otherwise it finds the
-committed record and replays it, or runs the command and stores its response in the same
-transaction as the command's effect: the record exists exactly when the effect does. The service
-the command calls is idempotent on its own too; inside the request it is covered by the request's
-record and stores none of its own.
+How: one transaction holds everything, with one idempotency record per request, and this is the
+only idempotency record a request makes (the services take none). ``wallet.idempotency.idempotent``
+inserts the record first, in one statement guarded by a transaction-scoped advisory lock on
+(scope, key) taken without waiting: a request that neither gets the lock nor finds a committed
+record is a duplicate in flight, so 409. Otherwise it finds the committed record and replays it,
+or runs the command and stores its response in the same transaction as the command's effect: the
+record exists exactly when the effect does.
 
 A refusal by the service (its ``ServiceError`` / engine ``GameError``) is a response like any other
-and is stored too, but not in the command's transaction: the refusal rolls that transaction back
-whole (record, and anything the command wrote before refusing), and the refusal is then stored in
-a transaction of its own (``idempotent_refusal_store``). So the command needs no savepoint (two
-statements on every success), and a refusal can never commit half a command. Should a duplicate
-slip in between the two transactions and commit first, its answer is the one stored, and both
-callers get it. A refusal whose effects stand (``ServiceError.effects_stand``: a misscan recorded,
-overdue defaults applied before the refusal) is stored in the command's transaction instead, and
-commits with them. A duplicate that arrives while a refusal is being stored waits for that
-short transaction rather than hearing 409. A request that fails validation (400) or
-authentication never reaches this and stores nothing. A crash rolls everything back, record
-included, so the key may be retried. On SQLite, write transactions are serialized by the
-database, so a concurrent duplicate waits and then replays the first response.
+and is stored too, but not in the command's transaction: that transaction is rolled back whole
+(record, and anything the command wrote before refusing) and the refusal is stored in a
+transaction of its own, so a refusal can never commit half a command. Should a duplicate slip in
+between the two transactions and commit first, its answer is the one stored, and both callers get
+it. A refusal whose effects stand (``ServiceError.effects_stand``: a misscan recorded, overdue
+defaults applied before the refusal) is stored in the command's transaction instead, and commits
+with them. A request that fails validation (400) or authentication never reaches this and stores
+nothing. A crash rolls everything back, record included, so the key may be retried.
 """
 
 from __future__ import annotations
@@ -34,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.serializers.json import DjangoJSONEncoder
@@ -45,7 +40,7 @@ from casino.api import PROBLEM_CONTENT_TYPE, problem_for_error, problem_response
 from casino.errors import ServiceError
 from casino.models import PlayerSession, Terminal
 from tables.games.errors import GameError
-from wallet.idempotency import idempotent, idempotent_refusal_store
+from wallet.idempotency import Outcome, idempotent
 
 HEADER = "Idempotency-Key"
 KEY_PATTERN = r"^[A-Za-z0-9._:\-]{1,100}$"
@@ -70,29 +65,14 @@ def idempotency_key(request: Request) -> str:
 
 
 def idempotency_scope(request: Request) -> str:
-    terminal: Terminal = request.user  # type: ignore[assignment]
+    terminal = cast(Terminal, request.user)  # set by the terminal authentication, typed by DRF as a user
     session = request.auth
     player = f"p{session.player_id}" if isinstance(session, PlayerSession) else "p-"
     return f"api:t{terminal.pk}:{player}"
 
 
-def service_key(request: Request, key: str) -> str:
-    """The key handed to the services' own idempotency (scoped per player there), made unique per
-    terminal so that two terminals' keys never meet."""
-    terminal: Terminal = request.user  # type: ignore[assignment]
-    return f"api:t{terminal.pk}:{key}"
-
-
 def _plain(data: Any) -> Any:
     return json.loads(json.dumps(data, cls=DjangoJSONEncoder))
-
-
-class _Refused(Exception):
-    """A refusal leaving the idempotent transaction, which rolls back whole on its way out."""
-
-    def __init__(self, response: dict[str, Any]) -> None:
-        super().__init__(response.get("status"))
-        self.response = response
 
 
 def _recorded(response: Response) -> dict[str, Any]:
@@ -108,25 +88,20 @@ def run_idempotent(
     scope = idempotency_scope(request)
     payload = {"command": command, "method": request.method, "path": request.path, **payload}
 
-    def perform_and_record() -> dict[str, Any]:
+    def perform_and_record() -> Outcome:
         try:
-            return _recorded(perform())
+            return Outcome(_recorded(perform()))
         except (ServiceError, GameError) as error:
-            refusal = _recorded(problem_for_error(error))
-            if getattr(error, "effects_stand", False):
-                return refusal  # stored and committed with what the refusal records
-            raise _Refused(refusal) from error
-        except ObjectDoesNotExist as error:
-            raise _Refused(
-                _recorded(problem_response(status=404, code="not_found", detail="Not found."))
-            ) from error
+            # Kept when the refusal itself recorded something (a misscan, defaults applied first).
+            return Outcome(_recorded(problem_for_error(error)), keep=getattr(error, "effects_stand", False))
+        except ObjectDoesNotExist:
+            return Outcome(
+                _recorded(problem_response(status=404, code="not_found", detail="Not found.")), keep=False
+            )
 
-    try:
-        result = idempotent(
-            scope=scope, key=key, payload=payload, perform=perform_and_record, refuse_in_flight=True
-        )
-    except _Refused as refused:
-        result = idempotent_refusal_store(scope=scope, key=key, payload=payload, response=refused.response)
+    result = idempotent(
+        scope=scope, key=key, payload=payload, perform=perform_and_record, refuse_in_flight=True
+    )
     status = int(result.response["status"])
     body = result.response["body"]
     response = Response(body, status=status)

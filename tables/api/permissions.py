@@ -3,16 +3,15 @@ at the table it is placed at, a player only through the session issued at that t
 
 from __future__ import annotations
 
-from typing import Any
-
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
+from rest_framework.views import APIView
 
 from casino.models import PlayerSession, Terminal
 
 
 class IsTerminal(BasePermission):
-    def has_permission(self, request: Request, view: Any) -> bool:
+    def has_permission(self, request: Request, view: APIView) -> bool:
         return isinstance(request.user, Terminal)
 
 
@@ -20,7 +19,7 @@ class IsPlayerTerminal(BasePermission):
     message = "Only a player terminal may do this."
     code = "not_a_player_terminal"
 
-    def has_permission(self, request: Request, view: Any) -> bool:
+    def has_permission(self, request: Request, view: APIView) -> bool:
         return isinstance(request.user, Terminal) and request.user.kind == Terminal.Kind.PLAYER_TERMINAL
 
 
@@ -28,7 +27,7 @@ class IsCardReader(BasePermission):
     message = "Only a card reader may send cards."
     code = "not_a_card_reader"
 
-    def has_permission(self, request: Request, view: Any) -> bool:
+    def has_permission(self, request: Request, view: APIView) -> bool:
         return isinstance(request.user, Terminal) and request.user.kind == Terminal.Kind.CARD_READER
 
 
@@ -36,7 +35,7 @@ class HasPlayerSession(BasePermission):
     message = "A player must sign in at this terminal first."
     code = "player_token_missing"
 
-    def has_permission(self, request: Request, view: Any) -> bool:
+    def has_permission(self, request: Request, view: APIView) -> bool:
         session = request.auth
         return (
             isinstance(request.user, Terminal)
@@ -52,7 +51,7 @@ class AtOwnTable(BasePermission):
     message = "This terminal is not placed at that table."
     code = "wrong_table"
 
-    def has_permission(self, request: Request, view: Any) -> bool:
+    def has_permission(self, request: Request, view: APIView) -> bool:
         terminal = request.user
         if not isinstance(terminal, Terminal) or terminal.table_id is None:
             return False

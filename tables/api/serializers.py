@@ -4,9 +4,12 @@ Neither holds any game rule: the services decide."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeAlias
 
 from rest_framework import serializers
+
+from tables.models import Bet
 
 # ---------------------------------------------------------------- JSON body fields
 # DRF's fields coerce: a boolean field takes 0, 1, "true" or "yes", an integer field "12" or 12.0, a
@@ -36,10 +39,18 @@ class JSONRegexField(serializers.RegexField):
         return str(super().to_internal_value(data))
 
 
+# ---------------------------------------------------------------- instance types
+# DRF's type parameter is the instance a serializer reads. The inputs are only ever bound to request
+# data (``data=``), never to an instance; the outputs read the plain mappings the views and
+# selectors build (BetSerializer reads the Bet row itself).
+InputSerializer: TypeAlias = serializers.Serializer[None]
+OutputSerializer: TypeAlias = serializers.Serializer[Mapping[str, Any]]
+
+
 # ---------------------------------------------------------------- problems
 
 
-class ProblemDetailSerializer(serializers.Serializer):
+class ProblemDetailSerializer(OutputSerializer):
     """RFC 9457 problem details, plus the stable machine ``code`` a terminal switches on."""
 
     type = serializers.CharField(help_text="`about:blank#<code>`")
@@ -50,7 +61,9 @@ class ProblemDetailSerializer(serializers.Serializer):
         "`not_box_owner`, `misscan`, `insufficient_funds`, `idempotency_key_reused`, ..."
     )
     detail = serializers.CharField(help_text="A message a terminal can show to the player.")
-    errors = serializers.JSONField(
+    # Named like the Serializer.errors property, which it does not replace: SerializerMetaclass takes
+    # declared fields off the class, so `errors` stays the validation errors.
+    errors = serializers.JSONField(  # type: ignore[assignment]  # a declared field, not the property
         required=False, help_text="Bad input only: the message(s) for each field, by field name."
     )
 
@@ -58,17 +71,17 @@ class ProblemDetailSerializer(serializers.Serializer):
 # ---------------------------------------------------------------- player sessions
 
 
-class SignInInputSerializer(serializers.Serializer):
+class SignInInputSerializer(InputSerializer):
     card_number = JSONRegexField(r"^[A-Za-z0-9\-]{1,32}$", max_length=32)
     pin = JSONRegexField(r"^[0-9]{4,8}$", max_length=8, min_length=4)
 
 
-class PlayerSerializer(serializers.Serializer):
+class PlayerSerializer(OutputSerializer):
     id = serializers.IntegerField()
     display_name = serializers.CharField()
 
 
-class PlayerSessionSerializer(serializers.Serializer):
+class PlayerSessionSerializer(OutputSerializer):
     player = PlayerSerializer()
     table_id = serializers.IntegerField()
     terminal_id = serializers.IntegerField()
@@ -86,7 +99,7 @@ class SignInOutputSerializer(PlayerSessionSerializer):
 # ---------------------------------------------------------------- wallet
 
 
-class BalanceSerializer(serializers.Serializer):
+class BalanceSerializer(OutputSerializer):
     balance_minor = serializers.IntegerField(help_text="On the wallet, in minor units (cents).")
     held_minor = serializers.IntegerField(help_text="Reserved by open bets.")
     available_minor = serializers.IntegerField(help_text="What the player can still stake.")
@@ -97,9 +110,9 @@ class PresentMixin:
     """A query-string parameter that, when given, must not be empty (DRF would ignore ``?since=``
     as if it were absent)."""
 
-    field_name: str
+    field_name: str | None  # as on Field; set when the field is bound to its serializer
 
-    def get_value(self, dictionary: Any) -> Any:
+    def get_value(self, dictionary: Mapping[Any, Any]) -> Any:
         if self.field_name in dictionary:
             return dictionary[self.field_name]
         return serializers.empty
@@ -117,14 +130,14 @@ class PresentRegexField(PresentMixin, serializers.RegexField):
     pass
 
 
-class StatementQuerySerializer(serializers.Serializer):
+class StatementQuerySerializer(InputSerializer):
     since = PresentDateTimeField(required=False, help_text="Only movements from this moment.")
     limit = PresentIntegerField(
         required=False, min_value=1, max_value=200, default=50, help_text="The most recent N movements."
     )
 
 
-class StatementLineSerializer(serializers.Serializer):
+class StatementLineSerializer(OutputSerializer):
     posting_id = serializers.IntegerField()
     transfer_id = serializers.IntegerField()
     created_at = serializers.DateTimeField()
@@ -136,7 +149,7 @@ class StatementLineSerializer(serializers.Serializer):
     balance_after_minor = serializers.IntegerField()
 
 
-class StatementSerializer(serializers.Serializer):
+class StatementSerializer(OutputSerializer):
     currency = serializers.CharField()
     lines = StatementLineSerializer(many=True)
 
@@ -147,18 +160,18 @@ MAX_ID = 2**53 - 1
 MAX_STAKE_MINOR = 10**12
 
 
-class BoxSerializer(serializers.Serializer):
+class BoxSerializer(OutputSerializer):
     table_id = serializers.IntegerField()
     number = serializers.IntegerField()
     owner_id = serializers.IntegerField(allow_null=True, help_text="The player who owns the box, if any.")
     accepts_bets_behind = serializers.BooleanField()
 
 
-class BetsBehindInputSerializer(serializers.Serializer):
+class BetsBehindInputSerializer(InputSerializer):
     accepts = JSONBooleanField(help_text="False: no bets behind me (from the next round).")
 
 
-class BetInputSerializer(serializers.Serializer):
+class BetInputSerializer(InputSerializer):
     box = JSONIntegerField(min_value=1, max_value=7)
     kind = serializers.ChoiceField(
         choices=["main", "behind", "perfect_pairs", "twenty_one_plus_three"],
@@ -173,7 +186,7 @@ class BetInputSerializer(serializers.Serializer):
     )
 
 
-class BetSerializer(serializers.Serializer):
+class BetSerializer(serializers.Serializer[Bet]):
     id = serializers.IntegerField()
     round_id = serializers.IntegerField()
     box = serializers.IntegerField(source="box_number")
@@ -186,21 +199,29 @@ class BetSerializer(serializers.Serializer):
     placed_at = serializers.DateTimeField()
 
 
-class BetListSerializer(serializers.Serializer):
+class BetListSerializer(OutputSerializer):
     bets = BetSerializer(many=True)
 
 
-class InsuranceInputSerializer(serializers.Serializer):
+class InsuranceInputSerializer(InputSerializer):
     bet_id = JSONIntegerField(min_value=1, max_value=MAX_ID, help_text="Your main bet or bet behind.")
-    take = JSONBooleanField(help_text="True: insure for half the stake; false: decline.")
+    take = JSONBooleanField(help_text="True: insure the bet; false: decline.")
+    stake_minor = JSONIntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_STAKE_MINOR,
+        help_text="The insurance stake asked for, with `take`; left out: exactly half the bet's stake. "
+        "A rule set with `insurance_stake: up_to_half` takes any multiple of the table's smallest chip "
+        "up to half; with `half` (the default) only the half.",
+    )
 
 
-class DecisionInputSerializer(serializers.Serializer):
+class DecisionInputSerializer(InputSerializer):
     box = JSONIntegerField(min_value=1, max_value=7)
     decision = serializers.ChoiceField(choices=["hit", "stand", "double", "split", "surrender"])
 
 
-class CardInputSerializer(serializers.Serializer):
+class CardInputSerializer(InputSerializer):
     card = JSONRegexField(
         r"^\s*(10|[2-9TJQKAtjqka])[SHDCshdc]\s*$",
         max_length=5,
@@ -208,7 +229,7 @@ class CardInputSerializer(serializers.Serializer):
     )
 
 
-class RoundSerializer(serializers.Serializer):
+class RoundSerializer(OutputSerializer):
     id = serializers.IntegerField()
     table_id = serializers.IntegerField()
     number = serializers.IntegerField()
@@ -221,7 +242,7 @@ class RoundSerializer(serializers.Serializer):
 # ---------------------------------------------------------------- table state
 
 
-class TableStateQuerySerializer(serializers.Serializer):
+class TableStateQuerySerializer(InputSerializer):
     wait = PresentIntegerField(
         required=False,
         min_value=0,
@@ -237,13 +258,13 @@ class TableStateQuerySerializer(serializers.Serializer):
     )
 
 
-class StateTableSerializer(serializers.Serializer):
+class StateTableSerializer(OutputSerializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     is_open = serializers.BooleanField()
 
 
-class StateConfigSerializer(serializers.Serializer):
+class StateConfigSerializer(OutputSerializer):
     version = serializers.IntegerField(help_text="The table configuration version (new rounds use it).")
     rule_set = serializers.CharField()
     rule_set_version_id = serializers.IntegerField()
@@ -267,7 +288,7 @@ class StateConfigSerializer(serializers.Serializer):
     shoe_kind = serializers.CharField()
 
 
-class StateShoeSerializer(serializers.Serializer):
+class StateShoeSerializer(OutputSerializer):
     id = serializers.IntegerField()
     kind = serializers.CharField()
     decks = serializers.IntegerField()
@@ -278,19 +299,19 @@ class StateShoeSerializer(serializers.Serializer):
     rounds_dealt = serializers.IntegerField()
 
 
-class StateTurnSerializer(serializers.Serializer):
+class StateTurnSerializer(OutputSerializer):
     box = serializers.IntegerField()
     hand = serializers.IntegerField(help_text="Hand index on the box (0, or more after a split).")
 
 
-class StateCardExpectedSerializer(serializers.Serializer):
+class StateCardExpectedSerializer(OutputSerializer):
     to = serializers.CharField(help_text="`box` or `dealer`.")
     box = serializers.IntegerField(allow_null=True)
     hand = serializers.IntegerField(allow_null=True)
     is_face_up = serializers.BooleanField()
 
 
-class StateDealerSerializer(serializers.Serializer):
+class StateDealerSerializer(OutputSerializer):
     cards = serializers.ListField(
         child=serializers.CharField(allow_null=True),
         help_text="`null` for the hole card until it is revealed.",
@@ -299,7 +320,7 @@ class StateDealerSerializer(serializers.Serializer):
     is_soft = serializers.BooleanField(required=False)
 
 
-class StateRoundSerializer(serializers.Serializer):
+class StateRoundSerializer(OutputSerializer):
     id = serializers.IntegerField()
     number = serializers.IntegerField()
     status = serializers.CharField(
@@ -314,14 +335,14 @@ class StateRoundSerializer(serializers.Serializer):
     dealer = StateDealerSerializer()
 
 
-class StateSeatSerializer(serializers.Serializer):
+class StateSeatSerializer(OutputSerializer):
     player_id = serializers.IntegerField()
     display_name = serializers.CharField()
     is_owner = serializers.BooleanField()
     win_streak = serializers.IntegerField()
 
 
-class StateBetSerializer(serializers.Serializer):
+class StateBetSerializer(OutputSerializer):
     bet_id = serializers.IntegerField()
     player_id = serializers.IntegerField()
     kind = serializers.CharField()
@@ -330,7 +351,7 @@ class StateBetSerializer(serializers.Serializer):
     is_mine = serializers.BooleanField(help_text="With a player token: the signed-in player's bet.")
 
 
-class StateHandSerializer(serializers.Serializer):
+class StateHandSerializer(OutputSerializer):
     cards = serializers.ListField(child=serializers.CharField())
     total = serializers.IntegerField()
     is_soft = serializers.BooleanField()
@@ -339,7 +360,7 @@ class StateHandSerializer(serializers.Serializer):
     is_finished = serializers.BooleanField()
 
 
-class StateBoxSerializer(serializers.Serializer):
+class StateBoxSerializer(OutputSerializer):
     number = serializers.IntegerField()
     owner_id = serializers.IntegerField(allow_null=True)
     accepts_bets_behind = serializers.BooleanField()
@@ -350,7 +371,7 @@ class StateBoxSerializer(serializers.Serializer):
     hands = StateHandSerializer(many=True)
 
 
-class TableStateSerializer(serializers.Serializer):
+class TableStateSerializer(OutputSerializer):
     version = serializers.CharField(
         help_text="Equals the `ETag` (without quotes): send it back as `version`."
     )

@@ -14,9 +14,9 @@ from django.utils import timezone
 
 from casino.audit import audit_append
 from casino.errors import ConflictError, PermissionRefusedError, ServiceError
-from casino.models import Casino, Player, PlayerSession, Terminal
-from casino.rows import part, rows_joined
+from casino.models import Player, PlayerSession, Terminal
 from casino.services import player_check_pin
+from casino.sql import session_with_player
 from tables.api.conf import api_setting
 
 TOKEN_PREFIX_LENGTH = 8
@@ -109,24 +109,6 @@ def player_session_end(*, session: PlayerSession) -> PlayerSession:
     return session
 
 
-def _session_with_player(digest: str) -> PlayerSession | None:
-    """The session with its player and the player's casino, in one statement (every player
-    request at a terminal authenticates with it)."""
-    found = rows_joined(
-        "SELECT {columns} FROM casino_playersession s JOIN casino_player p ON p.id = s.player_id "
-        "JOIN casino_casino c ON c.id = p.casino_id WHERE s.token_digest = %s",
-        [digest],
-        [part(PlayerSession, "s"), part(Player, "p", skip=["pin_hash"]), part(Casino, "c")],
-    )
-    if found is None:
-        return None
-    session, player, casino = found
-    assert isinstance(session, PlayerSession) and isinstance(player, Player) and isinstance(casino, Casino)
-    player.casino = casino
-    session.player = player
-    return session
-
-
 def player_session_authenticate(*, terminal: Terminal, token: str) -> PlayerSession:
     """The open session a player token belongs to, at this terminal. Slides its expiry forward.
 
@@ -134,7 +116,7 @@ def player_session_authenticate(*, terminal: Terminal, token: str) -> PlayerSess
     ``player_session_ended`` or ``player_session_expired`` (all 401)."""
     if not token or len(token) < TOKEN_PREFIX_LENGTH or len(token) > 200:
         raise PlayerTokenError("Missing or malformed player token.")
-    session = _session_with_player(_digest(token))
+    session = session_with_player(_digest(token))
     if session is None or session.terminal_id != terminal.pk:
         raise PlayerTokenError("Unknown player token; sign in again.")
     now = timezone.now()

@@ -23,7 +23,7 @@ from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
 from tables.models import Bet, BetStatus, Box, Round, RoundStatus, Seat, Shoe, Table, TableConfigVersion
-from tables.services.rounds import round_apply_overdue_defaults
+from tables.services.commands import round_apply_overdue_defaults
 
 # Bump when the state's JSON shape changes, so that cached ETags of the old shape never match.
 REPRESENTATION = 1

@@ -5,10 +5,9 @@ points at Redis. A refusal is a problem+json 429 with ``Retry-After``."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.views import APIView
 
 from casino.models import PlayerSession, Terminal
 from tables.api.conf import api_setting
@@ -27,7 +26,7 @@ class TerminalRateThrottle(_ConfiguredRateThrottle):
     scope = "terminal"
     setting_name = "API_THROTTLE_TERMINAL"
 
-    def get_cache_key(self, request: Request, view: Any) -> str | None:
+    def get_cache_key(self, request: Request, view: APIView) -> str | None:
         if not isinstance(request.user, Terminal):
             return None
         return f"throttle:terminal:{request.user.pk}"
@@ -39,7 +38,7 @@ class PlayerRateThrottle(_ConfiguredRateThrottle):
     scope = "player"
     setting_name = "API_THROTTLE_PLAYER"
 
-    def get_cache_key(self, request: Request, view: Any) -> str | None:
+    def get_cache_key(self, request: Request, view: APIView) -> str | None:
         if not isinstance(request.auth, PlayerSession):
             return None
         return f"throttle:player:{request.auth.player_id}"
@@ -51,7 +50,7 @@ class SignInRateThrottle(_ConfiguredRateThrottle):
     scope = "sign_in"
     setting_name = "API_THROTTLE_SIGN_IN"
 
-    def get_cache_key(self, request: Request, view: Any) -> str | None:
+    def get_cache_key(self, request: Request, view: APIView) -> str | None:
         if not isinstance(request.user, Terminal):
             return None
         return f"throttle:sign_in:{request.user.pk}"

@@ -4,7 +4,7 @@ selector, render. Every refusal is problem+json (casino.api.exception_handler)."
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import Any, cast
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -25,15 +25,17 @@ from casino.parsers import JSONBodyParser
 from casino.schema import TerminalApiSchema, problems
 from tables.api import serializers as s
 from tables.api.conf import api_setting
-from tables.api.idempotency import idempotency_key, run_idempotent, service_key
+from tables.api.idempotency import idempotency_key, run_idempotent
 from tables.api.permissions import AtOwnTable, HasPlayerSession, IsCardReader, IsPlayerTerminal, IsTerminal
 from tables.api.sessions import player_session_end, player_session_start
 from tables.api.state import etag_matches, table_state_version_current, table_state_wait
 from tables.api.throttling import PlayerRateThrottle, SignInRateThrottle, TerminalRateThrottle
-from tables.models import BOX_NUMBERS, Bet, Round, Table
+from tables.models import BOX_NUMBERS, Bet, Box, Round, Table
 from tables.selectors import table_state
+from tables.services.bets import bet_cancel, bet_place
+from tables.services.cards import card_enter
 from tables.services.common import Actor
-from tables.services.rounds import bet_cancel, bet_place, card_enter, decision_make, insurance_decide
+from tables.services.decisions import decision_make, insurance_decide
 from tables.services.seats import box_bets_behind_set, box_leave, box_take
 from wallet.selectors import account_balance, player_statement
 
@@ -62,7 +64,8 @@ class TerminalApiView(APIView):
 
     @property
     def terminal(self) -> Terminal:
-        return self.request.user  # type: ignore[return-value]
+        # The authentication classes put the Terminal on request.user, which DRF types as a user.
+        return cast(Terminal, self.request.user)
 
 
 class PlayerApiView(TerminalApiView):
@@ -74,7 +77,8 @@ class PlayerApiView(TerminalApiView):
 
     @property
     def session(self) -> PlayerSession:
-        return self.request.auth  # type: ignore[return-value]
+        # TerminalPlayerAuthentication puts the PlayerSession on request.auth, typed by DRF as a token.
+        return cast(PlayerSession, self.request.auth)
 
 
 def _session_data(session: PlayerSession) -> dict[str, Any]:
@@ -226,10 +230,13 @@ class TablePlayerView(PlayerApiView):
 
     @property
     def table(self) -> Table:
-        return self.terminal.table  # type: ignore[return-value]
+        table = self.terminal.table
+        if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
+            raise NotFoundError("This terminal is not placed at a table.", code="not_found")
+        return table
 
 
-def _box_data(box: Any) -> dict[str, Any]:
+def _box_data(box: Box) -> dict[str, Any]:
     return {
         "table_id": box.table_id,
         "number": box.number,
@@ -331,7 +338,7 @@ class BetPlaceView(TablePlayerView):
                 stake_minor=values["stake_minor"],
                 follow_double=values["follow_double"],
                 follow_split=values["follow_split"],
-                idempotency_key=service_key(request, key),
+                idempotency_key=key,
             )
             return Response(_bet_data(bet), status=status.HTTP_201_CREATED)
 
@@ -370,7 +377,7 @@ class BetCancelView(TablePlayerView):
 class InsuranceView(TablePlayerView):
     @extend_schema(
         operation_id="insurance_decide",
-        summary="Take insurance (half the stake, held at once) or decline it while the dealer shows an ace",
+        summary="Take insurance (held at once) or decline it while the dealer shows an ace",
         tags=["decisions"],
         parameters=[TABLE_PARAMETER, ROUND_PARAMETER, IDEMPOTENCY_PARAMETER],
         request=s.InsuranceInputSerializer,
@@ -380,7 +387,9 @@ class InsuranceView(TablePlayerView):
                 404,
                 409,
                 422,
-                s409="`insurance_not_offered`, `insurance_already_decided`, `insufficient_funds`.",
+                s409="`insurance_not_offered`, `insurance_already_decided`, `insurance_stake_not_exact`, "
+                "`insurance_stake_not_allowed`, `insurance_stake_above_half`, "
+                "`insurance_stake_not_unit_multiple`, `insufficient_funds`.",
             ),
         },
     )
@@ -397,7 +406,8 @@ class InsuranceView(TablePlayerView):
                 actor=self.actor(),
                 bet_id=values["bet_id"],
                 take=values["take"],
-                idempotency_key=service_key(request, key),
+                stake_minor=values.get("stake_minor"),
+                idempotency_key=key,
             )
             return Response(s.RoundSerializer(_round_data(round_)).data)
 

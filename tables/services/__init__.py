@@ -6,6 +6,9 @@ subclasses with stable codes (``tables.errors``). The terminal API and the deale
 these functions with an :class:`Actor`.
 """
 
+from tables.services.bets import bet_cancel, bet_place
+from tables.services.cards import card_correct, card_enter
+from tables.services.commands import round_apply_overdue_defaults
 from tables.services.common import Actor
 from tables.services.config import (
     paytable_version_approve,
@@ -17,19 +20,8 @@ from tables.services.config import (
     table_limits_change,
     table_settings_change,
 )
-from tables.services.rounds import (
-    bet_cancel,
-    bet_place,
-    card_correct,
-    card_enter,
-    decision_make,
-    insurance_close,
-    insurance_decide,
-    round_apply_overdue_defaults,
-    round_close_betting,
-    round_open,
-    round_void,
-)
+from tables.services.decisions import decision_make, insurance_close, insurance_decide
+from tables.services.rounds import round_close_betting, round_open, round_void
 from tables.services.seats import box_bets_behind_set, box_leave, box_take, boxes_ensure
 from tables.services.settlement import payout_approve, payout_reject, round_settle
 from tables.services.shoes import shoe_shuffle, shoe_verify, shuffle_due

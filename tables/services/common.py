@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import connection
 from django.db.models import DateTimeField, Value
@@ -14,9 +15,11 @@ from casino.audit import audit_append
 from casino.errors import PermissionRefusedError
 from casino.models import Player, Terminal
 from casino.roles import role_of
-from casino.rows import part, rows_joined
 from tables.games.blackjack import RoundState, state_to_dict
 from tables.models import Round, RoundEvent, Table
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 @dataclass(frozen=True)
@@ -25,16 +28,16 @@ class Actor:
     logged in on it, a card reader terminal, or the system (Celery, seeds, simulations).
 
     The terminal API builds ``Actor.at_terminal(terminal, player)``; staff pages build
-    ``Actor.staff(request.user)``.
+    ``Actor.staff(user)`` with the signed-in staff user (``casino.views.staff_user(request)``).
     """
 
-    user: Any = None
+    user: User | None = None
     terminal: Terminal | None = None
     player: Player | None = None
     system: str = ""
 
     @classmethod
-    def staff(cls, user: Any) -> Actor:
+    def staff(cls, user: User) -> Actor:
         return cls(user=user)
 
     @classmethod
@@ -137,51 +140,27 @@ ROUND_LOCK_NAMESPACE = 0x7AB1E << 32
 
 
 def lock_round(round_id: int, *, shared: bool = False) -> Round:
-    """The round row for a command on it.
+    """The round row, with its table, for a command on it.
 
     Bets (``shared=True``) take the round's PostgreSQL advisory lock in shared mode and read the
     row: many bets run at once. Every other command takes the same lock exclusively, then the
     row FOR UPDATE: it waits for the bets in flight, and bets arriving meanwhile queue behind it
     (the lock manager queues fairly, so a stream of bets cannot starve "no more bets", as a
-    row-level FOR SHARE could) and then see the new state. On SQLite locks are no-ops: write
-    transactions are serialized whole.
-
-    A shared read leaves out the engine snapshot and the shoe (bets never read them; the shoe's
-    order is a few kilobytes of JSON): reading them costs more than the rest of a bet's reads. It
-    is one raw statement (``_round_with_table``), as bets are the hottest command of a table.
+    row-level FOR SHARE could) and then see the new state. A shared read leaves out the engine
+    snapshot and the shoe: bets never read them (the shoe's order is kilobytes of JSON).
+    Raises ``Round.DoesNotExist``.
     """
     round_lock_take(round_id, shared=shared)
     if shared:
-        return _round_with_table(round_id)
-    rounds = Round.objects.select_related("shoe", "table")
-    if connection.vendor == "postgresql":
-        return rounds.select_for_update(of=("self",)).get(pk=round_id)
-    return rounds.select_for_update().get(pk=round_id)
+        return Round.objects.select_related("table").defer("snapshot").get(pk=round_id)
+    return Round.objects.select_related("shoe", "table").select_for_update(of=("self",)).get(pk=round_id)
 
 
 def round_lock_take(round_id: int, *, shared: bool) -> None:
-    """The round's advisory lock alone (see ``lock_round``), for a command that reads the round
-    row in a statement of its own, after the lock. A no-op on SQLite."""
-    if connection.vendor == "postgresql":
-        function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT {function}(%s)", [ROUND_LOCK_NAMESPACE | int(round_id)])
-
-
-def _round_with_table(round_id: int) -> Round:
-    """The round row with its table, in one statement; the engine snapshot is left out (loaded
-    only if read)."""
-    found = rows_joined(
-        "SELECT {columns} FROM tables_round r JOIN tables_table t ON t.id = r.table_id WHERE r.id = %s",
-        [int(round_id)],
-        [part(Round, "r", skip=["snapshot"]), part(Table, "t")],
-    )
-    if found is None:
-        raise Round.DoesNotExist(f"no round {round_id}")
-    round_, table = found
-    assert isinstance(round_, Round) and isinstance(table, Table)
-    round_.table = table
-    return round_
+    """The round's advisory lock alone (see ``lock_round``)."""
+    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {function}(%s)", [ROUND_LOCK_NAMESPACE | int(round_id)])
 
 
 @dataclass
@@ -220,7 +199,9 @@ def events_write(
     return created
 
 
-def event_fields(round_: Round, sequence: int, draft: EventDraft, actor: Actor, now: Any) -> dict[str, Any]:
+def event_fields(
+    round_: Round, sequence: int, draft: EventDraft, actor: Actor, now: dt.datetime
+) -> dict[str, Any]:
     """The fields of the round event ``draft`` at ``sequence``, recorded by ``actor``."""
     return {
         "round": round_,

@@ -18,6 +18,8 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from tables.errors import InvalidConfigurationError, VersionImmutableError
+from tables.games.blackjack.betting import StakeLimits
+from tables.games.blackjack.rules import RuleSet as EngineRuleSet
 from tables.games.blackjack.rules import ruleset_from_dict
 from tables.games.errors import InvalidRuleSetError
 from tables.models import (
@@ -119,7 +121,7 @@ def rules_for(
     perfect_pairs_version: SideBetPaytableVersion | None,
     twenty_one_plus_three_version: SideBetPaytableVersion | None,
     settings: dict[str, Any],
-) -> Any:
+) -> EngineRuleSet:
     """The engine rule set a round runs: the rule set version's options, with the table's boxes,
     boxes per player and bets behind, and the table's paytable versions where the options offer
     the side bet."""
@@ -137,7 +139,8 @@ def rules_for(
     return rules.with_overrides(overrides) if overrides else rules
 
 
-_RULES_CACHE: dict[str, Any] = {}
+_RULES_CACHE: dict[str, EngineRuleSet] = {}
+_RULES_BY_CONFIG: dict[int, EngineRuleSet] = {}
 
 
 _CONFIG_CACHE: dict[int, TableConfigVersion] = {}
@@ -160,11 +163,29 @@ def config_get(config_id: int) -> TableConfigVersion:
 @receiver(post_save, sender=TableConfigVersion)
 def _config_saved(sender: Any, instance: TableConfigVersion, **kwargs: Any) -> None:
     _CONFIG_CACHE.pop(instance.pk, None)
+    _RULES_BY_CONFIG.pop(instance.pk, None)
 
 
-def config_rules(config: TableConfigVersion) -> Any:
+def config_limits(config: TableConfigVersion) -> StakeLimits:
+    """The table's stake limits per bet type of a configuration version (rules 2.8), as the
+    engine's bet check takes them."""
+    return StakeLimits(
+        main=(config.main_min_minor, config.main_max_minor),
+        behind=(config.behind_min_minor, config.behind_max_minor),
+        perfect_pairs=(config.perfect_pairs_min_minor, config.perfect_pairs_max_minor),
+        twenty_one_plus_three=(
+            config.twenty_one_plus_three_min_minor,
+            config.twenty_one_plus_three_max_minor,
+        ),
+    )
+
+
+def config_rules(config: TableConfigVersion) -> EngineRuleSet:
     """The engine rule set of a configuration version, cached by content (building and checking
-    a rule set costs more than the query)."""
+    a rule set costs more than the query), and by id for an approved (immutable) version: every
+    bet asks, and the content's key costs a JSON encoding of the options."""
+    if config.approved_at is not None and config.pk in _RULES_BY_CONFIG:
+        return _RULES_BY_CONFIG[config.pk]
     key = json.dumps(
         [
             config.rule_set_version.rule_set.name,
@@ -180,10 +201,12 @@ def config_rules(config: TableConfigVersion) -> Any:
         rules = _config_rules(config)
         if len(_RULES_CACHE) < 1000:
             _RULES_CACHE[key] = rules
+    if config.approved_at is not None and len(_RULES_BY_CONFIG) < 10_000:
+        _RULES_BY_CONFIG[config.pk] = rules
     return rules
 
 
-def _config_rules(config: TableConfigVersion) -> Any:
+def _config_rules(config: TableConfigVersion) -> EngineRuleSet:
     return rules_for(
         config.rule_set_version,
         config.perfect_pairs_version,

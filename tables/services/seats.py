@@ -26,6 +26,7 @@ from tables.models import (
     Seat,
     Table,
 )
+from tables.services.commands import bets_release
 from tables.services.common import Actor, lock_round, require_player
 from tables.services.config import table_config_current
 
@@ -95,7 +96,6 @@ def box_take(*, table: Table, box_number: int, actor: Actor) -> Box:
 
 def _cancel_bets(round_: Round, bets: list[Bet], actor: Actor, reason: str) -> None:
     """Cancel bets of an open betting round and free their holds (one bulk void)."""
-    from tables.services.rounds import bets_release
 
     bets_release(round_=round_, bets=bets, status=BetStatus.CANCELLED, reason=reason, actor=actor)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from fractions import Fraction
 
 from django.db import transaction
@@ -21,6 +22,7 @@ from django.utils import timezone
 from tables.errors import ApprovalByDealerRefusedError, RoundNotOpenError, TableError
 from tables.games.blackjack import settlement
 from tables.games.blackjack.jsonable import fraction_text
+from tables.games.blackjack.settlement import PayoutLine as EnginePayoutLine
 from tables.models import (
     ApprovalStatus,
     Bet,
@@ -33,6 +35,7 @@ from tables.models import (
     RoundStatus,
     Seat,
 )
+from tables.services.commands import AppliedDefault, round_command, round_state, shoe_consume
 from tables.services.common import (
     Actor,
     EventDraft,
@@ -41,7 +44,6 @@ from tables.services.common import (
     require_dealer_or_reader,
     require_staff,
 )
-from tables.services.rounds import _command, _shoe_consume, round_state
 from wallet.models import PendingPayout
 from wallet.services import SettlementLine, payout_release
 from wallet.services import payout_reject as wallet_payout_reject
@@ -61,90 +63,18 @@ def round_settle(*, round_id: int, actor: Actor) -> Round:
     A constant number of SQL statements whatever the number of bets.
     """
 
-    def body(round_: Round, applied: list) -> Round:  # type: ignore[type-arg]
+    def body(round_: Round, applied: list[AppliedDefault]) -> Round:
         require_dealer_or_reader(actor, round_.table)
         if round_.status != RoundStatus.SETTLING:
             raise TableError(f"the round is {round_.status}, not played to the end", code="round_not_played")
         state = round_state(round_)
         lines = settlement(state)
         bets = {str(bet.pk): bet for bet in Bet.objects.filter(round=round_)}
-        threshold = round_.config.payout_approval_threshold_minor
-        rows: list[PayoutLine] = []
-        for line in lines:
-            bet = bets[line.bet_id]
-            waits = line.outcome != "refund" and line.paid_minor > threshold
-            rows.append(
-                PayoutLine(
-                    round=round_,
-                    bet=bet,
-                    hand=line.hand,
-                    outcome=line.outcome,
-                    rule=line.rule[:120],
-                    multiplier_numerator=line.multiplier.numerator,
-                    multiplier_denominator=line.multiplier.denominator,
-                    stake_minor=line.stake_minor,
-                    net_minor=line.net_minor,
-                    paid_minor=line.paid_minor,
-                    rounding_remainder=fraction_text(line.rounding_remainder_minor),
-                    needs_approval=waits,
-                    approval_status=ApprovalStatus.PENDING if waits else ApprovalStatus.NOT_NEEDED,
-                )
-            )
-        rows = PayoutLine.objects.bulk_create(rows)
-        holds = defaultdict(list)
-        for bet_id, hold_id, amount, account_id in (
-            BetHold.objects.filter(bet__round=round_, bet__status=BetStatus.PLACED)
-            .order_by("pk")
-            .values_list("bet_id", "hold_id", "amount_minor", "hold__account_id")
-        ):
-            holds[str(bet_id)].append((hold_id, amount, account_id))
-        staked: dict[str, int] = defaultdict(int)
-        wallet_lines: list[SettlementLine] = []
-        for line, row in zip(lines, rows, strict=True):
-            bet = bets[line.bet_id]
-            if bet.status != BetStatus.PLACED:
-                continue  # returned when betting closed (owner not playing)
-            staked[line.bet_id] += line.stake_minor
-            account_id = holds[line.bet_id][0][2]
-            if line.paid_minor:
-                wallet_lines.append(
-                    SettlementLine(
-                        account_id=account_id,
-                        stake_minor=0,
-                        payout_minor=line.paid_minor,
-                        needs_approval=row.needs_approval,
-                        rounding_minor=math.floor(line.rounding_remainder_minor),
-                        bet_reference=PAYOUT_REFERENCE.format(row.pk),
-                    )
-                )
-            elif line.rounding_remainder_minor >= 1:
-                wallet_lines.append(
-                    SettlementLine(
-                        account_id=account_id,
-                        stake_minor=0,
-                        payout_minor=0,
-                        rounding_minor=math.floor(line.rounding_remainder_minor),
-                    )
-                )
-        for bet_id, bet_holds in holds.items():
-            remaining = staked.get(bet_id, 0)
-            for hold_id, amount, account_id in bet_holds:
-                take = min(amount, remaining)
-                remaining -= take
-                wallet_lines.append(
-                    SettlementLine(
-                        account_id=account_id,
-                        stake_minor=take,
-                        payout_minor=0,
-                        hold_id=hold_id,
-                        bet_reference=f"bet:{bet_id}",
-                    )
-                )
-            if remaining:
-                raise TableError(f"bet {bet_id} staked more than it held", code="hold_mismatch")
+        rows = PayoutLine.objects.bulk_create(_payout_rows(round_, lines, bets))
+        wallet_lines = _wallet_lines(round_, lines, rows, bets)
         Bet.objects.filter(round=round_, status=BetStatus.PLACED).update(status=BetStatus.SETTLED)
         _streaks_update(round_, lines, bets)
-        _shoe_consume(round_.shoe, state)
+        shoe_consume(round_.shoe, state)
         round_.status = RoundStatus.SETTLED
         totals = {
             "stake_minor": sum(line.stake_minor for line in lines),
@@ -170,10 +100,8 @@ def round_settle(*, round_id: int, actor: Actor) -> Round:
                 table=round_.table,
                 reference=str(round_.pk),
                 lines=wallet_lines,
-                idempotency_key=f"round:{round_.pk}:settle",
                 actor=actor.user,
                 actor_name=actor.name,
-                scope=f"table:{round_.table_id}",
             )
         actor.audit(
             action="round.settled",
@@ -184,10 +112,92 @@ def round_settle(*, round_id: int, actor: Actor) -> Round:
         )
         return round_
 
-    return _command(round_id, body, actor)
+    return round_command(round_id, body, actor)
 
 
-def _streaks_update(round_: Round, lines, bets) -> None:  # type: ignore[no-untyped-def]
+def _payout_rows(round_: Round, lines: Sequence[EnginePayoutLine], bets: dict[str, Bet]) -> list[PayoutLine]:
+    """The payout line rows of the engine's lines (rule and exact multiplier); a line paying more
+    than the table's approval threshold waits for a pit boss."""
+    threshold = round_.config.payout_approval_threshold_minor
+    rows: list[PayoutLine] = []
+    for line in lines:
+        waits = line.outcome != "refund" and line.paid_minor > threshold
+        rows.append(
+            PayoutLine(
+                round=round_,
+                bet=bets[line.bet_id],
+                hand=line.hand,
+                outcome=line.outcome,
+                rule=line.rule[:120],
+                multiplier_numerator=line.multiplier.numerator,
+                multiplier_denominator=line.multiplier.denominator,
+                stake_minor=line.stake_minor,
+                net_minor=line.net_minor,
+                paid_minor=line.paid_minor,
+                rounding_remainder=fraction_text(line.rounding_remainder_minor),
+                needs_approval=waits,
+                approval_status=ApprovalStatus.PENDING if waits else ApprovalStatus.NOT_NEEDED,
+            )
+        )
+    return rows
+
+
+def _wallet_lines(
+    round_: Round, lines: Sequence[EnginePayoutLine], rows: Sequence[PayoutLine], bets: dict[str, Bet]
+) -> list[SettlementLine]:
+    """What the wallet posts for the round: each payout (and rounding remainder) to the bettor's
+    account, and each hold closed with the part of it the bet staked (the rest is freed). Raises
+    ``hold_mismatch`` if a bet staked more than it held (a bug: nothing is posted then)."""
+    holds: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
+    for bet_pk, hold_id, amount, account_id in (
+        BetHold.objects.filter(bet__round=round_, bet__status=BetStatus.PLACED)
+        .order_by("pk")
+        .values_list("bet_id", "hold_id", "amount_minor", "hold__account_id")
+    ):
+        holds[str(bet_pk)].append((hold_id, amount, account_id))
+    staked: dict[str, int] = defaultdict(int)
+    wallet_lines: list[SettlementLine] = []
+    for line, row in zip(lines, rows, strict=True):
+        if bets[line.bet_id].status != BetStatus.PLACED:
+            continue  # returned when betting closed (owner not playing)
+        staked[line.bet_id] += line.stake_minor
+        account_id = holds[line.bet_id][0][2]
+        rounding = math.floor(line.rounding_remainder_minor)
+        if line.paid_minor:
+            wallet_lines.append(
+                SettlementLine(
+                    account_id=account_id,
+                    stake_minor=0,
+                    payout_minor=line.paid_minor,
+                    needs_approval=row.needs_approval,
+                    rounding_minor=rounding,
+                    bet_reference=PAYOUT_REFERENCE.format(row.pk),
+                )
+            )
+        elif rounding >= 1:
+            wallet_lines.append(
+                SettlementLine(account_id=account_id, stake_minor=0, payout_minor=0, rounding_minor=rounding)
+            )
+    for bet_id, bet_holds in holds.items():
+        remaining = staked.get(bet_id, 0)
+        for hold_id, amount, account_id in bet_holds:
+            take = min(amount, remaining)
+            remaining -= take
+            wallet_lines.append(
+                SettlementLine(
+                    account_id=account_id,
+                    stake_minor=take,
+                    payout_minor=0,
+                    hold_id=hold_id,
+                    bet_reference=f"bet:{bet_id}",
+                )
+            )
+        if remaining:
+            raise TableError(f"bet {bet_id} staked more than it held", code="hold_mismatch")
+    return wallet_lines
+
+
+def _streaks_update(round_: Round, lines: Sequence[EnginePayoutLine], bets: dict[str, Bet]) -> None:
     """One UPDATE: a seat whose player won on the box (net > 0) adds one, a loss resets to 0,
     a push keeps the streak (rules/blackjack.md 2.5)."""
     net: dict[tuple[int, int], int] = defaultdict(int)
@@ -234,11 +244,9 @@ def _decide(*, payout_line_id: int, actor: Actor, release: bool, reason: str = "
             reason=reason,
         )
         if release:
-            payout_release(payout=payout, by=actor.user, idempotency_key=f"payout_line:{line.pk}:approve")
+            payout_release(payout=payout, by=actor.user)
         else:
-            wallet_payout_reject(
-                payout=payout, by=actor.user, reason=reason, idempotency_key=f"payout_line:{line.pk}:reject"
-            )
+            wallet_payout_reject(payout=payout, by=actor.user, reason=reason)
     return PayoutLine.objects.get(pk=payout_line_id)
 
 

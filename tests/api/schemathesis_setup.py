@@ -15,9 +15,10 @@ from casino.models import Casino, Terminal
 from casino.services import terminal_credential_issue, terminal_register
 from tables.api.sessions import player_session_start
 from tables.models import Round, Table
+from tables.services.bets import bet_place
 from tables.services.common import Actor
 from tables.services.config import table_settings_change
-from tables.services.rounds import bet_place, round_open
+from tables.services.rounds import round_open
 from tables.services.seats import box_take
 from tables.services.shoes import shoe_shuffle
 

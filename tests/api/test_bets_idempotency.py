@@ -85,7 +85,7 @@ def test_a_refusal_after_a_write_leaves_nothing_and_is_replayed(agi_on_box_1, ba
     is stored, so a retry after a top-up still hears it; a new key then succeeds."""
     player = Player.objects.get(card_number="1000000002")
     cashier = staff("cashier")
-    cage_cash_out(player=player, amount_minor=250_000 - 300, cashier=cashier, idempotency_key="poor")
+    cage_cash_out(player=player, amount_minor=250_000 - 300, cashier=cashier)
     assert (
         agi_on_box_1.post(
             bets_url(bj1_round),
@@ -108,7 +108,7 @@ def test_a_refusal_after_a_write_leaves_nothing_and_is_replayed(agi_on_box_1, ba
     assert after.pop("idempotency") == [*before.pop("idempotency"), IdempotencyRecord.objects.latest("pk").pk]
     assert after == before
 
-    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier, idempotency_key="top-up")
+    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier)
     retry = bartek.post(bets_url(bj1_round), body, headers=headers)
     fresh = bartek.post(bets_url(bj1_round), body, headers={"Idempotency-Key": "behind-2"})
 
@@ -146,7 +146,6 @@ def test_malformed_keys_are_bad_input(agi_on_box_1, bj1_round):
     assert response.json()["code"] == "invalid_idempotency_key"
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_duplicates_run_once_the_others_get_409_or_the_replay(seeded):
     from tests.api.conftest import ApiClient, make_device, open_round, sign_in
@@ -184,11 +183,10 @@ def test_concurrent_duplicates_run_once_the_others_get_409_or_the_replay(seeded)
     assert account_balance(Bet.objects.get().player).held_minor == 1000
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_duplicate_committed_while_a_refusal_is_being_stored_is_what_both_hear(seeded, monkeypatch):
     # given a bet refused for lack of funds, paused between its rollback and storing its refusal
-    import tables.api.idempotency as api_idempotency
+    import wallet.idempotency as wallet_idempotency
     from tests.api.conftest import ApiClient, make_device, open_round, sign_in
 
     device = make_device("T-BJ1-9", "player_terminal", "BJ1")
@@ -196,18 +194,18 @@ def test_a_duplicate_committed_while_a_refusal_is_being_stored_is_what_both_hear
     token = sign_in(device, "1000000001", "1111")
     player = Player.objects.get(card_number="1000000001")
     cashier = staff("cashier")
-    cage_cash_out(player=player, amount_minor=500_000 - 300, cashier=cashier, idempotency_key="poor")
+    cage_cash_out(player=player, amount_minor=500_000 - 300, cashier=cashier)
     assert ApiClient(device, token).post(f"/api/v1/tables/{round_.table_id}/boxes/1/take/").status_code == 200
     body = {"box": 1, "kind": "main", "stake_minor": 1000}
     paused, release = threading.Event(), threading.Event()
-    store = api_idempotency.idempotent_refusal_store
+    store = wallet_idempotency._refusal_store
 
     def store_later(**arguments: Any) -> Any:
         paused.set()
         release.wait(10)
         return store(**arguments)
 
-    monkeypatch.setattr(api_idempotency, "idempotent_refusal_store", store_later)
+    monkeypatch.setattr(wallet_idempotency, "_refusal_store", store_later)
     answers: dict[str, Any] = {}
 
     def first() -> None:
@@ -223,8 +221,8 @@ def test_a_duplicate_committed_while_a_refusal_is_being_stored_is_what_both_hear
     assert paused.wait(10)
 
     # when the player tops up and the terminal's retry of the same key runs meanwhile
-    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier, idempotency_key="top-up")
-    monkeypatch.setattr(api_idempotency, "idempotent_refusal_store", store)
+    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier)
+    monkeypatch.setattr(wallet_idempotency, "_refusal_store", store)
     second = ApiClient(device, token).post(bets_url(round_), body, headers={"Idempotency-Key": "k"})
     release.set()
     thread.join(30)

@@ -22,7 +22,7 @@ from tests.factories import staff_user
 from tests.tables.conftest import at_terminal, balance, funded_player, stack_shoe
 from wallet.models import Hold
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _race(calls: list[Callable[[], Any]]) -> list[Any]:
@@ -269,15 +269,15 @@ def test_an_owner_leaving_while_the_next_player_bets_on_the_box_deadlocks_nobody
 
 def test_an_owner_leaving_while_another_bet_on_the_box_is_in_flight_deadlocks_nobody(live, monkeypatch):
     # given Alice's box 1, and Carol's first bet behind it half done (its locks held)
-    from tables.services import box_leave, rounds
+    from tables.services import bets, box_leave
 
     table, _round, as_alice, carol, bet_behind = _box_1_of_alice(live)
 
     # when Alice leaves the box meanwhile
     bet, leave = _meanwhile(
         monkeypatch,
-        rounds,
-        "_box_bets_and_seat",
+        bets,
+        "_bets_checked",
         lambda: bet_behind("c"),
         lambda: box_leave(table=table, box_number=1, actor=as_alice),
     )

@@ -1,0 +1,120 @@
+"""Cards from a physical shoe (dealer console or card reader) and the pit boss's correction of a
+misscan (DESIGN "Shoes"; rules/blackjack.md 4.1). A virtual shoe deals by itself
+(``tables.services.commands.auto_deal``)."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from tables.errors import AwaitingCorrectionError, MisscanError, RoundNotOpenError, TableError
+from tables.games.blackjack import DealCard
+from tables.games.cards import Card
+from tables.games.errors import GameError
+from tables.models import Round, RoundStatus
+from tables.services.commands import (
+    AppliedDefault,
+    Work,
+    finish,
+    game,
+    is_virtual,
+    round_command,
+    round_state,
+    step,
+)
+from tables.services.common import Actor, EventDraft, require_dealer_or_reader, require_staff
+
+
+def card_enter(*, round_id: int, actor: Actor, card: str) -> Round:
+    """A card leaves a physical shoe (dealer console or card reader); the engine places it where
+    the deal expects it. A card that the remaining shoe cannot hold, that is not a card, or that
+    arrives when none is expected is a misscan: it is recorded (``misscan`` event, audited), the
+    round waits for a pit boss's ``card_correct``, and the call raises ``misscan`` (details:
+    ``reason`` = the engine's code). Raises ``awaiting_correction``, ``virtual_shoe``."""
+    refusal: list[MisscanError] = []
+
+    def body(round_: Round, applied: list[AppliedDefault]) -> Round:
+        require_dealer_or_reader(actor, round_.table)
+        if round_.status not in (
+            RoundStatus.DEALING,
+            RoundStatus.PLAYERS,
+            RoundStatus.DEALER,
+            RoundStatus.INSURANCE,
+        ):
+            raise RoundNotOpenError(f"no card is expected: the round is {round_.status}")
+        if is_virtual(round_):
+            raise TableError("this table deals from a virtual shoe", code="virtual_shoe")
+        if round_.awaiting_correction is not None:
+            raise AwaitingCorrectionError("a misscanned card waits for a pit boss's correction")
+        state = round_state(round_)
+        work = Work()
+        try:
+            parsed = Card.parse(card)
+            state, _ = step(state, DealCard(parsed), work, "card_dealt", {"source": "physical_shoe"})
+        except (GameError, TableError) as error:
+            code = getattr(error, "code", "misscan")
+            round_.awaiting_correction = {
+                "card": str(card)[:10],
+                "reason": code,
+                "at": timezone.now().isoformat(),
+            }
+            work = Work(drafts=[EventDraft("misscan", {"card": str(card)[:10], "reason": code})])
+            state = round_state(round_)
+            finish(round_, state, work, actor, timezone.now())
+            actor.audit(
+                action="round.misscan",
+                object_type="tables.round",
+                object_id=round_.pk,
+                after={"card": str(card)[:10], "reason": code},
+            )
+            misscan = MisscanError(
+                f"misscan: {card!r} ({code}); the round waits for a correction", reason=code
+            )
+            misscan.effects_stand = True  # the misscan is recorded: the round waits for its correction
+            refusal.append(misscan)
+            return round_
+        finish(round_, state, work, actor, timezone.now())
+        return round_
+
+    result = round_command(round_id, body, actor)
+    if refusal:
+        raise refusal[0]
+    return result
+
+
+def card_correct(*, round_id: int, actor: Actor, card: str | None, reason: str) -> Round:
+    """A pit boss resolves a misscan: ``card`` is the card that really left the shoe (placed as
+    the deal expects it), or None when no card left it (a double read). Needs
+    ``casino.void_round`` and a reason. Raises ``no_misscan``, ``reason_required`` or the
+    engine's code if the corrected card is refused too. Audited with the misscan and the card."""
+    require_staff(actor, "void_round")
+    reason = (reason or "").strip()
+    if not reason:
+        raise TableError("a reason is required", code="reason_required")
+
+    def body(round_: Round, applied: list[AppliedDefault]) -> Round:
+        if round_.awaiting_correction is None:
+            raise TableError("no misscan to correct", code="no_misscan")
+        misscan = round_.awaiting_correction
+        state = round_state(round_)
+        work = Work()
+        if card is not None:
+            parsed = game(lambda: Card.parse(card))
+            state, _ = step(
+                state, DealCard(parsed), work, "card_corrected", {"misscan": misscan, "reason": reason}
+            )
+        else:
+            work.drafts.append(
+                EventDraft("card_corrected", {"misscan": misscan, "reason": reason, "card": None})
+            )
+        round_.awaiting_correction = None
+        finish(round_, state, work, actor, timezone.now())
+        actor.audit(
+            action="round.card_corrected",
+            object_type="tables.round",
+            object_id=round_.pk,
+            before={"misscan": misscan},
+            after={"card": card, "reason": reason},
+        )
+        return round_
+
+    return round_command(round_id, body, actor)
