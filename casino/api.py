@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import OperationalError
@@ -26,7 +26,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from casino.authentication import TerminalTokenAuthentication
 from casino.errors import ServiceError
-from casino.models import Terminal
+from casino.models import Terminal, TerminalCredential
 from casino.schema import TerminalApiSchema
 from tables.api.throttling import TerminalRateThrottle
 from tables.errors import GAME_ERROR_STATUS
@@ -138,14 +138,17 @@ class IsTerminal(BasePermission):
 @throttle_classes([TerminalRateThrottle])
 @schema(TerminalApiSchema())
 def terminal_identity(request: Request) -> Response:
-    terminal: Terminal = request.user  # type: ignore[assignment]
+    # TerminalTokenAuthentication puts the Terminal and its credential where DRF's types expect a
+    # Django user and a token.
+    terminal = cast(Terminal, request.user)
+    credential = cast(TerminalCredential, request.auth)
     return Response(
         {
             "id": terminal.pk,
             "name": terminal.name,
             "kind": terminal.kind,
             "table": terminal.table.name if terminal.table else None,
-            "credential_expires_at": request.auth.expires_at,
+            "credential_expires_at": credential.expires_at,
         }
     )
 

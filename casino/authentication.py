@@ -40,7 +40,7 @@ class TerminalTokenAuthentication(BaseAuthentication):
         if credential.last_used_at is None or (now - credential.last_used_at).total_seconds() > 60:
             type(credential).objects.filter(pk=credential.pk).update(last_used_at=now)
         terminal = credential.terminal
-        terminal.is_authenticated = True  # type: ignore[attr-defined]
+        terminal.is_authenticated = True  # type: ignore[attr-defined]  # read by DRF's IsAuthenticated off request.user
         return terminal, credential
 
     def authenticate_header(self, request: Request) -> str:
@@ -80,7 +80,7 @@ class TerminalPlayerAuthentication(TerminalTokenAuthentication):
             session = player_session_authenticate(terminal=terminal, token=token)
         except PlayerTokenError as error:
             raise PlayerAuthenticationFailed(error.message, code=error.code) from error
-        session.credential = credential
+        session.credential = credential  # type: ignore[attr-defined]  # on this instance only, not a column
         return terminal, session
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
 
 DEALER = "dealer"
 PIT_BOSS = "pit_boss"
@@ -39,7 +42,7 @@ ROLE_HOME = {
 ROLE_ORDER = (PIT_BOSS, OPERATOR, DEALER, CASHIER, AUDITOR)
 
 
-def role_of(user: Any) -> str:
+def role_of(user: User | AnonymousUser | None) -> str:
     """The user's role name (the first of their role groups), or "" for none."""
     if user is None or not getattr(user, "is_authenticated", False):
         return ""
@@ -50,5 +53,5 @@ def role_of(user: Any) -> str:
     role = next((name for name in ROLE_ORDER if name in names), "")
     if not role and user.is_superuser:
         role = "superuser"
-    user._casino_role = role
+    user._casino_role = role  # type: ignore[union-attr]  # a cache on the instance, not a field
     return role

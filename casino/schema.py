@@ -115,7 +115,7 @@ class TerminalApiSchema(AutoSchema):
             statuses.add(415)
         for status in sorted(statuses):
             if str(status) not in bodies:
-                bodies[str(status)] = self._get_response_for_code(
+                bodies[str(status)] = self._get_response_for_code(  # type: ignore[no-untyped-call]  # drf-spectacular leaves it unannotated
                     problem(status), str(status), [PROBLEM_CONTENT_TYPE], direction
                 )
         return dict(sorted(bodies.items()))

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.db.models import QuerySet
 
 from casino.models import AuditRecord, Casino, Terminal
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
 
-def casino_for_user(user: Any) -> Casino | None:
+
+def casino_for_user(user: User | AnonymousUser) -> Casino | None:
     """The venue a staff member works in. One venue per installation for now: the first one."""
     return Casino.objects.order_by("pk").first()
 

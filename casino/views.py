@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
 from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required, permission_required
+from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
+from django_htmx.middleware import HtmxDetails
 
 from casino.audit import audit_verify
 from casino.errors import ServiceError
-from casino.models import Player, TerminalCredential
+from casino.models import Player, Terminal, TerminalCredential
 from casino.roles import ROLE_HOME, role_of
 from casino.selectors import audit_record_list, casino_for_user, terminal_list
 from casino.services import (
@@ -26,6 +30,24 @@ from casino.services import (
     terminal_register,
 )
 from tables.models import RuleSet, SideBetPaytable, Table
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request through django_htmx's middleware (in MIDDLEWARE), which sets ``request.htmx``."""
+
+    htmx: HtmxDetails
+
+
+def staff_user(request: HttpRequest) -> User:
+    """The staff member signed in, for a page behind ``staff_page`` (login_required): never anonymous
+    there, which is checked here rather than assumed."""
+    user = request.user
+    if isinstance(user, AnonymousUser):
+        raise PermissionDenied
+    return user
 
 
 def staff_page(permission: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
@@ -77,7 +99,7 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "casino/no_role.html", status=403)
 
 
-def _tables(request: HttpRequest) -> Any:
+def _tables(request: HttpRequest) -> QuerySet[Table]:
     casino = casino_for_user(request.user)
     return Table.objects.filter(casino=casino).select_related("pit", "rule_set").order_by("name")
 
@@ -103,7 +125,7 @@ def operator_home(request: HttpRequest) -> HttpResponse:
 
 
 @staff_page("view_audit")
-def audit_home(request: HttpRequest) -> HttpResponse:
+def audit_home(request: HtmxHttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"records": audit_record_list(limit=100, action=request.GET.get("action", ""))}
     if request.GET.get("verify"):
         context["verification"] = audit_verify()
@@ -132,7 +154,7 @@ def terminals(request: HttpRequest) -> HttpResponse:
                 name=request.POST.get("name", "").strip(),
                 kind=request.POST.get("kind", ""),
                 table=table,
-                by=request.user,
+                by=staff_user(request),
             )
         except ServiceError as error:
             messages.error(request, error.message)
@@ -146,11 +168,9 @@ def terminals(request: HttpRequest) -> HttpResponse:
 @require_POST
 def terminal_credential_issue_view(request: HttpRequest, terminal_id: int) -> HttpResponse:
     casino = casino_for_user(request.user)
-    terminal = get_object_or_404(
-        casino.terminals if casino else TerminalCredential.objects.none(), pk=terminal_id
-    )
+    terminal = get_object_or_404(casino.terminals if casino else Terminal.objects.none(), pk=terminal_id)
     try:
-        credential, token = terminal_credential_issue(terminal=terminal, by=request.user)
+        credential, token = terminal_credential_issue(terminal=terminal, by=staff_user(request))
     except ServiceError as error:
         messages.error(request, error.message)
         return redirect("casino:terminals")
@@ -168,7 +188,7 @@ def terminal_credential_revoke_view(request: HttpRequest, credential_id: int) ->
     casino = casino_for_user(request.user)
     credential = get_object_or_404(TerminalCredential, pk=credential_id, terminal__casino=casino)
     try:
-        terminal_credential_revoke(credential=credential, by=request.user)
+        terminal_credential_revoke(credential=credential, by=staff_user(request))
     except ServiceError as error:
         messages.error(request, error.message)
     else:

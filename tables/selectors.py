@@ -3,6 +3,7 @@ lists for audit, and access scoping."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django.db.models import QuerySet
@@ -179,7 +180,7 @@ def payout_lines_awaiting_approval(*, casino_id: int | None = None) -> QuerySet[
     return lines.order_by("pk")
 
 
-def round_list_for_audit(*, table: Table | None = None, since: Any = None) -> QuerySet[Round]:
+def round_list_for_audit(*, table: Table | None = None, since: dt.datetime | None = None) -> QuerySet[Round]:
     rounds = Round.objects.filter(status="settled").select_related("table")
     if table is not None:
         rounds = rounds.filter(table=table)
