@@ -702,20 +702,7 @@ def round_settle(
     ``currency_mismatch``.
     """
     _same_casino(casino, table)
-    hold_ids = [line.hold_id for line in lines if line.hold_id is not None]
-    if len(hold_ids) != len(set(hold_ids)):
-        raise HoldMismatchError("A hold appears on two settlement lines.")
-    for line in lines:
-        for amount in (line.stake_minor, line.payout_minor, line.rounding_minor):
-            if (
-                not isinstance(amount, int)
-                or isinstance(amount, bool)
-                or amount < 0
-                or amount > MAX_AMOUNT_MINOR
-            ):
-                raise InvalidAmountError(
-                    f"Stakes, payouts and remainders are whole minor units from 0 to {MAX_AMOUNT_MINOR}."
-                )
+    hold_ids = _settlement_lines_checked(lines)
     with transaction.atomic():
         holds = {hold.pk: hold for hold in _holds_lock(hold_ids)} if hold_ids else {}
         tray_spec = _table_spec(table, AccountKind.TABLE_TRAY)
@@ -724,12 +711,7 @@ def round_settle(
         player_ids = {line.account_id for line in lines}
         locked = accounts_lock(casino=casino, specs=[tray_spec, pending_spec, rounding_spec], ids=player_ids)
         accounts, specs = _by_id(locked), _by_spec(locked)
-        for account_id in sorted(player_ids):
-            account = accounts.get(account_id)
-            if account is None or account.kind != AccountKind.PLAYER:
-                raise AccountNotFoundError(
-                    f"Account {account_id} is not a player's wallet.", account_id=account_id
-                )
+        _player_accounts_checked(accounts, player_ids)
         if Transfer.objects.filter(
             casino=casino,
             kind=TransferKind.ROUND_SETTLEMENT,
@@ -738,28 +720,9 @@ def round_settle(
         ).exists():
             raise RoundAlreadySettledError(f"Round {reference} is settled already.", reference=reference)
         tray, pending, rounding = specs[tray_spec], specs[pending_spec], specs[rounding_spec]
-        amounts: dict[int, int] = defaultdict(int)
-        held: dict[int, int] = defaultdict(int)
-        waiting: list[SettlementLine] = []
-        for line in lines:
-            if line.hold_id is not None:
-                hold = holds[line.hold_id]
-                if hold.account_id != line.account_id or (hold.table_id not in (None, table.pk)):
-                    raise HoldMismatchError(
-                        f"Hold {hold.pk} is not a hold of account {line.account_id} at this table.",
-                        hold_id=hold.pk,
-                    )
-                if line.stake_minor > hold.amount_minor:
-                    raise InvalidAmountError(f"The stake posted exceeds hold {hold.pk}.", hold_id=hold.pk)
-                held[line.account_id] -= hold.amount_minor
-            amounts[line.account_id] -= line.stake_minor
-            amounts[tray.pk] += line.stake_minor - line.payout_minor - line.rounding_minor
-            amounts[rounding.pk] += line.rounding_minor
-            if line.needs_approval and line.payout_minor > 0:
-                amounts[pending.pk] += line.payout_minor
-                waiting.append(line)
-            else:
-                amounts[line.account_id] += line.payout_minor
+        amounts, held, waiting = _settlement_amounts(
+            lines, holds, table=table, tray=tray, pending=pending, rounding=rounding
+        )
         transfer = _transfer_write(
             casino=casino,
             kind=TransferKind.ROUND_SETTLEMENT,
@@ -775,21 +738,7 @@ def round_settle(
             Hold.objects.filter(pk__in=sorted(holds)).update(
                 status=HoldStatus.POSTED, closed_at=timezone.now(), closed_by_transfer=transfer
             )
-        payouts = PendingPayout.objects.bulk_create(
-            [
-                PendingPayout(
-                    table=table,
-                    account_id=line.account_id,
-                    amount_minor=line.payout_minor,
-                    reference_type="round",
-                    reference_id=reference,
-                    bet_reference=line.bet_reference,
-                    settlement_transfer=transfer,
-                )
-                for line in waiting
-            ]
-        )
-        pending_ids = [payout.pk for payout in payouts]
+        pending_ids = _payouts_park(table, reference, transfer, waiting)
         audit_append(
             action="wallet.round_settled",
             actor=actor,
@@ -811,6 +760,95 @@ def round_settle(
             },
         )
     return RoundSettlement(transfer=transfer, pending_payout_ids=pending_ids)
+
+
+def _settlement_lines_checked(lines: Sequence[SettlementLine]) -> list[int]:
+    """The hold ids of a round's settlement lines, each once; raises ``hold_mismatch`` for a hold
+    on two lines and ``invalid_amount`` for an amount that is not whole minor units in range."""
+    hold_ids = [line.hold_id for line in lines if line.hold_id is not None]
+    if len(hold_ids) != len(set(hold_ids)):
+        raise HoldMismatchError("A hold appears on two settlement lines.")
+    for line in lines:
+        for amount in (line.stake_minor, line.payout_minor, line.rounding_minor):
+            if (
+                not isinstance(amount, int)
+                or isinstance(amount, bool)
+                or amount < 0
+                or amount > MAX_AMOUNT_MINOR
+            ):
+                raise InvalidAmountError(
+                    f"Stakes, payouts and remainders are whole minor units from 0 to {MAX_AMOUNT_MINOR}."
+                )
+    return hold_ids
+
+
+def _player_accounts_checked(accounts: dict[int, Account], player_ids: set[int]) -> None:
+    for account_id in sorted(player_ids):
+        account = accounts.get(account_id)
+        if account is None or account.kind != AccountKind.PLAYER:
+            raise AccountNotFoundError(
+                f"Account {account_id} is not a player's wallet.", account_id=account_id
+            )
+
+
+def _payouts_park(
+    table: Table, reference: str, transfer: Transfer, waiting: Sequence[SettlementLine]
+) -> list[int]:
+    """The payouts that wait for a pit boss's approval, parked on the table's payouts-pending
+    account by ``transfer`` (one bulk insert); their ids."""
+    payouts = PendingPayout.objects.bulk_create(
+        [
+            PendingPayout(
+                table=table,
+                account_id=line.account_id,
+                amount_minor=line.payout_minor,
+                reference_type="round",
+                reference_id=reference,
+                bet_reference=line.bet_reference,
+                settlement_transfer=transfer,
+            )
+            for line in waiting
+        ]
+    )
+    return [payout.pk for payout in payouts]
+
+
+def _settlement_amounts(
+    lines: Sequence[SettlementLine],
+    holds: dict[int, Hold],
+    *,
+    table: Table,
+    tray: Account,
+    pending: Account,
+    rounding: Account,
+) -> tuple[dict[int, int], dict[int, int], list[SettlementLine]]:
+    """The net of a round per account (players, the tray, payouts pending, house rounding), the
+    held amounts released per account, and the lines whose payout waits for approval. Raises
+    ``hold_mismatch`` (a hold of another account or table) and ``invalid_amount`` (a stake above
+    its hold)."""
+    amounts: dict[int, int] = defaultdict(int)
+    held: dict[int, int] = defaultdict(int)
+    waiting: list[SettlementLine] = []
+    for line in lines:
+        if line.hold_id is not None:
+            hold = holds[line.hold_id]
+            if hold.account_id != line.account_id or (hold.table_id not in (None, table.pk)):
+                raise HoldMismatchError(
+                    f"Hold {hold.pk} is not a hold of account {line.account_id} at this table.",
+                    hold_id=hold.pk,
+                )
+            if line.stake_minor > hold.amount_minor:
+                raise InvalidAmountError(f"The stake posted exceeds hold {hold.pk}.", hold_id=hold.pk)
+            held[line.account_id] -= hold.amount_minor
+        amounts[line.account_id] -= line.stake_minor
+        amounts[tray.pk] += line.stake_minor - line.payout_minor - line.rounding_minor
+        amounts[rounding.pk] += line.rounding_minor
+        if line.needs_approval and line.payout_minor > 0:
+            amounts[pending.pk] += line.payout_minor
+            waiting.append(line)
+        else:
+            amounts[line.account_id] += line.payout_minor
+    return amounts, held, waiting
 
 
 def _payout_decide(*, payout: PendingPayout, by: Any, release: bool, reason: str = "") -> Transfer:
