@@ -19,7 +19,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from casino.audit import audit_append
-from casino.errors import NotFoundError, PermissionRefusedError, ServiceError
+from casino.errors import PermissionRefusedError, ServiceError
 from casino.models import Casino, Player, StaffLoginState, Terminal, TerminalCredential
 from casino.roles import ROLE_PERMISSIONS
 from casino.sql import credential_with_terminal
@@ -370,13 +370,6 @@ def terminal_authenticate(*, token: str) -> TerminalCredential:
     if not credential.terminal.is_active:
         raise TerminalCredentialError("This terminal is deactivated.", code="terminal_inactive")
     return credential
-
-
-def get_or_404(model: Any, **lookup: Any) -> Any:
-    obj = model.objects.filter(**lookup).first()
-    if obj is None:
-        raise NotFoundError(f"{model._meta.verbose_name} not found")
-    return obj
 
 
 def require_permission(user: User | AnonymousUser, codename: str) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -128,11 +128,6 @@ def require_player(actor: Actor, table: Table) -> Player:
     if not player.is_active or player.casino_id != table.casino_id:
         raise PermissionRefusedError("This player cannot play at this table.")
     return player
-
-
-def lock(model: Any, ids: Iterable[int]) -> list[Any]:
-    """Lock rows FOR UPDATE in primary-key order (one statement) and return them in that order."""
-    return list(model.objects.select_for_update().filter(pk__in=sorted(set(ids))).order_by("pk"))
 
 
 # Namespace of the advisory lock key of a round (the audit chain uses a small key of its own).
