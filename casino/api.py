@@ -5,8 +5,16 @@ from __future__ import annotations
 import logging
 from typing import Any, cast
 
-from django.core.exceptions import ObjectDoesNotExist
+from django.conf import settings
+from django.core.exceptions import (
+    ObjectDoesNotExist,
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.db import OperationalError
+from django.http import UnreadablePostError
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.decorators import (
@@ -41,7 +49,15 @@ class ProblemJSONRenderer(JSONRenderer):
     media_type = PROBLEM_CONTENT_TYPE
 
 
-def problem_response(*, status: int, code: str, detail: Any, title: str = "") -> Response:
+# The refusals that invite the same request again a moment later, with the seconds to wait: a
+# duplicate of a request still running (sent again once the first has finished, it replays the
+# first's answer) and a transaction PostgreSQL gave up (nothing of it was kept). Every other 409
+# is the table's state (betting closed, not your turn, a misscan awaiting its correction), which
+# the same request sent again does not change: the terminal follows the table state instead.
+RETRY_AFTER_SECONDS = {"idempotency_in_progress": 1, "concurrent_update": 1}
+
+
+def problem_body(*, status: int, code: str, detail: Any, title: str = "") -> dict[str, Any]:
     body: dict[str, Any] = {
         "type": f"about:blank#{code}" if code else "about:blank",
         "title": title or code.replace("_", " ").capitalize(),
@@ -53,7 +69,19 @@ def problem_response(*, status: int, code: str, detail: Any, title: str = "") ->
         body["errors"] = detail
     else:
         body["detail"] = str(detail)
-    return Response(body, status=status, content_type=PROBLEM_CONTENT_TYPE)
+    return body
+
+
+def problem_response(*, status: int, code: str, detail: Any, title: str = "") -> Response:
+    """The problem+json answer; ``Retry-After`` when the refusal invites a retry."""
+    response = Response(
+        problem_body(status=status, code=code, detail=detail, title=title),
+        status=status,
+        content_type=PROBLEM_CONTENT_TYPE,
+    )
+    if code in RETRY_AFTER_SECONDS:
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS[code])
+    return response
 
 
 def problem_for_error(error: ServiceError | GameError) -> Response:
@@ -78,24 +106,72 @@ def _request_path(context: dict[str, Any]) -> str:
 RETRY_SQLSTATES = {"40P01", "40001"}
 
 
+def _django_request_problem(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Django's own refusals of what a request carries, met while DRF reads its body or its query
+    string; Django alone would answer them with its HTML 400 page (or a 500). Logged where Django
+    logs them (``django.security.<name>``), so that watching those logs still sees them."""
+    if isinstance(exc, SuspiciousOperation):
+        security_logger = logging.getLogger(f"django.security.{exc.__class__.__name__}")
+        security_logger.error("%s (%s)", exc, _request_path(context))
+    if isinstance(exc, RequestDataTooBig):
+        return problem_response(
+            status=413,
+            code="request_too_large",
+            detail=f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes.",
+        )
+    if isinstance(exc, TooManyFieldsSent):
+        return problem_response(
+            status=400,
+            code="too_many_fields",
+            detail=f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} parameters.",
+        )
+    if isinstance(exc, TooManyFilesSent):
+        return problem_response(
+            status=400,
+            code="too_many_files",
+            detail=f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files.",
+        )
+    if isinstance(exc, SuspiciousOperation):
+        return problem_response(status=400, code="bad_request", detail="The request cannot be served.")
+    if isinstance(exc, UnreadablePostError):
+        # The client went away in the middle of its body: nobody reads the answer, but it is no 500.
+        return problem_response(
+            status=400, code="unreadable_body", detail="The request body could not be read."
+        )
+    return None
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """Every refusal as ``application/problem+json`` with a stable ``code``."""
+    """Every refusal as ``application/problem+json`` with a stable ``code``, rendered as JSON
+    whatever the view's renderers (the schema view's are YAML and OpenAPI JSON) and even when
+    content negotiation itself is what failed (it reads the query string, which may hold too many
+    fields, or the ``Accept`` header may name nothing the view renders)."""
+    problem = _problem_for_exception(exc, context)
+    request = context.get("request")
+    if problem is not None and request is not None:
+        request.accepted_renderer = ProblemJSONRenderer()
+        request.accepted_media_type = PROBLEM_CONTENT_TYPE
+    return problem
+
+
+def _problem_for_exception(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, (ServiceError, GameError)):
         return problem_for_error(exc)
     if isinstance(exc, OperationalError) and getattr(exc.__cause__, "sqlstate", None) in RETRY_SQLSTATES:
         # Answered as a retry, but a lock-order bug shows itself this way: keep it in the log.
         logger.warning("request given up by the database (%s): %s", _request_path(context), exc)
-        problem = problem_response(
+        return problem_response(
             status=409,
             code="concurrent_update",
             detail="Another request changed the same thing at the same moment and this one was undone; "
             "send it again.",
         )
-        problem["Retry-After"] = "1"
-        return problem
     if isinstance(exc, ObjectDoesNotExist):
         # A service looked up a row that a path named (a round id that is no round ...).
         return problem_response(status=404, code="not_found", detail="Not found.")
+    django_problem = _django_request_problem(exc, context)
+    if django_problem is not None:
+        return django_problem
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

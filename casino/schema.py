@@ -66,21 +66,30 @@ class TerminalOptionalPlayerScheme(OpenApiAuthenticationExtension):
 
 
 ERROR_DESCRIPTIONS = {
-    400: "Bad input (`invalid`, `parse_error`, `idempotency_key_required` ...): `errors` names the fields.",
+    400: "Bad input (`invalid`, `parse_error`, `invalid_encoding`, `too_many_fields`, "
+    "`idempotency_key_required` ...): `errors` names the fields.",
     401: "No, unknown, expired or revoked terminal credential or player token "
     "(`not_authenticated`, `credential_revoked`, `player_session_expired` ...).",
     403: "Authenticated but not allowed (`wrong_table`, `not_a_card_reader`, `not_box_owner` ...).",
     404: "Not found (`not_found`).",
     405: "Method not allowed (`method_not_allowed`).",
     406: "Cannot answer in the requested media type (`not_acceptable`).",
-    409: "The table's state does not allow this now (`betting_closed`, `not_your_turn`, "
-    "`idempotency_in_progress` ...).",
+    409: "The table's state does not allow this now (`betting_closed`, `not_your_turn` ...). Two "
+    "refusals invite the same request again after `Retry-After` seconds: `idempotency_in_progress` "
+    "and `concurrent_update`.",
+    413: "The body is larger than the server reads (`request_too_large`).",
     415: "Send `application/json` (`unsupported_media_type`).",
     422: "Understood but refused (`stake_above_table_max`, `idempotency_key_reused` ...).",
     423: "Locked (`player_locked`).",
     429: "Too many requests for this terminal or player (`throttled`); see `Retry-After`.",
 }
 ALWAYS = (400, 401, 403, 405, 406, 429)
+# With a body: too large a body, or one in another media type.
+WITH_BODY = (413, 415)
+RETRY_AFTER_HEADER = {
+    "schema": {"type": "integer", "minimum": 0},
+    "description": "Seconds to wait before sending the same request again (only where a retry is invited).",
+}
 
 
 def problem(status: int, description: str = "") -> OpenApiResponse:
@@ -102,8 +111,9 @@ def problems(*statuses: int, **descriptions: str) -> dict[Any, OpenApiResponse]:
 
 class TerminalApiSchema(AutoSchema):
     """Every operation also documents the errors any request can meet (bad input,
-    authentication, permission, method, media type, throttling), as problem+json; success bodies
-    are documented as ``application/json`` only."""
+    authentication, permission, method, media type, throttling; for a body, its size and media
+    type), as problem+json, with ``Retry-After`` on the 409 and 429 answers; success bodies are
+    documented as ``application/json`` only."""
 
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
         bodies = super()._get_response_bodies(direction)
@@ -112,10 +122,13 @@ class TerminalApiSchema(AutoSchema):
                 body["content"].pop(PROBLEM_CONTENT_TYPE, None)
         statuses = set(ALWAYS)
         if self.method in ("POST", "PUT", "PATCH"):
-            statuses.add(415)
+            statuses.update(WITH_BODY)
         for status in sorted(statuses):
             if str(status) not in bodies:
                 bodies[str(status)] = self._get_response_for_code(  # type: ignore[no-untyped-call]  # drf-spectacular leaves it unannotated
                     problem(status), str(status), [PROBLEM_CONTENT_TYPE], direction
                 )
+        for retried in ("409", "429"):
+            if retried in bodies:
+                bodies[retried].setdefault("headers", {})["Retry-After"] = RETRY_AFTER_HEADER
         return dict(sorted(bodies.items()))

@@ -3,7 +3,8 @@
 The first response to (terminal, player, key) is stored, status and body, and a retry gets it back
 verbatim (with ``Idempotency-Replayed: true``) without running the command again. The same key
 with another payload is refused with 422 ``idempotency_key_reused``; a duplicate that arrives while
-the first is still running gets 409 ``idempotency_in_progress`` at once, instead of waiting.
+the first is still running gets 409 ``idempotency_in_progress`` at once, instead of waiting, with
+``Retry-After: 1`` (``casino.api.RETRY_AFTER_SECONDS``): sent again then, it replays the first.
 
 How: one transaction holds everything, with one idempotency record per request, and this is the
 only idempotency record a request makes (the services take none). ``wallet.idempotency.idempotent``

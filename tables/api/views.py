@@ -48,7 +48,7 @@ IDEMPOTENCY_PARAMETER = OpenApiParameter(
     description="Unique per intended command (a UUID). A retry with the same key returns the first "
     "response (`Idempotency-Replayed: true`); the same key with another payload is refused (422 "
     "`idempotency_key_reused`); while the first is still running a duplicate gets 409 "
-    "`idempotency_in_progress`.",
+    "`idempotency_in_progress` with `Retry-After`.",
 )
 
 
