@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from casino.audit import audit_append
 from casino.errors import PermissionRefusedError, ServiceError
+from casino.locking import credential_lock, player_card_lock, staff_login_state_lock
 from casino.models import Casino, Player, StaffLoginState, Terminal, TerminalCredential
 from casino.roles import ROLE_PERMISSIONS
 from casino.sql import credential_with_terminal
@@ -157,7 +158,7 @@ def _record_failure(user: User | None, username: str, now: dt.datetime) -> None:
         if user is None:
             audit_append(action="staff.login_failed", actor_name=username[:150], object_type="auth.user")
             return
-        state = StaffLoginState.objects.select_for_update().get(user=user)
+        state = staff_login_state_lock(user_id=user.pk)
         state.failed_attempts += 1
         locked = state.failed_attempts >= settings.LOGIN_MAX_FAILURES
         if locked:
@@ -177,7 +178,7 @@ def _record_failure(user: User | None, username: str, now: dt.datetime) -> None:
 
 def staff_unlock(*, user: User, by: User | None) -> None:
     with transaction.atomic():
-        state, _ = StaffLoginState.objects.select_for_update().get_or_create(user=user)
+        state = staff_login_state_lock(user_id=user.pk)
         before = {"locked_until": state.locked_until, "failed_attempts": state.failed_attempts}
         state.locked_until = None
         state.failed_attempts = 0
@@ -230,10 +231,9 @@ def player_check_pin(*, card_number: str, pin: str, terminal: Terminal | None = 
     """
     now = timezone.now()
     with transaction.atomic():
-        cards = Player.objects.select_for_update(no_key=True).filter(card_number=card_number, is_active=True)
-        if terminal is not None:
-            cards = cards.filter(casino_id=terminal.casino_id)
-        player = cards.first()
+        player = player_card_lock(
+            card_number=card_number, casino_id=terminal.casino_id if terminal is not None else None
+        )
         if player is None:
             raise PlayerSignInError("Unknown card or wrong PIN.")
         if player.locked_until and player.locked_until > now:
@@ -336,7 +336,7 @@ def terminal_credential_revoke(
     *, credential: TerminalCredential, by: User | None = None
 ) -> TerminalCredential:
     with transaction.atomic():
-        credential = TerminalCredential.objects.select_for_update().get(pk=credential.pk)
+        credential = credential_lock(credential_id=credential.pk)
         if credential.revoked_at is not None:
             raise ServiceError("The credential is already revoked.", code="credential_already_revoked")
         credential.revoked_at = timezone.now()

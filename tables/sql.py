@@ -20,7 +20,7 @@ from django.db import connection
 
 from tables.models import Bet, BetKind, BetStatus
 
-_PLAYER_LOCK_SQL = "SELECT 1 FROM casino_player WHERE id = %s FOR NO KEY UPDATE"
+_PLAYER_LOCK_SQL = "SELECT 1 FROM casino_player WHERE id = %s FOR NO KEY UPDATE OF casino_player"
 
 # The player's row locked and the box read in one statement; the box is an outer join, so the
 # player is locked even when the table has no such box.

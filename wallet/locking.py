@@ -1,9 +1,17 @@
 """Finding and locking ledger rows, and moving cached balances.
 
-Lock order, everywhere in the wallet: first the domain row a command acts on (holds, a pending
-payout, an adjustment, the transfer being reversed), then accounts in primary-key order, and the
-audit chain last (``audit_append``). A single ``SELECT ... ORDER BY id FOR UPDATE`` locks rows in
-id order, so two commands never wait on each other in opposite orders.
+Every money command locks through these helpers, each a ``SELECT ... ORDER BY id FOR NO KEY
+UPDATE OF <its own table>`` (``casino.locking.rows_lock``; a transfer, append-only, under an
+advisory lock on its id), in this order: first the wallet's row the command acts on
+(:func:`holds_lock` in id order, :func:`payout_lock`, :func:`adjustment_lock`,
+:func:`transfer_lock`), then accounts in primary-key order (:func:`accounts_lock`), and the audit
+chain last (``audit_append``). What a table command locks before (the round, the table, the
+player, the box) is in ``tables/locking.py``; the whole order in ``casino/locking.py``.
+
+A domain row is read with the rows it names (its casino, its table, its account) but only it is
+locked: the accounts are locked afterwards, all in one statement, in id order, so that two
+commands never wait on each other in opposite orders; the casino and the table rows are never
+locked by the wallet.
 """
 
 from __future__ import annotations
@@ -14,9 +22,10 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import Q
 
+from casino.locking import advisory_lock, row_lock, rows_lock
 from casino.models import Casino
 from wallet.errors import CurrencyMismatchError, InsufficientFundsError
-from wallet.models import MAY_GO_NEGATIVE_KINDS, Account
+from wallet.models import MAY_GO_NEGATIVE_KINDS, Account, BalanceAdjustment, Hold, PendingPayout, Transfer
 
 
 @dataclass(frozen=True)
@@ -30,6 +39,10 @@ class AccountSpec:
 
 def spec_of(account: Account) -> AccountSpec:
     return AccountSpec(account.kind, account.player_id, account.table_id)
+
+
+# Namespace of the advisory lock keys of transfers (``casino.locking.advisory_lock``).
+TRANSFER_LOCK_NAMESPACE = 0x7EA45 << 32
 
 
 def account_get_or_create(*, casino: Casino, spec: AccountSpec) -> Account:
@@ -47,7 +60,7 @@ def account_get_or_create(*, casino: Casino, spec: AccountSpec) -> Account:
 def accounts_lock(
     *, casino: Casino, specs: Iterable[AccountSpec] = (), ids: Iterable[int] = ()
 ) -> list[Account]:
-    """Lock (SELECT ... FOR UPDATE, in id order) the accounts named by specs and ids.
+    """Lock (FOR NO KEY UPDATE, in id order, one statement) the accounts named by specs and ids.
 
     Accounts named by a spec are created first if missing (only ever the first time). Raises
     ``CurrencyMismatchError`` when an account is not in this casino's currency (or not of this
@@ -62,7 +75,7 @@ def accounts_lock(
         query = Q(pk__in=sorted(wanted_ids)) if wanted_ids else Q()
         for spec in wanted_specs:
             query |= Q(casino_id=casino.pk, kind=spec.kind, player_id=spec.player_id, table_id=spec.table_id)
-        accounts = list(Account.objects.select_for_update().filter(query).order_by("pk"))
+        accounts = rows_lock(Account.objects.filter(query))
         found = {spec_of(account) for account in accounts}
         missing = wanted_specs - found
         if not missing:
@@ -76,6 +89,43 @@ def accounts_lock(
                 account_id=account.pk,
             )
     return accounts
+
+
+def account_ids_lock(ids: Iterable[int]) -> dict[int, Account]:
+    """Lock the accounts of these ids (in id order, one statement), by id: the accounts of
+    holds, which their locked rows name."""
+    return {account.pk: account for account in rows_lock(Account.objects.filter(pk__in=sorted(set(ids))))}
+
+
+def holds_lock(hold_ids: Iterable[int]) -> list[Hold]:
+    """Lock the holds of these ids, in id order (the ones that exist)."""
+    return rows_lock(Hold.objects.filter(pk__in=sorted(set(hold_ids))))
+
+
+def payout_lock(payout_id: int) -> PendingPayout:
+    """Lock a pending payout (read with its table and casino, which stay unlocked). Raises
+    ``PendingPayout.DoesNotExist``."""
+    payout = row_lock(PendingPayout.objects.select_related("table__casino").filter(pk=payout_id))
+    if payout is None:
+        raise PendingPayout.DoesNotExist(f"no pending payout {payout_id}")
+    return payout
+
+
+def adjustment_lock(adjustment_id: int) -> BalanceAdjustment:
+    """Lock a balance adjustment (read with its account, which stays unlocked: the command locks
+    it with the house account, in id order). Raises ``BalanceAdjustment.DoesNotExist``."""
+    adjustment = row_lock(BalanceAdjustment.objects.select_related("account").filter(pk=adjustment_id))
+    if adjustment is None:
+        raise BalanceAdjustment.DoesNotExist(f"no balance adjustment {adjustment_id}")
+    return adjustment
+
+
+def transfer_lock(transfer_id: int) -> Transfer:
+    """A transfer about to be reversed, under its advisory lock (transfers are append-only: their
+    rows cannot be locked), so that two reversals of it take turns; read with its casino, which is
+    not locked. Raises ``Transfer.DoesNotExist``."""
+    advisory_lock(TRANSFER_LOCK_NAMESPACE, transfer_id)
+    return Transfer.objects.select_related("casino").get(pk=transfer_id)
 
 
 def check_and_apply(

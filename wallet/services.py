@@ -51,7 +51,17 @@ from wallet.errors import (
     TransferAlreadyReversedError,
     TransferNotReversibleError,
 )
-from wallet.locking import AccountSpec, accounts_lock, check_and_apply, spec_of
+from wallet.locking import (
+    AccountSpec,
+    account_ids_lock,
+    accounts_lock,
+    adjustment_lock,
+    check_and_apply,
+    holds_lock,
+    payout_lock,
+    spec_of,
+    transfer_lock,
+)
 from wallet.models import (
     Account,
     AccountKind,
@@ -428,9 +438,7 @@ def adjustment_approve(*, adjustment: BalanceAdjustment, approved_by: Any) -> Ba
     if adjustment.requested_by_id == approved_by.pk:
         raise FourEyesRequiredError("Another pit boss than the requester must approve this adjustment.")
     with transaction.atomic():
-        locked_adjustment = (
-            BalanceAdjustment.objects.select_for_update().select_related("account").get(pk=adjustment.pk)
-        )
+        locked_adjustment = adjustment_lock(adjustment.pk)
         if locked_adjustment.status != AdjustmentStatus.PENDING:
             raise AdjustmentNotPendingError(f"Adjustment {adjustment.pk} is {locked_adjustment.status}.")
         player_account = locked_adjustment.account
@@ -473,7 +481,7 @@ def adjustment_reject(*, adjustment: BalanceAdjustment, rejected_by: Any, reason
     require_permission(rejected_by, "adjust_balance")
     reason = _require_reason(reason)
     with transaction.atomic():
-        locked = BalanceAdjustment.objects.select_for_update().get(pk=adjustment.pk)
+        locked = adjustment_lock(adjustment.pk)
         if locked.status != AdjustmentStatus.PENDING:
             raise AdjustmentNotPendingError(f"Adjustment {adjustment.pk} is {locked.status}.")
         BalanceAdjustment.objects.filter(pk=adjustment.pk).update(
@@ -506,7 +514,7 @@ def transfer_reverse(*, transfer: Transfer, reason: str, by: Any) -> Transfer:
     require_permission(by, "adjust_balance")
     reason = _require_reason(reason)
     with transaction.atomic():
-        original = Transfer.objects.select_for_update().select_related("casino").get(pk=transfer.pk)
+        original = transfer_lock(transfer.pk)
         if original.kind == TransferKind.REVERSAL:
             raise TransferNotReversibleError("A reversal cannot be reversed; post a new transfer instead.")
         if Transfer.objects.filter(reverses=original).exists():
@@ -594,7 +602,7 @@ def hold_place(
 
 
 def _holds_lock(hold_ids: Sequence[int]) -> list[Hold]:
-    holds = list(Hold.objects.select_for_update().filter(pk__in=sorted(set(hold_ids))).order_by("pk"))
+    holds = holds_lock(hold_ids)
     found = {hold.pk for hold in holds}
     missing = sorted(set(hold_ids) - found)
     if missing:
@@ -622,7 +630,7 @@ def holds_void(*, hold_ids: Sequence[int], reason: str, actor: Any = None, actor
         held: dict[int, int] = defaultdict(int)
         for hold in holds:
             held[hold.account_id] -= hold.amount_minor
-        locked = _by_id(Account.objects.select_for_update().filter(pk__in=sorted(held)).order_by("pk"))
+        locked = account_ids_lock(held)
         check_and_apply(locked, {}, held)
         voided = [hold.pk for hold in holds]
         Hold.objects.filter(pk__in=voided).update(status=HoldStatus.VOIDED, closed_at=timezone.now())
@@ -854,9 +862,7 @@ def _settlement_amounts(
 def _payout_decide(*, payout: PendingPayout, by: Any, release: bool, reason: str = "") -> Transfer:
     require_permission(by, "approve_payout")
     with transaction.atomic():
-        locked_payout = (
-            PendingPayout.objects.select_for_update().select_related("table__casino").get(pk=payout.pk)
-        )
+        locked_payout = payout_lock(payout.pk)
         if locked_payout.status != PayoutStatus.PENDING:
             raise PayoutNotPendingError(f"Payout {payout.pk} is {locked_payout.status}.", payout_id=payout.pk)
         table = locked_payout.table

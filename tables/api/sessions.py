@@ -14,10 +14,11 @@ from django.utils import timezone
 
 from casino.audit import audit_append
 from casino.errors import ConflictError, PermissionRefusedError, ServiceError
-from casino.models import Player, PlayerSession, Terminal
+from casino.models import PlayerSession, Terminal
 from casino.services import player_check_pin
 from casino.sql import session_with_player
 from tables.api.conf import api_setting
+from tables.locking import player_session_lock, sign_in_lock
 
 TOKEN_PREFIX_LENGTH = 8
 # A session's sliding expiry is written at most this often, so that polling does not write a row
@@ -55,10 +56,7 @@ def player_session_start(*, terminal: Terminal, card_number: str, pin: str) -> t
     idle = dt.timedelta(seconds=int(api_setting("API_PLAYER_SESSION_IDLE_SECONDS")))
     hard = now + dt.timedelta(seconds=int(api_setting("API_PLAYER_SESSION_MAX_SECONDS")))
     with transaction.atomic():
-        # Two sign-ins at once (of this player, or at this terminal) take turns here, so that the
-        # second sees and ends the first one's session: terminal first, then player, always.
-        Terminal.objects.select_for_update(no_key=True).filter(pk=terminal.pk).first()
-        Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
+        sign_in_lock(terminal_id=terminal.pk, player_id=player.pk)
         open_sessions = PlayerSession.objects.filter(ended_at__isnull=True)
         replaced = sorted(
             set(open_sessions.filter(terminal=terminal).values_list("pk", flat=True))
@@ -92,7 +90,7 @@ def player_session_start(*, terminal: Terminal, card_number: str, pin: str) -> t
 def player_session_end(*, session: PlayerSession) -> PlayerSession:
     """Sign out: the token stops working at once. Ending an ended session changes nothing."""
     with transaction.atomic():
-        session = PlayerSession.objects.select_for_update().get(pk=session.pk)
+        session = player_session_lock(session.pk)
         if session.ended_at is not None:
             return session
         session.ended_at = timezone.now()

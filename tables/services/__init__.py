@@ -1,7 +1,8 @@
 """Live blackjack table services: the only code that writes tables' state.
 
-Every service is keyword-only, runs in its own transaction, locks rows in a fixed order (round,
-player, box, then the wallet, the audit chain last) and raises ``casino.errors.ServiceError``
+Every service is keyword-only, runs in its own transaction, locks rows through
+``tables/locking.py`` in one order (the round, the table, the player, the box, then the wallet's
+rows, the audit chain last; ``casino/locking.py``) and raises ``casino.errors.ServiceError``
 subclasses with stable codes (``tables.errors``). The terminal API and the dealer console call
 these functions with an :class:`Actor`.
 """

@@ -15,9 +15,10 @@ from tables.games.blackjack import Bet as EngineBet
 from tables.games.blackjack import BetKind as EngineBetKind
 from tables.games.blackjack.betting import bet_check, betting_view
 from tables.games.blackjack.rules import RuleSet as EngineRuleSet
+from tables.locking import lock_round
 from tables.models import BOX_NUMBERS, Bet, BetKind, BetStatus, Box, Round, RoundStatus, Seat
 from tables.services.commands import bet_hold, bets_release, engine_player, engine_seats, game
-from tables.services.common import Actor, lock_round, require_player
+from tables.services.common import Actor, require_player
 from tables.services.config import config_get, config_limits, config_rules
 from tables.sql import bet_insert, bets_for_check, box_for_bet, player_lock
 

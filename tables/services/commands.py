@@ -12,8 +12,8 @@
   events, the snapshot, the status and the next deadline in one go.
 - :func:`bets_release`: stakes given back (cancelled, refunded, voided) in one bulk void.
 
-Locks, in this order: the round (advisory lock, then its row), the player row, the box row, then
-the wallet (holds, accounts) and the audit chain last.
+Locks, in this order (``tables/locking.py``): the round (advisory lock, then its row), the player
+row, the box row, then the wallet (holds, accounts) and the audit chain last.
 """
 
 from __future__ import annotations
@@ -53,8 +53,9 @@ from tables.games.blackjack.events import BetRefunded
 from tables.games.blackjack.rules import RuleSet as EngineRuleSet
 from tables.games.cards import Card
 from tables.games.errors import GameError
+from tables.locking import lock_round
 from tables.models import Bet, BetHold, BetKind, BetStatus, Box, Round, RoundStatus, Shoe
-from tables.services.common import Actor, EventDraft, events_write, lock_round, require_terminal_at
+from tables.services.common import Actor, EventDraft, events_write, require_terminal_at
 from tables.services.config import config_get, config_rules
 from tables.services.shoes import shoe_remaining
 from tables.sql import bet_hold_link_insert

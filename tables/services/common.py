@@ -1,4 +1,5 @@
-"""What every table service shares: the actor, permission checks, row locks and the round log."""
+"""What every table service shares: the actor, permission checks and the round log (row locks:
+``tables/locking.py``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from django.db import connection
 from django.db.models import DateTimeField, Value
 from django.utils import timezone
 
@@ -128,34 +128,6 @@ def require_player(actor: Actor, table: Table) -> Player:
     if not player.is_active or player.casino_id != table.casino_id:
         raise PermissionRefusedError("This player cannot play at this table.")
     return player
-
-
-# Namespace of the advisory lock key of a round (the audit chain uses a small key of its own).
-ROUND_LOCK_NAMESPACE = 0x7AB1E << 32
-
-
-def lock_round(round_id: int, *, shared: bool = False) -> Round:
-    """The round row, with its table, for a command on it.
-
-    Bets (``shared=True``) take the round's PostgreSQL advisory lock in shared mode and read the
-    row: many bets run at once. Every other command takes the same lock exclusively, then the
-    row FOR UPDATE: it waits for the bets in flight, and bets arriving meanwhile queue behind it
-    (the lock manager queues fairly, so a stream of bets cannot starve "no more bets", as a
-    row-level FOR SHARE could) and then see the new state. A shared read leaves out the engine
-    snapshot and the shoe: bets never read them (the shoe's order is kilobytes of JSON).
-    Raises ``Round.DoesNotExist``.
-    """
-    round_lock_take(round_id, shared=shared)
-    if shared:
-        return Round.objects.select_related("table").defer("snapshot").get(pk=round_id)
-    return Round.objects.select_related("shoe", "table").select_for_update(of=("self",)).get(pk=round_id)
-
-
-def round_lock_take(round_id: int, *, shared: bool) -> None:
-    """The round's advisory lock alone (see ``lock_round``)."""
-    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {function}(%s)", [ROUND_LOCK_NAMESPACE | int(round_id)])
 
 
 @dataclass

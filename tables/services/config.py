@@ -22,6 +22,13 @@ from tables.games.blackjack.betting import StakeLimits
 from tables.games.blackjack.rules import RuleSet as EngineRuleSet
 from tables.games.blackjack.rules import ruleset_from_dict
 from tables.games.errors import InvalidRuleSetError
+from tables.locking import (
+    paytable_lock,
+    paytable_version_lock,
+    rule_set_lock,
+    rule_set_version_lock,
+    table_lock,
+)
 from tables.models import (
     Game,
     RuleSet,
@@ -239,9 +246,7 @@ def table_config_change(
     if unknown:
         raise InvalidConfigurationError(f"unknown settings {sorted(unknown)}")
     with transaction.atomic():
-        # NO KEY UPDATE: table-wide commands take turns, and rows referring to the table (a
-        # player session, a round) still pass their foreign-key check, made at commit.
-        Table.objects.select_for_update(no_key=True).get(pk=table.pk)
+        table_lock(table.pk)
         current = table_config_current(table)
         values: dict[str, Any]
         if current is None:
@@ -323,7 +328,7 @@ def rule_set_version_create(
         except InvalidRuleSetError as error:
             raise InvalidConfigurationError(error.message) from error
     with transaction.atomic():
-        RuleSet.objects.select_for_update().get(pk=rule_set.pk)
+        rule_set_lock(rule_set.pk)
         number = (rule_set.versions.aggregate(top=Max("number"))["top"] or 0) + 1
         version = RuleSetVersion.objects.create(
             rule_set=rule_set, number=number, options=options, source=source
@@ -342,7 +347,7 @@ def rule_set_version_approve(*, version: RuleSetVersion, actor: Actor) -> RuleSe
     options of the version it replaces. Raises ``version_immutable`` if already approved."""
     require_staff(actor, "configure_tables")
     with transaction.atomic():
-        locked = RuleSetVersion.objects.select_for_update().select_related("rule_set").get(pk=version.pk)
+        locked = rule_set_version_lock(version.pk)
         if locked.approved_at is not None:
             raise VersionImmutableError(f"{locked} is already approved")
         previous = locked.rule_set.current_version()
@@ -368,7 +373,7 @@ def paytable_version_create(
     except InvalidRuleSetError as error:
         raise InvalidConfigurationError(error.message) from error
     with transaction.atomic():
-        SideBetPaytable.objects.select_for_update().get(pk=paytable.pk)
+        paytable_lock(paytable.pk)
         number = (paytable.versions.aggregate(top=Max("number"))["top"] or 0) + 1
         version = SideBetPaytableVersion.objects.create(paytable=paytable, number=number, payouts=payouts)
         actor.audit(
@@ -384,9 +389,7 @@ def paytable_version_approve(*, version: SideBetPaytableVersion, actor: Actor) -
     """Approve a draft paytable version (immutable afterwards). Raises ``version_immutable``."""
     require_staff(actor, "configure_tables")
     with transaction.atomic():
-        locked = (
-            SideBetPaytableVersion.objects.select_for_update().select_related("paytable").get(pk=version.pk)
-        )
+        locked = paytable_version_lock(version.pk)
         if locked.approved_at is not None:
             raise VersionImmutableError(f"{locked} is already approved")
         previous = locked.paytable.current_version()

@@ -20,6 +20,7 @@ from tables.errors import (
     TableError,
 )
 from tables.games.blackjack import new_round, state_to_dict
+from tables.locking import lock_round, table_lock
 from tables.models import OPEN_ROUND_STATUSES, Bet, BetStatus, Box, Round, RoundEvent, RoundStatus, Table
 from tables.services.commands import (
     AppliedDefault,
@@ -39,7 +40,6 @@ from tables.services.common import (
     EventDraft,
     event_fields,
     events_write,
-    lock_round,
     require_dealer_or_reader,
     require_staff,
 )
@@ -50,7 +50,7 @@ from tables.services.shoes import shoe_current, shoe_remaining, shuffle_due
 def round_open(*, table: Table, actor: Actor) -> Round:
     """Open betting for the next round with the table's current configuration version and shoe.
 
-    Needs the dealer (``casino.run_table``) or the system. Locks the table row. Raises
+    Needs the dealer (``casino.run_table``) or the system. Locks the table row (``table_lock``). Raises
     ``round_in_progress`` (a round is open), ``shuffle_due`` (no shoe, or ``shuffle_every_rounds``
     reached: record a shuffle first), ``invalid_configuration``. Writes the ``betting_opened``
     event (the engine snapshot with the seats and their "bets behind" settings, which hold for
@@ -58,9 +58,7 @@ def round_open(*, table: Table, actor: Actor) -> Round:
     """
     require_dealer_or_reader(actor, table)
     with transaction.atomic():
-        # NO KEY UPDATE: table-wide commands take turns, and rows referring to the table (a
-        # player session, a round) still pass their foreign-key check, made at commit.
-        Table.objects.select_for_update(no_key=True).get(pk=table.pk)
+        table_lock(table.pk)
         if Round.objects.filter(table=table).open().exists():
             raise RoundInProgressError("a round is already open at this table")
         config = table_config_current(table)
@@ -123,8 +121,8 @@ def round_open(*, table: Table, actor: Actor) -> Round:
 def round_close_betting(*, round_id: int, actor: Actor) -> Round:
     """ "No more bets": betting closes, the boxes that play are fixed, bets behind a box whose
     owner does not play are returned (holds voided), and on a virtual shoe the first cards are
-    dealt. Needs the dealer or the system. Waits for the bets in flight (round row FOR UPDATE
-    against their FOR SHARE). Raises ``betting_closed``. Audited."""
+    dealt. Needs the dealer or the system. Waits for the bets in flight (the round's lock taken
+    exclusively against their shared hold of it). Raises ``betting_closed``. Audited."""
 
     def body(round_: Round, applied: list[AppliedDefault]) -> Round:
         require_dealer_or_reader(actor, round_.table)

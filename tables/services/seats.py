@@ -16,6 +16,7 @@ from tables.errors import (
     NotSeatedError,
     RoundInProgressError,
 )
+from tables.locking import box_lock, lock_round, table_lock
 from tables.models import (
     BOX_NUMBERS,
     OPEN_ROUND_STATUSES,
@@ -27,7 +28,7 @@ from tables.models import (
     Table,
 )
 from tables.services.commands import bets_release
-from tables.services.common import Actor, lock_round, require_player
+from tables.services.common import Actor, require_player
 from tables.services.config import table_config_current
 
 
@@ -43,8 +44,7 @@ def _box(table: Table, number: int) -> Box:
     limit = config.boxes if config else 7
     if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= limit:
         raise NoSuchBoxError(f"the table has boxes 1 to {limit}")
-    # Ordered by pk so that FOR UPDATE locks the box row only (the default ordering joins the table).
-    box = Box.objects.select_for_update().filter(table=table, number=number).order_by("pk").first()
+    box = box_lock(table.pk, number)
     if box is None:
         raise NoSuchBoxError(f"box {number} does not exist")
     return box
@@ -52,9 +52,9 @@ def _box(table: Table, number: int) -> Box:
 
 def _box_owners_lock(table: Table) -> None:
     """Box owners change one at a time per table (a take, a leave and its handover): the table row
-    FOR NO KEY UPDATE, so that the boxes a player owns, counted against ``boxes_per_player``,
+    (``table_lock``), so that the boxes a player owns, counted against ``boxes_per_player``,
     cannot change meanwhile. Bets never take it: only owner changes, a few a minute, wait."""
-    Table.objects.select_for_update(no_key=True).filter(pk=table.pk).first()
+    table_lock(table.pk)
 
 
 def _boxes_per_player(table: Table) -> int:
@@ -101,10 +101,9 @@ def _cancel_bets(round_: Round, bets: list[Bet], actor: Actor, reason: str) -> N
 
 
 def _open_round_locked(table: Table) -> Round | None:
-    """The table's open round under ``lock_round`` (exclusive), or None. Taking only its row
-    FOR UPDATE is not enough: a bet in flight holds the box FOR SHARE and, as it commits, checks
-    its foreign key with FOR KEY SHARE on the round row, so a box change that held the round row
-    and waited for the box deadlocked with it."""
+    """The table's open round under ``lock_round`` (exclusive), or None. The round's advisory
+    lock, not only its row, is what waits for the bets in flight and holds new ones back: a box
+    change must not run while a bet's check of the box is under way."""
     round_id = Round.objects.filter(table=table).open().order_by("pk").values_list("pk", flat=True).first()
     if round_id is None:
         return None

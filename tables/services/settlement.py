@@ -23,6 +23,7 @@ from tables.errors import ApprovalByDealerRefusedError, RoundNotOpenError, Table
 from tables.games.blackjack import settlement
 from tables.games.blackjack.jsonable import fraction_text
 from tables.games.blackjack.settlement import PayoutLine as EnginePayoutLine
+from tables.locking import payout_line_lock
 from tables.models import (
     ApprovalStatus,
     Bet,
@@ -40,7 +41,6 @@ from tables.services.common import (
     Actor,
     EventDraft,
     events_write,
-    lock_round,
     require_dealer_or_reader,
     require_staff,
 )
@@ -224,7 +224,7 @@ def _streaks_update(round_: Round, lines: Sequence[EnginePayoutLine], bets: dict
 def _decide(*, payout_line_id: int, actor: Actor, release: bool, reason: str = "") -> PayoutLine:
     require_staff(actor, "approve_payout")
     with transaction.atomic():
-        line = PayoutLine.objects.select_for_update().filter(pk=payout_line_id).first()
+        line = payout_line_lock(payout_line_id)
         if line is None:
             raise TableError(f"no payout line {payout_line_id}", code="not_found")
         if line.approval_status != ApprovalStatus.PENDING:
@@ -268,4 +268,4 @@ def payout_reject(*, payout_line_id: int, actor: Actor, reason: str) -> PayoutLi
 
 
 __all__ = ["payout_approve", "payout_reject", "round_settle"]
-_ = (lock_round, RoundNotOpenError, Fraction)
+_ = (RoundNotOpenError, Fraction)

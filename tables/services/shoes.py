@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from tables.errors import InvalidConfigurationError, RoundInProgressError
 from tables.games.cards import shoe_cards
+from tables.locking import table_lock
 from tables.models import Round, Shoe, Table, TableConfigVersion
 from tables.services.common import Actor, require_dealer_or_reader
 from tables.services.config import config_rules, table_config_current
@@ -80,9 +81,7 @@ def shoe_shuffle(*, table: Table, actor: Actor) -> Shoe:
         raise InvalidConfigurationError(f"{table} has no configuration")
     rules = config_rules(config)
     with transaction.atomic():
-        # NO KEY UPDATE: table-wide commands take turns, and rows referring to the table (a
-        # player session, a round) still pass their foreign-key check, made at commit.
-        Table.objects.select_for_update(no_key=True).get(pk=table.pk)
+        table_lock(table.pk)
         if Round.objects.filter(table=table).open().exists():
             raise RoundInProgressError("a round is in progress; shuffle after it")
         old = shoe_current(table)

@@ -1,0 +1,92 @@
+"""Row locks: the one way a service locks rows, and the venue's own locks.
+
+Every row lock of the back office is ``SELECT ... ORDER BY id FOR NO KEY UPDATE OF <its table>``,
+taken by :func:`rows_lock` (the wallet's and the tables' helpers, ``wallet/locking.py`` and
+``tables/locking.py``, are built on it; ``tests/test_lock_order.py`` refuses a lock taken
+anywhere else):
+
+- ``OF`` its own table: a lock never spreads to the rows a query reads along with it
+  (``select_related`` of the casino or the table), which other commands never lock;
+- ``NO KEY UPDATE``: no command changes the key of a row it locks, nor deletes it, so the
+  foreign-key checks of other transactions (``FOR KEY SHARE``, which PostgreSQL makes at their
+  commit, for Django's deferred constraints, while they hold the audit chain) never wait on it;
+- in primary-key order, so that two commands locking rows of one table never cross.
+
+A row of an append-only table (a transfer, a payout line), which the application's database role
+may not lock (a row lock needs the UPDATE privilege), is locked by a transaction-scoped advisory
+lock on its id instead (:func:`advisory_lock`, one key namespace per table), and so is a round,
+whose lock bets share.
+
+The order of the whole back office, by which a command takes its locks (it may skip any):
+
+1. the request's idempotency key (``wallet.idempotency``: before any other lock, so that a
+   duplicate in flight waits there, or is refused, holding nothing);
+2. the round (its advisory lock, shared by bets, then its row: ``tables.locking.lock_round``);
+3. the table row, or one configuration row (a rule set, a paytable, a version of either);
+4. the terminal row, then the player row (a sign-in, a bet), then the player's sessions;
+5. the box row;
+6. the round's payout line being decided;
+7. the wallet's row the command acts on: holds (id order), the pending payout, the balance
+   adjustment, the transfer being reversed;
+8. accounts, in id order (``wallet.locking.accounts_lock``);
+9. the audit chain, last (``casino.audit.audit_append``, held until commit).
+
+A venue row locked alone (a staff login state, a terminal credential) comes before the audit
+chain too. The casino row is never locked.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from django.db import connection
+from django.db.models import Model, QuerySet
+
+from casino.models import Player, StaffLoginState, TerminalCredential
+
+M = TypeVar("M", bound=Model)
+
+
+def rows_lock(queryset: QuerySet[M]) -> list[M]:
+    """Lock the rows of ``queryset`` FOR NO KEY UPDATE OF its own table, in primary-key order,
+    and return them (fresh, as read under the lock)."""
+    return list(queryset.select_for_update(no_key=True, of=("self",)).order_by("pk"))
+
+
+def row_lock(queryset: QuerySet[M]) -> M | None:
+    """The one row of ``queryset`` locked as :func:`rows_lock` does, or None when there is none."""
+    rows = rows_lock(queryset)
+    return rows[0] if rows else None
+
+
+def advisory_lock(namespace: int, key: int, *, shared: bool = False) -> None:
+    """A transaction-scoped PostgreSQL advisory lock on ``namespace | key`` (exclusive, or shared
+    with ``shared``), held until the transaction ends. ``namespace`` is a constant shifted above
+    the 32 bits of ``key`` (an id), one per kind of row (the audit chain's key is below them)."""
+    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {function}(%s)", [namespace | int(key)])
+
+
+def staff_login_state_lock(*, user_id: int) -> StaffLoginState:
+    """A staff user's login state, locked (created first if missing)."""
+    StaffLoginState.objects.get_or_create(user_id=user_id)
+    state = row_lock(StaffLoginState.objects.filter(user_id=user_id))
+    assert state is not None  # created above; a login state is never deleted
+    return state
+
+
+def player_card_lock(*, card_number: str, casino_id: int | None = None) -> Player | None:
+    """The active player holding a card (of this casino when given), locked; None if none."""
+    cards = Player.objects.filter(card_number=card_number, is_active=True)
+    if casino_id is not None:
+        cards = cards.filter(casino_id=casino_id)
+    return row_lock(cards)
+
+
+def credential_lock(*, credential_id: int) -> TerminalCredential:
+    """A terminal credential, locked. Raises ``TerminalCredential.DoesNotExist``."""
+    credential = row_lock(TerminalCredential.objects.filter(pk=credential_id))
+    if credential is None:
+        raise TerminalCredential.DoesNotExist(f"no terminal credential {credential_id}")
+    return credential
