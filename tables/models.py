@@ -371,7 +371,9 @@ class Round(models.Model):
 
 
 class RoundEvent(models.Model):
-    """Append-only log of a round. ``payload["action"]`` holds the engine action applied (when
+    """Append-only log of a round (the database refuses UPDATE, DELETE and TRUNCATE: migration
+    0006; the round's ``round.settled`` audit record carries the hash of its events, see
+    ``tables/round_hash.py``). ``payload["action"]`` holds the engine action applied (when
     there is one), so replaying the actions rebuilds the round; ``snapshot`` is the engine state
     after the event (left out on the bet events written in bulk when betting closes)."""
 
@@ -479,9 +481,10 @@ class ApprovalStatus(models.TextChoices):
 
 
 class PayoutLine(models.Model):
-    """What one bet (on one hand) got back, as the engine settled it, with its rule. A payout
-    waiting for approval is the wallet PendingPayout whose ``bet_reference`` is
-    ``payout_line:<pk>``."""
+    """What one bet (on one hand) got back, as the engine settled it, with its rule. Append-only
+    (migration 0006): written once at settlement, never updated. A payout waiting for approval is
+    the wallet PendingPayout whose ``bet_reference`` is ``payout_line:<pk>``; the pit boss's
+    decision on it is a row of its own (``PayoutDecision``)."""
 
     round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="payout_lines")
     bet = models.ForeignKey(Bet, on_delete=models.PROTECT, related_name="payout_lines")
@@ -495,17 +498,50 @@ class PayoutLine(models.Model):
     paid_minor = models.BigIntegerField()
     rounding_remainder = models.CharField(max_length=40, default="0")
     needs_approval = models.BooleanField(default=False)
-    approval_status = models.CharField(
-        max_length=10, choices=ApprovalStatus.choices, default=ApprovalStatus.NOT_NEEDED
-    )
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
-    )
-    decided_at = models.DateTimeField(null=True, blank=True)
-    reason = models.CharField(max_length=300, blank=True)
 
     class Meta:
         ordering = ["round", "id"]
 
     def __str__(self) -> str:
         return f"payout line {self.pk} {self.outcome} {self.paid_minor}"
+
+    @property
+    def approval_status(self) -> str:
+        """Paid at once (``not_needed``), ``pending`` until a pit boss decides, then the
+        decision's ``approved`` or ``rejected``."""
+        if not self.needs_approval:
+            return ApprovalStatus.NOT_NEEDED
+        try:
+            return self.decision.status
+        except PayoutDecision.DoesNotExist:
+            return ApprovalStatus.PENDING
+
+
+DECISION_STATUSES = (ApprovalStatus.APPROVED, ApprovalStatus.REJECTED)
+
+
+class PayoutDecision(models.Model):
+    """A pit boss's decision on a payout line that waited for approval: approved (paid to the
+    player) or rejected (back to the tray), by whom, when and why. Append-only like the line
+    (migration 0006); a line is decided once (one decision per line)."""
+
+    line = models.OneToOneField(PayoutLine, on_delete=models.PROTECT, related_name="decision")
+    status = models.CharField(
+        max_length=10, choices=[(status.value, status.label) for status in DECISION_STATUSES]
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField()
+    reason = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=[status.value for status in DECISION_STATUSES]),
+                name="payout_decision_status_decided",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"decision {self.status} on payout line {self.line_id}"

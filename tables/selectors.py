@@ -174,7 +174,9 @@ def table_state(*, table: Table, for_player_id: int | None = None) -> dict[str, 
 
 
 def payout_lines_awaiting_approval(*, casino_id: int | None = None) -> QuerySet[PayoutLine]:
-    lines = PayoutLine.objects.filter(approval_status="pending").select_related("round__table", "bet__player")
+    lines = PayoutLine.objects.filter(needs_approval=True, decision__isnull=True).select_related(
+        "round__table", "bet__player"
+    )
     if casino_id is not None:
         lines = lines.filter(round__table__casino_id=casino_id)
     return lines.order_by("pk")

@@ -9,6 +9,11 @@ Writes go through wallet/services.py only. What the database itself guarantees:
 - on PostgreSQL (migration 0002): postings and transfers refuse UPDATE, DELETE and TRUNCATE, and a
   deferred constraint trigger refuses, at commit, any transaction that leaves a transfer whose
   postings do not sum to zero.
+
+What the database cannot guarantee (its superuser can switch triggers off, or insert a balanced
+transfer with the cached balances kept in step), the audit chain does: every transfer's audit
+record carries the hash of its postings (``wallet/ledger_hash.py``), and ``ledger_verify`` names
+every transfer no record vouches for.
 """
 
 from __future__ import annotations

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from django.db.models import Count, F, OuterRef, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
-from casino.models import Casino, Player
+from casino.models import AuditRecord, Casino, Player
 from tables.models import Table
+from wallet.ledger_hash import AUDIT_KEY, transfer_hash
 from wallet.models import MAY_GO_NEGATIVE_KINDS, Account, AccountKind, Hold, HoldStatus, Posting, Transfer
 
 
@@ -118,31 +120,51 @@ def ledger_totals(casino: Casino | None = None) -> LedgerTotals:
 
 
 @dataclass(frozen=True)
+class ForgedTransfer:
+    """A transfer the audit chain does not vouch for: no audit record names it, or its postings
+    no longer match the hash its audit record carries, or a record names a transfer that is gone.
+    ``amount_minor`` is what it moves (the sum of its credits)."""
+
+    transfer_id: int
+    kind: str
+    amount_minor: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"transfer {self.transfer_id} ({self.kind or 'missing'}, {self.amount_minor} minor units): {self.reason}"
+
+
+@dataclass(frozen=True)
 class LedgerVerification:
     transfers: int
     postings: int
     accounts: int
     open_holds: int
     offender: str = ""
+    forged: tuple[ForgedTransfer, ...] = ()
 
     @property
     def is_clean(self) -> bool:
-        return not self.offender
+        return not self.offender and not self.forged
 
 
 def ledger_verify() -> LedgerVerification:
-    """Prove the ledger's invariants from its rows; report the first offender found.
+    """Prove the ledger's invariants from its rows; report the first offender found, and every
+    transfer the audit chain does not vouch for.
 
     In order: every transfer's postings sum to zero and are in the transfer's currency; every
     account's cached balance equals the sum of its postings, its held amount equals the sum of
     its open holds, only a kind that may go negative is allowed to, and it keeps its no-negative
-    rule (balance >= held, held >= 0).
+    rule (balance >= held, held >= 0). Then every transfer against the audit chain
+    (``ledger_forgeries``): a balanced transfer inserted with its cached balances kept in step
+    passes every check above, and only the chain tells it from a genuine one.
     """
     clean = LedgerVerification(
         transfers=Transfer.objects.count(),
         postings=Posting.objects.count(),
         accounts=Account.objects.count(),
         open_holds=Hold.objects.filter(status=HoldStatus.OPEN).count(),
+        forged=tuple(ledger_forgeries()),
     )
     unbalanced = (
         Posting.objects.values("transfer_id")
@@ -217,12 +239,113 @@ def ledger_verify() -> LedgerVerification:
     return clean
 
 
+def _audited_hashes() -> dict[int, tuple[int, str]]:
+    """Transfer id -> (sequence of the audit record naming it, the hash it recorded): one pass
+    over the records that name transfers, reading only that part of their ``after``."""
+    recorded: dict[int, tuple[int, str]] = {}
+    rows = (
+        AuditRecord.objects.filter(after__has_key=AUDIT_KEY)
+        .order_by("sequence")
+        .values_list("sequence", f"after__{AUDIT_KEY}")
+    )
+    for sequence, named in rows.iterator(chunk_size=5000):
+        for transfer_id, digest in (named or {}).items():
+            recorded[int(transfer_id)] = (sequence, str(digest))
+    return recorded
+
+
+@dataclass(frozen=True)
+class _TransferRow:
+    pk: int
+    casino_id: int
+    kind: str
+    currency: str
+    reverses_id: int | None
+    reference_type: str
+    reference_id: str
+
+
+def _transfers_with_postings() -> Iterator[tuple[_TransferRow, list[tuple[int, int]]]]:
+    """Every transfer with its ``(account id, amount)`` postings, in one pass over the postings
+    joined to their transfers (a transfer without postings comes with an empty list)."""
+    rows = Transfer.objects.order_by("pk").values_list(
+        "pk",
+        "casino_id",
+        "kind",
+        "currency",
+        "reverses_id",
+        "reference_type",
+        "reference_id",
+        "postings__account_id",
+        "postings__amount_minor",
+    )
+    current: _TransferRow | None = None
+    postings: list[tuple[int, int]] = []
+    for (
+        pk,
+        casino_id,
+        kind,
+        currency,
+        reverses_id,
+        reference_type,
+        reference_id,
+        account_id,
+        amount,
+    ) in rows.iterator(chunk_size=10000):
+        if current is None or current.pk != pk:
+            if current is not None:
+                yield current, postings
+            current = _TransferRow(pk, casino_id, kind, currency, reverses_id, reference_type, reference_id)
+            postings = []
+        if account_id is not None:
+            postings.append((account_id, amount))
+    if current is not None:
+        yield current, postings
+
+
+def ledger_forgeries() -> list[ForgedTransfer]:
+    """Every transfer that no audit record vouches for, in id order: one with no audit record
+    naming it, one whose postings no longer hash to what its record carries, and one a record
+    names that is no longer in the ledger. A pass over the audit records that name transfers,
+    then one over the postings: 1.5 s for 300,000 postings in 42,918 transfers on the 2-core
+    development machine (``bench/ledger_verify.py``)."""
+    recorded = _audited_hashes()
+    forged: list[ForgedTransfer] = []
+    for transfer, postings in _transfers_with_postings():
+        credits = sum(amount for _, amount in postings if amount > 0)
+        entry = recorded.pop(transfer.pk, None)
+        if entry is None:
+            forged.append(ForgedTransfer(transfer.pk, transfer.kind, credits, "no audit record names it"))
+            continue
+        sequence, digest = entry
+        actual = transfer_hash(transfer, postings)
+        if actual != digest:
+            forged.append(
+                ForgedTransfer(
+                    transfer.pk,
+                    transfer.kind,
+                    credits,
+                    f"its postings do not match the hash in audit record #{sequence}",
+                )
+            )
+    for transfer_id, (sequence, _) in sorted(recorded.items()):
+        forged.append(
+            ForgedTransfer(
+                transfer_id, "", 0, f"audit record #{sequence} names it, the ledger has no such transfer"
+            )
+        )
+    forged.sort(key=lambda item: item.transfer_id)
+    return forged
+
+
 __all__ = [
     "Balance",
+    "ForgedTransfer",
     "LedgerTotals",
     "LedgerVerification",
     "StatementLine",
     "account_balance",
+    "ledger_forgeries",
     "ledger_totals",
     "ledger_verify",
     "player_account",

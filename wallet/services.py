@@ -51,6 +51,7 @@ from wallet.errors import (
     TransferAlreadyReversedError,
     TransferNotReversibleError,
 )
+from wallet.ledger_hash import AUDIT_KEY, transfer_hash
 from wallet.locking import (
     AccountSpec,
     account_ids_lock,
@@ -133,6 +134,22 @@ def _same_casino(casino: Casino, *owners: Any) -> None:
             raise CasinoMismatchError(f"{owner} does not belong to {casino}.")
 
 
+@dataclass(frozen=True)
+class _Written:
+    """A transfer just written, with the hash of its postings (``wallet/ledger_hash.py``) that the
+    command's audit record must carry."""
+
+    transfer: Transfer
+    hash: str
+
+
+def _audited(*written: _Written | None) -> dict[str, dict[str, str]]:
+    """The part of an audit record's ``after`` that names the transfers a command wrote, each with
+    its hash: what makes them genuine for ``ledger_verify``. Every transfer's audit record has it."""
+    named = {str(entry.transfer.pk): entry.hash for entry in written if entry is not None}
+    return {AUDIT_KEY: named} if named else {}
+
+
 def _transfer_write(
     *,
     casino: Casino,
@@ -145,11 +162,13 @@ def _transfer_write(
     reference_type: str = "",
     reference_id: Any = "",
     reverses: Transfer | None = None,
-) -> Transfer:
+) -> _Written:
     """Check the no-negative rule, write a transfer and its postings, move the cached balances.
 
     ``accounts`` must be locked by the caller's transaction. ``amounts`` (account id -> signed
     amount) must sum to zero; zero amounts are left out. Three statements whatever the size.
+    Returns the transfer with its hash: the caller's audit record names it (``_audited``), or
+    ``ledger_verify`` reports it as a forgery.
     """
     if sum(amounts.values()) != 0:
         raise InvalidAmountError("The postings of a transfer must sum to zero.")
@@ -164,14 +183,15 @@ def _transfer_write(
         memo=memo[:300],
         created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
     )
+    postings = [(account_id, amount) for account_id, amount in sorted(amounts.items()) if amount]
     Posting.objects.bulk_create(
         [
             Posting(transfer=transfer, account_id=account_id, amount_minor=amount)
-            for account_id, amount in sorted(amounts.items())
-            if amount
+            for account_id, amount in postings
         ]
     )
-    return transfer
+    digest = transfer_hash(transfer, postings)
+    return _Written(transfer, digest)
 
 
 def _by_id(accounts: Iterable[Account]) -> dict[int, Account]:
@@ -200,7 +220,7 @@ def _simple_move(
         locked = accounts_lock(casino=casino, specs=[source, destination])
         specs = _by_spec(locked)
         source_account, destination_account = specs[source], specs[destination]
-        transfer = _transfer_write(
+        written = _transfer_write(
             casino=casino,
             kind=kind,
             accounts=_by_id(locked),
@@ -208,6 +228,7 @@ def _simple_move(
             created_by=actor,
             memo=memo,
         )
+        transfer = written.transfer
         audit_append(
             action=audit_action,
             actor=actor,
@@ -221,6 +242,7 @@ def _simple_move(
                 "amount_minor": amount_minor,
                 "currency": casino.currency,
                 **(audit_after or {}),
+                **_audited(written),
             },
         )
     return transfer
@@ -369,9 +391,9 @@ def balance_adjust(*, player: Player, amount_minor: int, reason: str, requested_
     with transaction.atomic():
         locked = accounts_lock(casino=casino, specs=[_player_spec(player), _venue_spec(AccountKind.HOUSE)])
         player_account = _by_spec(locked)[_player_spec(player)]
-        transfer = None
+        written = None
         if applies_now:
-            transfer = _adjustment_transfer(
+            written = _adjustment_transfer(
                 casino=casino,
                 accounts=locked,
                 player_account=player_account,
@@ -379,6 +401,7 @@ def balance_adjust(*, player: Player, amount_minor: int, reason: str, requested_
                 reason=reason,
                 actor=requested_by,
             )
+        transfer = written.transfer if written else None
         adjustment = BalanceAdjustment.objects.create(
             account=player_account,
             amount_minor=amount_minor,
@@ -401,6 +424,7 @@ def balance_adjust(*, player: Player, amount_minor: int, reason: str, requested_
                 "player_id": player.pk,
                 "amount_minor": amount_minor,
                 "reason": reason,
+                **_audited(written),
             },
         )
     return adjustment
@@ -414,7 +438,7 @@ def _adjustment_transfer(
     amount_minor: int,
     reason: str,
     actor: Any,
-) -> Transfer:
+) -> _Written:
     house = _by_spec(accounts)[_venue_spec(AccountKind.HOUSE)]
     return _transfer_write(
         casino=casino,
@@ -444,7 +468,7 @@ def adjustment_approve(*, adjustment: BalanceAdjustment, approved_by: Any) -> Ba
         player_account = locked_adjustment.account
         casino = Casino.objects.get(pk=player_account.casino_id)
         locked = accounts_lock(casino=casino, specs=[spec_of(player_account), _venue_spec(AccountKind.HOUSE)])
-        transfer = _adjustment_transfer(
+        written = _adjustment_transfer(
             casino=casino,
             accounts=locked,
             player_account=_by_id(locked)[player_account.pk],
@@ -452,6 +476,7 @@ def adjustment_approve(*, adjustment: BalanceAdjustment, approved_by: Any) -> Ba
             reason=locked_adjustment.reason,
             actor=approved_by,
         )
+        transfer = written.transfer
         BalanceAdjustment.objects.filter(pk=adjustment.pk).update(
             status=AdjustmentStatus.APPLIED,
             decided_by=approved_by,
@@ -469,6 +494,7 @@ def adjustment_approve(*, adjustment: BalanceAdjustment, approved_by: Any) -> Ba
                 "transfer_id": transfer.pk,
                 "amount_minor": locked_adjustment.amount_minor,
                 "status": AdjustmentStatus.APPLIED,
+                **_audited(written),
             },
         )
     return BalanceAdjustment.objects.get(pk=adjustment.pk)
@@ -532,7 +558,7 @@ def transfer_reverse(*, transfer: Transfer, reason: str, by: Any) -> Transfer:
                 f"Transfer {original.pk} moves payouts awaiting approval; correct it with an adjustment.",
                 transfer_id=original.pk,
             )
-        reversal = _transfer_write(
+        written = _transfer_write(
             casino=original.casino,
             kind=TransferKind.REVERSAL,
             accounts=_by_id(locked),
@@ -543,12 +569,18 @@ def transfer_reverse(*, transfer: Transfer, reason: str, by: Any) -> Transfer:
             reference_type=original.reference_type,
             reference_id=original.reference_id,
         )
+        reversal = written.transfer
         audit_append(
             action="wallet.transfer_reversed",
             actor=by,
             object_type="wallet.transfer",
             object_id=reversal.pk,
-            after={"transfer_id": reversal.pk, "reverses_id": original.pk, "reason": reason},
+            after={
+                "transfer_id": reversal.pk,
+                "reverses_id": original.pk,
+                "reason": reason,
+                **_audited(written),
+            },
         )
     return reversal
 
@@ -731,7 +763,7 @@ def round_settle(
         amounts, held, waiting = _settlement_amounts(
             lines, holds, table=table, tray=tray, pending=pending, rounding=rounding
         )
-        transfer = _transfer_write(
+        written = _transfer_write(
             casino=casino,
             kind=TransferKind.ROUND_SETTLEMENT,
             accounts=accounts,
@@ -742,6 +774,7 @@ def round_settle(
             reference_id=reference,
             memo=f"{table.name} round {reference}",
         )
+        transfer = written.transfer
         if holds:
             Hold.objects.filter(pk__in=sorted(holds)).update(
                 status=HoldStatus.POSTED, closed_at=timezone.now(), closed_by_transfer=transfer
@@ -765,6 +798,7 @@ def round_settle(
                 "table_id": table.pk,
                 "reference": reference,
                 "currency": casino.currency,
+                **_audited(written),
             },
         )
     return RoundSettlement(transfer=transfer, pending_payout_ids=pending_ids)
@@ -876,7 +910,7 @@ def _payout_decide(*, payout: PendingPayout, by: Any, release: bool, reason: str
         )
         specs = _by_spec(locked)
         target_id = locked_payout.account_id if release else specs[target_spec].pk  # type: ignore[index]
-        transfer = _transfer_write(
+        written = _transfer_write(
             casino=casino,
             kind=TransferKind.PAYOUT_RELEASE if release else TransferKind.PAYOUT_REJECT,
             accounts=_by_id(locked),
@@ -889,6 +923,7 @@ def _payout_decide(*, payout: PendingPayout, by: Any, release: bool, reason: str
             reference_type=locked_payout.reference_type,
             reference_id=locked_payout.reference_id,
         )
+        transfer = written.transfer
         PendingPayout.objects.filter(pk=payout.pk).update(
             status=PayoutStatus.RELEASED if release else PayoutStatus.REJECTED,
             decided_transfer=transfer,
@@ -907,6 +942,7 @@ def _payout_decide(*, payout: PendingPayout, by: Any, release: bool, reason: str
                 "payout_id": payout.pk,
                 "amount_minor": locked_payout.amount_minor,
                 "reason": reason,
+                **_audited(written),
             },
         )
     return transfer

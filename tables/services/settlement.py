@@ -5,7 +5,8 @@ the whole round to the ledger in one bulk ``wallet.round_settle``: the number of
 statements does not grow with the number of bets (see ``bench/settle.py``). A payout line whose
 ``paid_minor`` is above the table's ``payout_approval_threshold_minor`` waits on the table's
 payouts-pending account until a pit boss who is not the round's dealer approves it (or rejects it
-with a reason).
+with a reason). The round's audit record carries the hash of its events and payout lines
+(``tables/round_hash.py``); lines are never updated: a decision is a ``PayoutDecision`` row.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ from tables.models import (
     BetKind,
     BetStatus,
     Box,
+    PayoutDecision,
     PayoutLine,
     Round,
     RoundStatus,
     Seat,
 )
+from tables.round_hash import SETTLED_ACTION, round_seal
 from tables.services.commands import AppliedDefault, round_command, round_state, shoe_consume
 from tables.services.common import (
     Actor,
@@ -60,7 +63,9 @@ def round_settle(*, round_id: int, actor: Actor) -> Round:
     Needs the dealer or the system. Locks the round FOR UPDATE, then (in the wallet) the holds
     and the accounts in id order, then the audit chain. Raises ``round_not_played`` (the engine
     has not reached the end), ``insufficient_funds`` (the tray cannot pay: fill the table).
-    A constant number of SQL statements whatever the number of bets.
+    A constant number of SQL statements whatever the number of bets. The ``round.settled`` audit
+    record carries the round's hash (``round_seal``: one read of the round's events), which
+    ``round_verify`` checks.
     """
 
     def body(round_: Round, applied: list[AppliedDefault]) -> Round:
@@ -103,12 +108,13 @@ def round_settle(*, round_id: int, actor: Actor) -> Round:
                 actor=actor.user,
                 actor_name=actor.name,
             )
+        # Last: the record carries the hash of every event (the settled one included) and line.
         actor.audit(
-            action="round.settled",
+            action=SETTLED_ACTION,
             object_type="tables.round",
             object_id=round_.pk,
             before={"status": RoundStatus.SETTLING},
-            after={"table": round_.table.name, "number": round_.number, **totals},
+            after={"table": round_.table.name, "number": round_.number, **totals, **round_seal(round_, rows)},
         )
         return round_
 
@@ -136,7 +142,6 @@ def _payout_rows(round_: Round, lines: Sequence[EnginePayoutLine], bets: dict[st
                 paid_minor=line.paid_minor,
                 rounding_remainder=fraction_text(line.rounding_remainder_minor),
                 needs_approval=waits,
-                approval_status=ApprovalStatus.PENDING if waits else ApprovalStatus.NOT_NEEDED,
             )
         )
     return rows
@@ -237,8 +242,10 @@ def _decide(*, payout_line_id: int, actor: Actor, release: bool, reason: str = "
         payout = PendingPayout.objects.get(
             bet_reference=PAYOUT_REFERENCE.format(line.pk), reference_id=str(round_.pk)
         )
-        PayoutLine.objects.filter(pk=line.pk).update(
-            approval_status=ApprovalStatus.APPROVED if release else ApprovalStatus.REJECTED,
+        # The line stays as settlement wrote it: the decision is a row of its own.
+        PayoutDecision.objects.create(
+            line=line,
+            status=ApprovalStatus.APPROVED if release else ApprovalStatus.REJECTED,
             decided_by=actor.user,
             decided_at=timezone.now(),
             reason=reason,
@@ -253,7 +260,8 @@ def _decide(*, payout_line_id: int, actor: Actor, release: bool, reason: str = "
 def payout_approve(*, payout_line_id: int, actor: Actor) -> PayoutLine:
     """A pit boss releases a payout held above the threshold to the player's wallet.
     Needs ``casino.approve_payout``; the round's dealer is refused (``approval_by_dealer_refused``).
-    Locks the payout line, then (wallet) the pending payout and the accounts. Raises
+    Locks the payout line, then (wallet) the pending payout and the accounts. The decision is a
+    new ``PayoutDecision`` row (the line itself is never updated; one decision per line). Raises
     ``payout_not_pending``, ``permission_denied``. Audited by the wallet (``wallet.payout_released``)."""
     return _decide(payout_line_id=payout_line_id, actor=actor, release=True)
 

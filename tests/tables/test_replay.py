@@ -13,6 +13,7 @@ from tables.games.blackjack.script import play_script
 from tables.models import PayoutLine, Round
 from tables.replay import round_export, round_replay_check
 from tables.simulation import simulate_table
+from tests.tampering import triggers_off
 
 
 # Transactional: every service commits as in production. Inside one test transaction the
@@ -41,6 +42,7 @@ def test_a_tampered_payout_line_is_reported_and_exits_1(table):
     # given a settled simulated round whose stored payout is altered
     result = simulate_table(table=table, rounds=3, players=3, seed=3)
     line = PayoutLine.objects.filter(round_id=result.round_ids[0]).first()
+    triggers_off()
     PayoutLine.objects.filter(pk=line.pk).update(paid_minor=line.paid_minor + 1)
     # when replayed
     err = StringIO()

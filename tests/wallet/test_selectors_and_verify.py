@@ -60,7 +60,8 @@ def test_ledger_verify_is_clean_after_ordinary_work(
     hold_place(player=player, amount_minor=400)
     call_command("ledger_verify")
     assert capsys.readouterr().out == (
-        "ledger clean: 2 transfers, 4 postings, 3 accounts, 1 open holds; sum of all balances 0\n"
+        "ledger clean: 2 transfers, 4 postings, 3 accounts, 1 open holds; sum of all balances 0; "
+        "every transfer matches its audit record\n"
     )
 
 

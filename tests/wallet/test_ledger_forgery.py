@@ -1,0 +1,185 @@
+"""Every transfer is vouched for by the audit chain: its audit record carries the hash of its
+postings, and ``ledger_verify`` names a transfer that no record names, one whose postings were
+edited, and one a record names that is gone, even when the balances were kept in step."""
+
+from __future__ import annotations
+
+from io import StringIO
+from typing import Any
+
+from django.core.management import call_command
+
+from casino.models import AuditRecord
+from tests.tampering import raw, triggers_off
+from wallet.ledger_hash import transfer_hash
+from wallet.models import Account, AccountKind, PendingPayout, Posting, Transfer, TransferKind
+from wallet.selectors import ForgedTransfer, ledger_forgeries, ledger_verify
+from wallet.services import (
+    SettlementLine,
+    adjustment_approve,
+    balance_adjust,
+    cage_buy_in,
+    cage_cash_out,
+    hold_place,
+    payout_reject,
+    payout_release,
+    round_settle,
+    table_credit,
+    transfer_between_players,
+    transfer_reverse,
+)
+
+FORGED_MINOR = 100_000_000
+
+
+def _ledger_verify_command() -> tuple[int, str, str]:
+    out, err = StringIO(), StringIO()
+    try:
+        call_command("ledger_verify", stdout=out, stderr=err)
+    except SystemExit as exited:
+        return int(exited.code or 0), out.getvalue(), err.getvalue()
+    return 0, out.getvalue(), err.getvalue()
+
+
+def _forge_credit(account: Account, amount_minor: int) -> int:
+    """As the database superuser, without touching a trigger: a balanced transfer cage -> the
+    account with its two postings, and both cached balances moved to match. Returns its id."""
+    cage = Account.objects.get(casino=account.casino, kind=AccountKind.CAGE)
+    transfer = Transfer.objects.create(casino=account.casino, kind=TransferKind.ADJUSTMENT, currency="EUR")
+    Posting.objects.create(transfer=transfer, account=cage, amount_minor=-amount_minor)
+    Posting.objects.create(transfer=transfer, account=account, amount_minor=amount_minor)
+    raw("UPDATE wallet_account SET balance_minor = balance_minor - %s WHERE id = %s", [amount_minor, cage.pk])
+    raw(
+        "UPDATE wallet_account SET balance_minor = balance_minor + %s WHERE id = %s",
+        [amount_minor, account.pk],
+    )
+    return transfer.pk
+
+
+def test_a_forged_balanced_transfer_is_named_by_ledger_verify(make_player: Any) -> None:
+    # given a clean ledger with a funded player
+    player = make_player(10_000)
+    account = Account.objects.get(player=player)
+    assert ledger_verify().is_clean
+    # when 100,000,000 minor units are created for the player with a balanced transfer and the
+    # cached balances kept in step (every trigger and constraint still on)
+    forged_id = _forge_credit(account, FORGED_MINOR)
+    # then every balance still matches its postings, but the transfer is named as a forgery
+    result = ledger_verify()
+    assert result.offender == ""
+    assert result.forged == (
+        ForgedTransfer(forged_id, TransferKind.ADJUSTMENT, FORGED_MINOR, "no audit record names it"),
+    )
+    # and the command exits 1 naming it
+    code, out, err = _ledger_verify_command()
+    assert (code, out) == (1, "")
+    assert err.splitlines()[1:] == [
+        f"forged transfer {forged_id} (adjustment, 100000000 minor units): no audit record names it"
+    ]
+    assert err.startswith("ledger broken: 1 transfers the audit chain does not vouch for (")
+
+
+def test_a_transfer_whose_postings_were_edited_is_named(make_player: Any, cashier: Any) -> None:
+    # given a buy-in of 100.00 and its audit record
+    player = make_player()
+    transfer = cage_buy_in(player=player, amount_minor=10_000, cashier=cashier)
+    record = AuditRecord.objects.get(action="wallet.buy_in")
+    account = Account.objects.get(player=player)
+    cage = Account.objects.get(kind=AccountKind.CAGE)
+    # when, with the triggers off, the buy-in's postings and the balances are raised to 1,000,100.00
+    triggers_off()
+    raw(
+        "UPDATE wallet_posting SET amount_minor = %s WHERE transfer_id = %s AND account_id = %s",
+        [FORGED_MINOR, transfer.pk, account.pk],
+    )
+    raw(
+        "UPDATE wallet_posting SET amount_minor = %s WHERE transfer_id = %s AND account_id = %s",
+        [-FORGED_MINOR, transfer.pk, cage.pk],
+    )
+    raw("UPDATE wallet_account SET balance_minor = %s WHERE id = %s", [FORGED_MINOR, account.pk])
+    raw("UPDATE wallet_account SET balance_minor = %s WHERE id = %s", [-FORGED_MINOR, cage.pk])
+    # then the balances agree with the postings, and the transfer is named against its record
+    result = ledger_verify()
+    assert result.offender == ""
+    assert result.forged == (
+        ForgedTransfer(
+            transfer.pk,
+            TransferKind.BUY_IN,
+            FORGED_MINOR,
+            f"its postings do not match the hash in audit record #{record.sequence}",
+        ),
+    )
+
+
+def test_a_deleted_transfer_is_named_by_the_record_that_names_it(make_player: Any, cashier: Any) -> None:
+    # given two buy-ins
+    player = make_player(1_000)
+    transfer = cage_buy_in(player=player, amount_minor=2_000, cashier=cashier)
+    record = AuditRecord.objects.filter(action="wallet.buy_in").order_by("-sequence").first()
+    # when, with the triggers off, the second one is deleted and the balances put back
+    triggers_off()
+    raw("DELETE FROM wallet_posting WHERE transfer_id = %s", [transfer.pk])
+    raw("DELETE FROM wallet_transfer WHERE id = %s", [transfer.pk])
+    raw("UPDATE wallet_account SET balance_minor = 1000 WHERE player_id = %s", [player.pk])
+    raw("UPDATE wallet_account SET balance_minor = -1000 WHERE kind = 'cage'", [])
+    # then the record that named it says so
+    assert ledger_verify().forged == (
+        ForgedTransfer(
+            transfer.pk, "", 0, f"audit record #{record.sequence} names it, the ledger has no such transfer"
+        ),
+    )
+
+
+def test_every_kind_of_transfer_carries_its_hash_in_its_audit_record(
+    make_player: Any, filled_table: Any, casino: Any, cashier: Any, pit_boss: Any, other_pit_boss: Any
+) -> None:
+    # given one transfer of every kind, each written by its service
+    alice, bob = make_player(100_000), make_player(50_000)
+    cage_cash_out(player=alice, amount_minor=1_000, cashier=cashier)
+    transfer_between_players(from_player=alice, to_player=bob, amount_minor=500, by=cashier)
+    table_credit(table=filled_table, amount_minor=1_000, cashier=cashier)
+    balance_adjust(player=alice, amount_minor=200, reason="comp", requested_by=pit_boss)
+    large = balance_adjust(player=alice, amount_minor=60_000, reason="jackpot", requested_by=pit_boss)
+    adjustment_approve(adjustment=large, approved_by=other_pit_boss)
+    holds = [
+        hold_place(player=player, amount_minor=1_000, table=filled_table) for player in (alice, bob, alice)
+    ]
+    lines = [
+        SettlementLine(
+            account_id=hold.account_id,
+            hold_id=hold.pk,
+            stake_minor=1_000,
+            payout_minor=payout,
+            needs_approval=waits,
+        )
+        for hold, payout, waits in zip(holds, (0, 30_000, 20_000), (False, True, True), strict=True)
+    ]
+    settlement = round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
+    first, second = (PendingPayout.objects.get(pk=pk) for pk in settlement.pending_payout_ids)
+    payout_release(payout=first, by=pit_boss)
+    payout_reject(payout=second, by=pit_boss, reason="void bet")
+    bought = cage_buy_in(player=bob, amount_minor=700, cashier=cashier)
+    transfer_reverse(transfer=bought, reason="keyed twice", by=pit_boss)
+    assert set(Transfer.objects.values_list("kind", flat=True)) == set(TransferKind.values)
+    # then every transfer is named, with the hash of its postings, by exactly one audit record
+    named: dict[str, list[int]] = {}
+    for record in AuditRecord.objects.filter(after__has_key="transfers"):
+        for transfer_id in record.after["transfers"]:
+            named.setdefault(transfer_id, []).append(record.sequence)
+    assert sorted(named, key=int) == [
+        str(pk) for pk in Transfer.objects.order_by("pk").values_list("pk", flat=True)
+    ]
+    assert all(len(sequences) == 1 for sequences in named.values())
+    # and the ledger verifies clean
+    assert ledger_forgeries() == []
+    assert ledger_verify().is_clean
+
+
+def test_the_hash_is_of_the_postings_in_any_order() -> None:
+    transfer = Transfer(pk=7, casino_id=1, kind="buy_in", currency="EUR", reference_type="", reference_id="")
+    digest = transfer_hash(transfer, [(2, -500), (9, 500)])
+    assert digest == transfer_hash(transfer, [(9, 500), (2, -500)])
+    assert digest != transfer_hash(transfer, [(2, -501), (9, 501)])
+    transfer.kind = "cash_out"
+    assert digest != transfer_hash(transfer, [(2, -500), (9, 500)])
+    assert len(digest) == 64
