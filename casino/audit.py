@@ -1,17 +1,27 @@
-"""The audit trail: one append service and one verifier over a single hash chain.
+"""The audit trail: one append service, one verifier and the anchors over a single hash chain.
 
-Every record carries the hash of the record before it and a SHA-256 of its own canonical
-encoding (sorted-key JSON of every field). Appends are serialized so that concurrent writers
-still form one chain, with a transaction-scoped PostgreSQL advisory lock. A trigger refuses
-UPDATE, DELETE and TRUNCATE of the table (migration casino 0003).
+Every record carries the hash of the record before it and an HMAC-SHA256 of its own canonical
+encoding (sorted-key JSON of every field) under a key that is not in the database
+(``casino.audit_keys``), with the key's version: new records take the highest version, and each
+record verifies under its own, so keys rotate. Records written before the chain was keyed have
+version 0 and a plain SHA-256; they may only come before the first keyed record, and the keyed
+records after them cover them through their links. Appends are serialized so that concurrent
+writers still form one chain, with a transaction-scoped PostgreSQL advisory lock. A trigger
+refuses UPDATE, DELETE and TRUNCATE of the table (migration casino 0003).
+
+``audit_anchor`` signs the chain's head with the casino's Ed25519 key and appends it to a file of
+the gaming day outside the database (``casino.anchors``); ``audit_verify`` checks every record's
+hash and link and every anchor against the chain, so a rewrite by someone who holds the HMAC key
+but not the signing key still shows, at the first anchor it contradicts.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import hmac
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +29,10 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
 
-from casino.models import AuditRecord, Terminal
+from casino.anchors import Anchor, StoredAnchor, anchor_latest, anchor_sign, anchor_store, anchors_read
+from casino.audit_keys import UNKEYED_VERSION, HmacKeyring, hmac_keyring
+from casino.errors import ServiceError
+from casino.models import AuditRecord, Casino, Terminal
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -27,6 +40,14 @@ if TYPE_CHECKING:
 GENESIS_HASH = "0" * 64
 # Arbitrary but fixed key of the PostgreSQL advisory lock that orders audit appends.
 AUDIT_LOCK_KEY = 0x0A0D17
+
+
+class AuditKeyMissingError(ServiceError):
+    code = "audit_key_missing"
+
+
+class AuditChainBrokenError(ServiceError):
+    code = "audit_chain_broken"
 
 
 def _plain(value: Any) -> Any:
@@ -37,7 +58,7 @@ def _plain(value: Any) -> Any:
 
 
 def canonical_payload(record: AuditRecord) -> dict[str, Any]:
-    return {
+    payload = {
         "sequence": record.sequence,
         "recorded_at": record.recorded_at.astimezone(dt.UTC).isoformat(),
         "actor_id": record.actor_id,
@@ -51,13 +72,28 @@ def canonical_payload(record: AuditRecord) -> dict[str, Any]:
         "after": record.after,
         "previous_hash": record.previous_hash,
     }
+    if record.key_version != UNKEYED_VERSION:
+        # Keyed records sign their version too (unkeyed ones keep the encoding they were hashed in).
+        payload["key_version"] = record.key_version
+    return payload
 
 
-def record_hash(record: AuditRecord) -> str:
+def record_hash(record: AuditRecord, keyring: HmacKeyring | None = None) -> str:
+    """The record's hash: HMAC-SHA256 under the key of its version, SHA-256 for version 0.
+
+    Raises AuditKeyMissingError when its version's key is not configured.
+    """
     encoded = json.dumps(
         canonical_payload(record), sort_keys=True, separators=(",", ":"), ensure_ascii=False
     ).encode()
-    return hashlib.sha256(encoded).hexdigest()
+    if record.key_version == UNKEYED_VERSION:
+        return hashlib.sha256(encoded).hexdigest()
+    key = (keyring or hmac_keyring()).keys.get(record.key_version)
+    if key is None:
+        raise AuditKeyMissingError(
+            f"key version {record.key_version} is not configured", key_version=record.key_version
+        )
+    return hmac.new(key, encoded, hashlib.sha256).hexdigest()
 
 
 def _lock_chain() -> None:
@@ -85,6 +121,7 @@ def audit_append(
     """
     from casino.roles import role_of
 
+    keyring = hmac_keyring()
     with transaction.atomic():
         _lock_chain()
         last = AuditRecord.objects.order_by("-sequence").only("sequence", "hash").first()
@@ -102,48 +139,188 @@ def audit_append(
             before=_plain(before),
             after=_plain(after),
             previous_hash=last.hash if last else GENESIS_HASH,
+            key_version=keyring.current_version,
         )
-        record.hash = record_hash(record)
+        record.hash = record_hash(record, keyring)
         record.save(force_insert=True)
         return record
 
 
 @dataclass(frozen=True)
 class AuditVerification:
+    """What ``audit_verify`` found. ``broken_sequence`` is the first record the chain or an anchor
+    contradicts (``reason`` says how); ``checked`` counts the records verified before it.
+    ``anchor_problems`` are anchor lines that cannot be trusted (unreadable, or their signature
+    fails). Records after ``last_anchored_sequence`` up to ``head_sequence`` are not yet anchored:
+    they verify, but nothing outside the database vouches for them yet."""
+
     checked: int
     broken_sequence: int | None = None
     reason: str = ""
+    unkeyed: int = 0
+    anchors_checked: int = 0
+    anchor_problems: tuple[str, ...] = ()
+    last_anchored_sequence: int = 0
+    head_sequence: int = 0
 
     @property
     def is_intact(self) -> bool:
-        return self.broken_sequence is None
+        return self.broken_sequence is None and not self.anchor_problems
+
+    @property
+    def unanchored(self) -> int:
+        return max(self.head_sequence - self.last_anchored_sequence, 0)
 
 
-def _records() -> Iterator[AuditRecord]:
-    return AuditRecord.objects.order_by("sequence").iterator(chunk_size=2000)
+def _records(after_sequence: int = 0, up_to_sequence: int | None = None) -> Iterator[AuditRecord]:
+    records = AuditRecord.objects.filter(sequence__gt=after_sequence)
+    if up_to_sequence is not None:
+        records = records.filter(sequence__lte=up_to_sequence)
+    return records.order_by("sequence").iterator(chunk_size=2000)
+
+
+def _link_problem(
+    record: AuditRecord, *, sequence: int, previous: AuditRecord | None, keyring: HmacKeyring
+) -> str:
+    """Why the record does not follow ``previous`` in a valid chain, or "" when it does."""
+    if record.sequence != sequence:
+        return f"expected sequence {sequence}, found {record.sequence}"
+    if record.previous_hash != (previous.hash if previous else GENESIS_HASH):
+        return "previous hash does not match the record before"
+    if record.key_version == UNKEYED_VERSION and previous and previous.key_version != UNKEYED_VERSION:
+        return "an unkeyed record after keyed ones"
+    try:
+        if record_hash(record, keyring) != record.hash:
+            return "content does not match its hash"
+    except AuditKeyMissingError as error:
+        return f"{error.message}: the record cannot be verified"
+    return ""
+
+
+def _anchor_problem(anchor: StoredAnchor, record: AuditRecord) -> str:
+    if (anchor.anchor.hash, anchor.anchor.record_count) == (record.hash, record.sequence):
+        return ""
+    return f"differs from the anchor of #{anchor.anchor.sequence} ({anchor.location})"
 
 
 def audit_verify() -> AuditVerification:
-    """Walk the chain from the first record; report the first record that breaks it.
+    """Walk the chain from the first record, check every anchor against it, and report the first
+    record that breaks it.
 
-    Catches an altered record (its hash no longer matches), a deleted one (a gap in the
-    sequence or a previous-hash mismatch) and reordered ones (sequence and links disagree).
+    Catches an altered record (its HMAC no longer matches, or it names a key version that is not
+    configured), a deleted one (a gap in the sequence or a previous-hash mismatch), reordered ones
+    (sequence and links disagree), a rewrite under the HMAC key (the chain differs from an anchor:
+    the first record after the last anchor that still agrees is named), and a deleted tail that
+    was anchored (an anchor names a record no longer there). Takes no lock.
     """
-    expected_sequence = 1
-    previous_hash = GENESIS_HASH
-    checked = 0
+    keyring = hmac_keyring()
+    stored, problems = anchors_read()
+    anchors_by_sequence: dict[int, list[StoredAnchor]] = {}
+    for anchor in stored:
+        anchors_by_sequence.setdefault(anchor.anchor.sequence, []).append(anchor)
+    checked = unkeyed = last_anchored = 0
+
+    def found(broken_sequence: int | None, reason: str, *, verified: int | None = None) -> AuditVerification:
+        return AuditVerification(
+            checked=checked if verified is None else verified,
+            broken_sequence=broken_sequence,
+            reason=reason,
+            unkeyed=unkeyed,
+            anchors_checked=len(stored),
+            anchor_problems=tuple(str(problem) for problem in problems),
+            last_anchored_sequence=last_anchored,
+            head_sequence=checked,
+        )
+
+    previous: AuditRecord | None = None
     for record in _records():
-        if record.sequence != expected_sequence:
-            return AuditVerification(
-                checked, record.sequence, f"expected sequence {expected_sequence}, found {record.sequence}"
-            )
-        if record.previous_hash != previous_hash:
-            return AuditVerification(
-                checked, record.sequence, "previous hash does not match the record before"
-            )
-        if record_hash(record) != record.hash:
-            return AuditVerification(checked, record.sequence, "content does not match its hash")
+        reason = _link_problem(record, sequence=checked + 1, previous=previous, keyring=keyring)
+        if reason:
+            return found(record.sequence, reason)
+        for anchor in anchors_by_sequence.get(record.sequence, []):
+            reason = _anchor_problem(anchor, record)
+            if reason:
+                # Every record up to here verified under its key: the rewrite was made with the key,
+                # somewhere after the last anchor that still agrees.
+                reason += (
+                    f": the records from #{last_anchored + 1} to #{record.sequence} are not the ones anchored"
+                )
+                return found(last_anchored + 1, reason, verified=last_anchored)
+        if record.sequence in anchors_by_sequence:
+            last_anchored = record.sequence
+        if record.key_version == UNKEYED_VERSION:
+            unkeyed += 1
         checked += 1
-        expected_sequence += 1
-        previous_hash = record.hash
-    return AuditVerification(checked)
+        previous = record
+    beyond = [anchor for anchor in stored if anchor.anchor.sequence > checked]
+    if beyond:
+        first = min(beyond, key=lambda anchor: anchor.anchor.sequence)
+        return found(
+            checked + 1,
+            f"the anchor of #{first.anchor.sequence} ({first.location}) names a record that is no longer "
+            f"there: the records from #{checked + 1} to #{first.anchor.sequence} were deleted",
+        )
+    return found(None, str(problems[0]) if problems else "")
+
+
+def _venue_gaming_day(moment: dt.datetime) -> dt.date:
+    """The gaming day that names an anchor's file: the venue's (the first casino), or the UTC date."""
+    casino = Casino.objects.order_by("pk").first()
+    return casino.gaming_day(moment) if casino else moment.astimezone(dt.UTC).date()
+
+
+def _segment_problem(after: AuditRecord | None, records: Iterable[AuditRecord], keyring: HmacKeyring) -> str:
+    """Why the records after ``after`` do not extend it into a valid chain, or ""."""
+    previous = after
+    for record in records:
+        reason = _link_problem(
+            record, sequence=(previous.sequence if previous else 0) + 1, previous=previous, keyring=keyring
+        )
+        if reason:
+            return f"record #{record.sequence}: {reason}"
+        previous = record
+    return ""
+
+
+def audit_anchor(*, now: dt.datetime | None = None) -> Anchor | None:
+    """Sign the chain's head (sequence, hash, record count, time) and append the anchor to the
+    file of its gaming day; None when the chain is empty.
+
+    An anchor never vouches for a chain it has not checked: the newest anchor's record must still
+    be there with the hash it names, and every record after it must verify under its key.
+    Raises AuditChainBrokenError otherwise, and writes nothing. Takes no lock: the head is read
+    from committed records, which commit in sequence order.
+    """
+    keyring = hmac_keyring()
+    head = AuditRecord.objects.order_by("-sequence").first()
+    if head is None:
+        return None
+    count = AuditRecord.objects.filter(sequence__lte=head.sequence).count()
+    if count != head.sequence:
+        raise AuditChainBrokenError(f"{count} records up to #{head.sequence}: records were deleted")
+    latest = anchor_latest()
+    anchored: AuditRecord | None = None
+    if latest is not None:
+        anchored = AuditRecord.objects.filter(sequence=latest.anchor.sequence).first()
+        if anchored is None:
+            raise AuditChainBrokenError(
+                f"the anchor of #{latest.anchor.sequence} ({latest.location}) names a record that is no "
+                "longer there"
+            )
+        reason = _anchor_problem(latest, anchored)
+        if reason:
+            raise AuditChainBrokenError(f"record #{anchored.sequence} {reason}")
+    segment = _records(anchored.sequence if anchored else 0, head.sequence)
+    reason = _segment_problem(anchored, segment, keyring)
+    if reason:
+        raise AuditChainBrokenError(reason)
+    moment = now or timezone.now()
+    anchor = anchor_sign(
+        sequence=head.sequence,
+        hash=head.hash,
+        record_count=count,
+        anchored_at=moment,
+        gaming_day=_venue_gaming_day(moment),
+    )
+    anchor_store(anchor)
+    return anchor

@@ -159,6 +159,9 @@ class AuditRecord(models.Model):
     after = models.JSONField(null=True, blank=True)
     previous_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64, unique=True)
+    key_version = models.PositiveSmallIntegerField(
+        help_text="Version of the HMAC key the hash was made with; 0: a plain SHA-256, from before the chain was keyed"
+    )
 
     class Meta:
         ordering = ["sequence"]

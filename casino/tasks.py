@@ -2,15 +2,45 @@ import logging
 
 from celery import shared_task
 
-from casino.audit import audit_verify
+from casino.audit import AuditChainBrokenError, audit_anchor, audit_verify
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task
 def audit_verify_task() -> dict[str, object]:
-    """Nightly check of the audit chain; a broken chain is logged as an error for the on-call."""
+    """Nightly check of the audit chain; a broken chain or an anchor that cannot be trusted is
+    logged as an error for the on-call."""
     result = audit_verify()
-    if not result.is_intact:
+    if result.broken_sequence is not None:
         logger.error("audit trail broken at #%s: %s", result.broken_sequence, result.reason)
-    return {"checked": result.checked, "broken_sequence": result.broken_sequence}
+    for problem in result.anchor_problems:
+        logger.error("audit anchor not trusted: %s", problem)
+    logger.info(
+        "audit trail: %s records checked, %s anchors, %s records not yet anchored",
+        result.checked,
+        result.anchors_checked,
+        result.unanchored,
+    )
+    return {
+        "checked": result.checked,
+        "broken_sequence": result.broken_sequence,
+        "anchor_problems": list(result.anchor_problems),
+        "unanchored": result.unanchored,
+    }
+
+
+@shared_task
+def audit_anchor_task() -> str:
+    """Anchor the chain's head (Celery beat, every AUDIT_ANCHOR_INTERVAL_SECONDS); the anchor line
+    goes to the log as well as to its file. A refusal is logged as an error: the chain since the
+    last anchor does not verify."""
+    try:
+        anchor = audit_anchor()
+    except AuditChainBrokenError as error:
+        logger.error("audit trail not anchored: %s", error.message)
+        return ""
+    if anchor is None:
+        return ""
+    logger.info("audit anchor %s", anchor.line())
+    return anchor.line()

@@ -169,6 +169,21 @@ if os.environ.get("CACHE_URL"):
         }
     }
 
+# The audit chain's keys, none in the database (casino/audit_keys.py): HMAC keys by version, from
+# AUDIT_HMAC_KEYS ("1:<hex>,2:<hex>") or the files <version>.key of AUDIT_HMAC_KEY_DIR; the
+# anchors' Ed25519 signing key (PEM) and the public keys trusted besides its own (hex). Without
+# them, AUDIT_KEYS_GENERATE (off in production) creates the keys once under var/keys. The
+# anchors, signed heads of the chain, go to one file per gaming day in AUDIT_ANCHOR_DIR.
+AUDIT_HMAC_KEYS = os.environ.get("AUDIT_HMAC_KEYS", "")
+AUDIT_HMAC_KEY_DIR = os.environ.get("AUDIT_HMAC_KEY_DIR", str(VAR_DIR / "keys" / "audit-hmac"))
+AUDIT_ANCHOR_SIGNING_KEY_FILE = os.environ.get(
+    "AUDIT_ANCHOR_SIGNING_KEY_FILE", str(VAR_DIR / "keys" / "audit-anchor-ed25519.pem")
+)
+AUDIT_ANCHOR_PUBLIC_KEYS = env_list("AUDIT_ANCHOR_PUBLIC_KEYS", [])
+AUDIT_ANCHOR_DIR = os.environ.get("AUDIT_ANCHOR_DIR", str(VAR_DIR / "anchors"))
+AUDIT_ANCHOR_INTERVAL_SECONDS = int(os.environ.get("AUDIT_ANCHOR_INTERVAL_SECONDS", "300"))
+AUDIT_KEYS_GENERATE = env_bool("AUDIT_KEYS_GENERATE", True)
+
 # Celery: with a broker URL tasks go to workers; without one they run in-process, eagerly,
 # so the embedded run needs nothing else installed.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
@@ -182,6 +197,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BEAT_SCHEDULE = {
     "audit-verify-nightly": {"task": "casino.tasks.audit_verify_task", "schedule": 24 * 60 * 60},
+    "audit-anchor": {"task": "casino.tasks.audit_anchor_task", "schedule": AUDIT_ANCHOR_INTERVAL_SECONDS},
 }
 
 REST_FRAMEWORK = {

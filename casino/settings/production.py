@@ -1,7 +1,9 @@
 """Production: every secret from the environment, HTTPS only, PostgreSQL required.
 
-Required: SECRET_KEY, DATABASE_URL (postgresql://...), ALLOWED_HOSTS. Passes
-`manage.py check --deploy --fail-level WARNING` when they are set.
+Required: SECRET_KEY, DATABASE_URL (postgresql://...), ALLOWED_HOSTS, the audit chain's HMAC keys
+(AUDIT_HMAC_KEYS or AUDIT_HMAC_KEY_DIR; anchoring also needs AUDIT_ANCHOR_SIGNING_KEY_FILE). Passes
+`manage.py check --deploy --fail-level WARNING` when they are set. DATABASE_OWNER_URL, given to
+the migrating step only, is the schema owner's (docs/operations.md).
 """
 
 import os
@@ -16,8 +18,14 @@ if len(SECRET_KEY) < 50:  # noqa: F405
     raise ImproperlyConfigured("SECRET_KEY must be set to at least 50 random characters in production")
 if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
     raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL in production")
+if not (os.environ.get("DATABASE_OWNER_URL") or "postgres://").startswith(("postgres://", "postgresql://")):
+    raise ImproperlyConfigured("DATABASE_OWNER_URL must point at PostgreSQL in production")
 if not os.environ.get("ALLOWED_HOSTS"):
     raise ImproperlyConfigured("ALLOWED_HOSTS must be set in production")
+# The audit chain's keys are never generated in production: they come from the environment or files.
+AUDIT_KEYS_GENERATE = False
+if not os.environ.get("AUDIT_HMAC_KEYS") and not os.environ.get("AUDIT_HMAC_KEY_DIR"):
+    raise ImproperlyConfigured("AUDIT_HMAC_KEYS or AUDIT_HMAC_KEY_DIR must be set in production")
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)

@@ -25,6 +25,7 @@ def test_production_settings_pass_check_deploy():
         "SECRET_KEY": "x" * 20 + "production-secret-for-the-check-only-" + "y" * 20,
         "DATABASE_URL": "postgres://casino@db.invalid:5432/casino",
         "ALLOWED_HOSTS": "backoffice.example.com",
+        "AUDIT_HMAC_KEYS": "1:" + "ab" * 32,
     }
 
     result = _manage("check", "--deploy", "--fail-level", "WARNING", env=env)
