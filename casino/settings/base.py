@@ -11,6 +11,7 @@ from typing import Any
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from casino.database_roles import APPLICATION_ROLE, OWNER_COMMANDS, OWNER_ROLE
 from casino.embedded_database import running_server_url, server_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -92,8 +93,20 @@ TEMPLATES = [
 # DATABASE_URL: PostgreSQL, always. `make run` and `make test` set it to the embedded server they
 # start under var/postgres (casino/embedded_database.py); a command started without it (say
 # `manage.py shell`) uses that server if it is running, and refuses to start otherwise.
+#
+# DATABASE_OWNER_URL (optional): the role that owns the schema. When it is set, `manage.py migrate`
+# and `manage.py database_roles` connect with it, and then grant the role of DATABASE_URL (the
+# application's, which every other process uses) its rights: casino/database_roles.py.
 EMBEDDED_DATA_DIR = VAR_DIR.resolve() / "postgres"
-DATABASE_URL = os.environ.get("DATABASE_URL") or running_server_url(EMBEDDED_DATA_DIR)
+DATABASE_URL = os.environ.get("DATABASE_URL")
+DATABASE_OWNER_URL = os.environ.get("DATABASE_OWNER_URL", "")
+if not DATABASE_URL and "pytest" in sys.modules:
+    # As `make test`: the superuser, which creates the test databases.
+    DATABASE_URL = running_server_url(EMBEDDED_DATA_DIR)
+elif not DATABASE_URL:
+    # As `make run`'s processes: the application's role, migrate as the owner.
+    DATABASE_URL = running_server_url(EMBEDDED_DATA_DIR, user=APPLICATION_ROLE)
+    DATABASE_OWNER_URL = DATABASE_OWNER_URL or running_server_url(EMBEDDED_DATA_DIR, user=OWNER_ROLE) or ""
 if not DATABASE_URL and "mypy" in sys.modules:
     # The type checker's Django plugin (django-stubs) loads these settings and never connects.
     DATABASE_URL = server_url(EMBEDDED_DATA_DIR)
@@ -103,6 +116,11 @@ if not DATABASE_URL:
         "Set DATABASE_URL=postgres://..., or run the command through `make run` / `make test` or "
         "`.venv/bin/python -m casino.embedded_database -- COMMAND`, which start that server."
     )
+# Set only in a process that connects as the owner: the role its migrations' grants go to.
+DATABASE_APPLICATION_ROLE = ""
+if DATABASE_OWNER_URL and sys.argv[1:2] and sys.argv[1] in OWNER_COMMANDS:
+    DATABASE_APPLICATION_ROLE = dj_database_url.parse(DATABASE_URL)["USER"]
+    DATABASE_URL = DATABASE_OWNER_URL
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (postgres://...)")

@@ -6,20 +6,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=.venv/bin
-DB=casino_schemathesis
-export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$DB"
+# A database of its own (SCHEMATHESIS_DATABASE names another, so that two runs can share a server).
+DB=${SCHEMATHESIS_DATABASE:-casino_schemathesis}
+LOG=/tmp/$DB-gunicorn.log
+# The roles of production (docs/operations.md): made by the superuser, migrations as the owner, the
+# seed, the setup and gunicorn as the application's role.
+export DATABASE_URL="postgres://casino_app@127.0.0.1:5432/$DB"
+OWNER_URL="postgres://casino_owner@127.0.0.1:5432/$DB"
 export DJANGO_SETTINGS_MODULE=casino.settings.test
 export API_THROTTLE_TERMINAL="" API_THROTTLE_PLAYER="" API_THROTTLE_SIGN_IN=""
 # A long-poll that matches (If-None-Match: *) waits at most a second here.
 export API_LONG_POLL_MAX_MILLISECONDS=1000
 psql -h 127.0.0.1 -U postgres -q -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" 2>/dev/null
-$BIN/python manage.py migrate --noinput -v0
+DATABASE_OWNER_URL=$OWNER_URL $BIN/python manage.py database_roles --admin-url "postgres://postgres@127.0.0.1:5432/$DB" >/dev/null
+DATABASE_OWNER_URL=$OWNER_URL $BIN/python manage.py migrate --noinput -v0
 $BIN/python manage.py seed >/dev/null
 eval "$($BIN/python manage.py shell -c 'from tests.api.schemathesis_setup import main; main()' | grep -E '^(TERMINAL_TOKEN|PLAYER_TOKEN|READER_TOKEN|SCHEMA_TABLE_ID|SCHEMA_ROUND_ID|SCHEMA_BET_ID)=')"
 export SCHEMA_TABLE_ID SCHEMA_ROUND_ID SCHEMA_BET_ID
 export SCHEMATHESIS_HOOKS=tests.api.schemathesis_hooks PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 PORT=$($BIN/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-$BIN/gunicorn casino.wsgi -b "127.0.0.1:$PORT" -w 2 --threads 4 --timeout 60 >/tmp/schemathesis-gunicorn.log 2>&1 &
+$BIN/gunicorn casino.wsgi -b "127.0.0.1:$PORT" -w 2 --threads 4 --timeout 60 >"$LOG" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/api/schema/" && break; sleep 0.2; done
@@ -33,7 +39,7 @@ $BIN/schemathesis --config-file tests/api/schemathesis.toml run "$URL" "${COMMON
 $BIN/schemathesis --config-file tests/api/schemathesis.toml run "$URL" "${COMMON[@]}" \
   -H "Authorization: Terminal $TERMINAL_TOKEN" -H "X-Player-Token: $PLAYER_TOKEN" \
   --include-operation-id player_sign_out
-if grep -q "Internal Server Error\|Traceback" /tmp/schemathesis-gunicorn.log; then
+if grep -q "Internal Server Error\|Traceback" "$LOG"; then
   echo "server errors in the gunicorn log"; exit 1
 fi
 echo "schemathesis: no server error, every response conforms"
