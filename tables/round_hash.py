@@ -1,6 +1,7 @@
-"""The hash of a settled round, carried by its audit record, and the verifier that recomputes it.
+"""The hash of a finished round, carried by its audit record, and the verifier that recomputes it.
 
-When a round settles, its audit record (``round.settled``) carries in ``after``:
+When a round settles or is voided, its audit record (``round.settled``, ``round.voided``) carries
+in ``after``:
 
 - ``round_hash``: SHA-256 of the round's id, table and number with the digest of every event (in
   sequence order) and of every payout line (in id order);
@@ -16,9 +17,9 @@ hand, outcome, rule, exact multiplier, stake, net, paid amount, rounding remaind
 waited for approval. Encodings are sorted-key JSON without spaces, times in UTC ISO 8601.
 
 The audit chain cannot be rewritten without breaking its links, so ``round_verify`` names every
-settled round whose events or payout lines no longer match what its audit record carries (an
-event or a line edited, inserted or deleted with the append-only triggers off), and a settled
-round no audit record vouches for.
+settled or voided round whose events or payout lines no longer match what its audit record
+carries (an event or a line edited, inserted or deleted with the append-only triggers off), and
+such a round no audit record vouches for.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ from casino.models import AuditRecord
 from tables.models import PayoutLine, Round, RoundEvent, RoundStatus
 
 SETTLED_ACTION = "round.settled"
+VOIDED_ACTION = "round.voided"
+# The audit action that seals a round in each finished status.
+SEALING_ACTIONS = {RoundStatus.SETTLED: SETTLED_ACTION, RoundStatus.VOIDED: VOIDED_ACTION}
 # Hex digits of each row's digest kept in the audit record: enough to name the row that changed.
 SHORT_DIGEST = 16
 
@@ -125,15 +129,15 @@ def _seal(round_: Round, events: Sequence[RoundEvent], lines: Sequence[PayoutLin
 
 
 def round_seal(round_: Round, lines: Sequence[PayoutLine]) -> dict[str, Any]:
-    """What the round's ``round.settled`` audit record carries (see the module docstring), from
-    its events as stored (one read, snapshots left out) and its payout lines just written (in id
-    order). Call it after the round's last event is written."""
+    """What the round's ``round.settled`` or ``round.voided`` audit record carries (see the module
+    docstring), from its events as stored (one read, snapshots left out) and its payout lines just
+    written (in id order; none for a void). Call it after the round's last event is written."""
     return _seal(round_, _events([round_.pk]).get(round_.pk, []), sorted(lines, key=lambda line: line.pk))
 
 
 @dataclass(frozen=True)
 class RoundDifference:
-    """A settled round the audit chain does not vouch for, and what differs."""
+    """A finished round the audit chain does not vouch for, and what differs."""
 
     round_id: int
     table: str
@@ -157,24 +161,32 @@ class RoundVerification:
 @dataclass(frozen=True)
 class _Recorded:
     sequence: int
+    status: str
     round_hash: str
     events: list[str]
     lines: list[list[Any]]
 
 
 def _recorded() -> dict[int, _Recorded]:
-    """Round id -> what its ``round.settled`` audit record carries: one pass over those records."""
+    """Round id -> what its sealing audit record (settled or voided) carries: one pass over those
+    records."""
+    statuses = {action: status for status, action in SEALING_ACTIONS.items()}
     recorded: dict[int, _Recorded] = {}
     rows = (
-        AuditRecord.objects.filter(action=SETTLED_ACTION, object_type="tables.round")
+        AuditRecord.objects.filter(action__in=list(statuses), object_type="tables.round")
         .order_by("sequence")
         .values_list(
-            "sequence", "object_id", "after__round_hash", "after__event_digests", "after__line_digests"
+            "sequence",
+            "action",
+            "object_id",
+            "after__round_hash",
+            "after__event_digests",
+            "after__line_digests",
         )
     )
-    for sequence, object_id, round_hash, events, lines in rows.iterator(chunk_size=2000):
+    for sequence, action, object_id, round_hash, events, lines in rows.iterator(chunk_size=2000):
         recorded[int(object_id)] = _Recorded(
-            sequence, str(round_hash or ""), list(events or []), list(lines or [])
+            sequence, statuses[action], str(round_hash or ""), list(events or []), list(lines or [])
         )
     return recorded
 
@@ -212,10 +224,10 @@ def _compare(
 
 
 def round_verify(*, round_ids: Iterable[int] | None = None, chunk: int = 500) -> RoundVerification:
-    """Recompute every settled round's hash (or those of ``round_ids``) and compare it with its
-    audit record's; name each round that differs, with the events and payout lines that do. A
-    round the records call settled that is not, and a settled round no record vouches for, are
-    named too. Reads the rounds in chunks: per chunk one query for the events (snapshots left
+    """Recompute every settled or voided round's hash (or those of ``round_ids``) and compare it
+    with its audit record's; name each round that differs, with the events and payout lines that
+    do. A round the records call settled or voided that is not, and a finished round no record
+    vouches for, are named too. Reads the rounds in chunks: per chunk one query for the events (snapshots left
     out) and one for the payout lines."""
     recorded = _recorded()
     rounds = Round.objects.select_related("table").order_by("pk")
@@ -223,7 +235,7 @@ def round_verify(*, round_ids: Iterable[int] | None = None, chunk: int = 500) ->
         wanted = sorted(set(round_ids))
         rounds = rounds.filter(pk__in=wanted)
         recorded = {round_id: recorded[round_id] for round_id in wanted if round_id in recorded}
-    settled = rounds.filter(status=RoundStatus.SETTLED)
+    finished = rounds.filter(status__in=list(SEALING_ACTIONS))
     differences: list[RoundDifference] = []
     checked = 0
     batch: list[Round] = []
@@ -232,7 +244,11 @@ def round_verify(*, round_ids: Iterable[int] | None = None, chunk: int = 500) ->
         events, lines = _events(r.pk for r in batch), _lines(r.pk for r in batch)
         for round_ in batch:
             record = recorded.pop(round_.pk, None)
-            if record is None:
+            if record is not None and record.status != round_.status:
+                messages = [
+                    f"audit record #{record.sequence} says it was {record.status}, it is {round_.status}"
+                ]
+            elif record is None:
                 messages = ["no audit record carries its hash"]
             else:
                 messages = _compare(round_, record, events.get(round_.pk, []), lines.get(round_.pk, []))
@@ -240,7 +256,7 @@ def round_verify(*, round_ids: Iterable[int] | None = None, chunk: int = 500) ->
                 RoundDifference(round_.pk, round_.table.name, round_.number, m) for m in messages
             )
 
-    for round_ in settled.iterator(chunk_size=chunk):
+    for round_ in finished.iterator(chunk_size=chunk):
         checked += 1
         batch.append(round_)
         if len(batch) >= chunk:
@@ -253,15 +269,18 @@ def round_verify(*, round_ids: Iterable[int] | None = None, chunk: int = 500) ->
         found = existing.get(round_id)
         where = f"audit record #{record.sequence}"
         if found is None:
-            differences.append(RoundDifference(round_id, "", 0, f"{where} says it was settled, it is gone"))
+            differences.append(
+                RoundDifference(round_id, "", 0, f"{where} says it was {record.status}, it is gone")
+            )
         else:
-            message = f"{where} says it was settled, it is {found.status}"
+            message = f"{where} says it was {record.status}, it is {found.status}"
             differences.append(RoundDifference(round_id, found.table.name, found.number, message))
     differences.sort(key=lambda difference: difference.round_id)
     return RoundVerification(checked, tuple(differences))
 
 
 __all__ = [
+    "VOIDED_ACTION",
     "RoundDifference",
     "RoundVerification",
     "event_digest",

@@ -22,6 +22,7 @@ from tables.errors import (
 from tables.games.blackjack import new_round, state_to_dict
 from tables.locking import lock_round, table_lock
 from tables.models import OPEN_ROUND_STATUSES, Bet, BetStatus, Box, Round, RoundEvent, RoundStatus, Table
+from tables.round_hash import VOIDED_ACTION, round_seal
 from tables.services.commands import (
     AppliedDefault,
     Work,
@@ -177,11 +178,16 @@ def round_void(*, round_id: int, actor: Actor, reason: str) -> Round:
             round_=round_, bets=bets, status=BetStatus.VOIDED, reason=f"round voided: {reason}", actor=actor
         )
         actor.audit(
-            action="round.voided",
+            action=VOIDED_ACTION,
             object_type="tables.round",
             object_id=round_.pk,
             before={"status": before},
-            after={"status": RoundStatus.VOIDED, "reason": reason, "bets_returned": len(bets)},
+            after={
+                "status": RoundStatus.VOIDED,
+                "reason": reason,
+                "bets_returned": len(bets),
+                **round_seal(round_, []),
+            },
         )
     round_.refresh_from_db()
     return round_

@@ -28,6 +28,7 @@ from tables.services import (
     round_close_betting,
     round_open,
     round_settle,
+    round_void,
     table_settings_change,
 )
 from tables.simulation import simulate_table
@@ -128,6 +129,44 @@ def test_an_edited_round_event_is_named(table: Any) -> None:
         f"#{record.sequence}",
         "2 rounds verified, 1 differ from the audit chain",
     ]
+
+
+@pytest.mark.django_db
+def test_a_voided_round_is_sealed_by_its_void_record_and_an_edit_is_named(
+    table: Any, dealer: Any, pit_boss: Any
+) -> None:
+    # given a round voided by the pit boss after a bet, beside a settled round
+    simulate_table(table=table, rounds=1, players=1, seed=5)
+    player = funded_player(table, 10_000)
+    as_player = at_terminal(table, player)
+    box_take(table=table, box_number=3, actor=as_player)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    bet_place(
+        round_id=round_.pk, actor=as_player, box_number=3, kind="main", stake_minor=1000, idempotency_key="v1"
+    )
+    round_void(round_id=round_.pk, actor=Actor.staff(pit_boss), reason="dealer exposed the hole card")
+    record = AuditRecord.objects.get(action="round.voided", object_id=str(round_.pk))
+    # then its void record carries the round's hash, and both rounds verify
+    assert record.after["round_hash"] == round_seal(round_, [])["round_hash"]
+    assert round_verify().is_intact
+    assert round_verify().checked == 2
+    # when, with the triggers off, the void's reason is rewritten
+    triggers_off()
+    raw(
+        'UPDATE tables_roundevent SET payload = payload || \'{"reason": "x"}\' '
+        "WHERE round_id = %s AND kind = 'voided'",
+        [round_.pk],
+    )
+    # then the verifier names that event of the voided round
+    voided = RoundEvent.objects.get(round=round_, kind="voided")
+    assert round_verify().differences == (
+        RoundDifference(
+            round_.pk,
+            table.name,
+            round_.number,
+            f"event #{voided.sequence} (voided) differs from audit record #{record.sequence}",
+        ),
+    )
 
 
 @pytest.mark.django_db
