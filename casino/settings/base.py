@@ -215,6 +215,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BEAT_SCHEDULE = {
     "audit-verify-nightly": {"task": "casino.tasks.audit_verify_task", "schedule": 24 * 60 * 60},
+    "ledger-verify-nightly": {"task": "wallet.tasks.ledger_verify_task", "schedule": 24 * 60 * 60},
+    "round-verify-nightly": {"task": "tables.tasks.round_verify_task", "schedule": 24 * 60 * 60},
     "audit-anchor": {"task": "casino.tasks.audit_anchor_task", "schedule": AUDIT_ANCHOR_INTERVAL_SECONDS},
 }
 

@@ -41,3 +41,17 @@ def test_production_settings_refuse_to_start_without_a_secret():
 
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_every_task_on_the_beat_schedule_is_a_registered_task() -> None:
+    from casino.celery import app
+
+    app.loader.import_default_modules()
+    scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert scheduled >= {
+        "casino.tasks.audit_verify_task",
+        "casino.tasks.audit_anchor_task",
+        "wallet.tasks.ledger_verify_task",
+        "tables.tasks.round_verify_task",
+    }
+    assert scheduled <= set(app.tasks)

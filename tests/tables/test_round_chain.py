@@ -5,6 +5,7 @@ is a row of its own (no payout line is ever updated)."""
 
 from __future__ import annotations
 
+import logging
 from io import StringIO
 from typing import Any
 
@@ -32,6 +33,7 @@ from tables.services import (
     table_settings_change,
 )
 from tables.simulation import simulate_table
+from tables.tasks import round_verify_task
 from tests.tables.conftest import at_terminal, balance, funded_player, stack_shoe
 from tests.tampering import raw, triggers_off
 from wallet.models import Transfer, TransferKind
@@ -167,6 +169,22 @@ def test_a_voided_round_is_sealed_by_its_void_record_and_an_edit_is_named(
             f"event #{voided.sequence} (voided) differs from audit record #{record.sequence}",
         ),
     )
+
+
+@pytest.mark.django_db
+def test_the_nightly_task_logs_a_round_that_differs_as_an_error(table: Any, caplog: Any) -> None:
+    # given settled rounds, and the nightly task clean
+    result = simulate_table(table=table, rounds=2, players=1, seed=11)
+    assert round_verify_task.delay().get() == {"checked": 2, "differing_rounds": []}
+    # when one of their payout lines is edited with the triggers off
+    round_id = result.round_ids[1]
+    triggers_off()
+    raw("UPDATE tables_payoutline SET paid_minor = paid_minor + 100 WHERE round_id = %s", [round_id])
+    # then the task names the round and logs each difference as an error
+    with caplog.at_level(logging.INFO, logger="tables.tasks"):
+        assert round_verify_task.delay().get() == {"checked": 2, "differing_rounds": [round_id]}
+    errors = [record.getMessage() for record in caplog.records if record.levelno == logging.ERROR]
+    assert errors and all(f"round {round_id} (BJ1 #" in message for message in errors)
 
 
 @pytest.mark.django_db

@@ -4,6 +4,7 @@ edited, and one a record names that is gone, even when the balances were kept in
 
 from __future__ import annotations
 
+import logging
 from io import StringIO
 from typing import Any
 
@@ -28,6 +29,7 @@ from wallet.services import (
     transfer_between_players,
     transfer_reverse,
 )
+from wallet.tasks import ledger_verify_task
 
 FORGED_MINOR = 100_000_000
 
@@ -173,6 +175,23 @@ def test_every_kind_of_transfer_carries_its_hash_in_its_audit_record(
     # and the ledger verifies clean
     assert ledger_forgeries() == []
     assert ledger_verify().is_clean
+
+
+def test_the_nightly_task_logs_a_forged_transfer_as_an_error(make_player: Any, caplog: Any) -> None:
+    # given a funded player, and the nightly task clean on a clean ledger
+    account = Account.objects.get(player=make_player(10_000))
+    assert ledger_verify_task.delay().get()["forged"] == []
+    # when a balanced transfer is forged for the player
+    forged_id = _forge_credit(account, FORGED_MINOR)
+    # then the task names it, and the on-call sees it as an error
+    with caplog.at_level(logging.INFO, logger="wallet.tasks"):
+        summary = ledger_verify_task.delay().get()
+    assert summary["forged"] == [forged_id]
+    assert summary["offender"] == ""
+    errors = [record.getMessage() for record in caplog.records if record.levelno == logging.ERROR]
+    assert errors == [
+        f"forged transfer {forged_id} (adjustment, 100000000 minor units): no audit record names it"
+    ]
 
 
 def test_the_hash_is_of_the_postings_in_any_order() -> None:

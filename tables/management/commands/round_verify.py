@@ -1,4 +1,4 @@
-"""``manage.py round_verify [ROUND_ID ...]``: recompute each settled round's hash from its events
+"""``manage.py round_verify [ROUND_ID ...]``: recompute each settled or voided round's hash from its events
 and payout lines and compare it with the one its audit record carries; exit status 1 naming every
 round, event and payout line that differs."""
 
@@ -14,8 +14,8 @@ from tables.round_hash import round_verify
 
 class Command(BaseCommand):
     help = (
-        "Verify settled rounds against the audit chain: every event and payout line as its "
-        "round's audit record hashed them. Every settled round without ROUND_IDs."
+        "Verify settled and voided rounds against the audit chain: every event and payout line as "
+        "its round's audit record hashed them. Every such round without ROUND_IDs."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
