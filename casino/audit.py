@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
@@ -172,8 +173,12 @@ class AuditVerification:
         return max(self.head_sequence - self.last_anchored_sequence, 0)
 
 
-def _records(after_sequence: int = 0, up_to_sequence: int | None = None) -> Iterator[AuditRecord]:
-    records = AuditRecord.objects.filter(sequence__gt=after_sequence)
+def _records(after_sequence: int | None = None, up_to_sequence: int | None = None) -> Iterator[AuditRecord]:
+    """The records in sequence order: every one (a row below sequence 1 included, which then
+    breaks the walk), or those after ``after_sequence`` up to ``up_to_sequence``."""
+    records = AuditRecord.objects.all()
+    if after_sequence is not None:
+        records = records.filter(sequence__gt=after_sequence)
     if up_to_sequence is not None:
         records = records.filter(sequence__lte=up_to_sequence)
     return records.order_by("sequence").iterator(chunk_size=2000)
@@ -189,6 +194,16 @@ def _link_problem(
         return "previous hash does not match the record before"
     if record.key_version == UNKEYED_VERSION and previous and previous.key_version != UNKEYED_VERSION:
         return "an unkeyed record after keyed ones"
+    if previous and record.key_version < previous.key_version:
+        return (
+            f"key version {record.key_version} after version {previous.key_version}: the chain never "
+            "goes back to an older key"
+        )
+    if record.key_version == UNKEYED_VERSION and record.sequence > settings.AUDIT_UNKEYED_UP_TO:
+        return (
+            f"an unkeyed record beyond AUDIT_UNKEYED_UP_TO ({settings.AUDIT_UNKEYED_UP_TO}): only "
+            "records written before the chain was keyed may be unkeyed"
+        )
     try:
         if record_hash(record, keyring) != record.hash:
             return "content does not match its hash"
@@ -295,7 +310,7 @@ def audit_anchor(*, now: dt.datetime | None = None) -> Anchor | None:
     head = AuditRecord.objects.order_by("-sequence").first()
     if head is None:
         return None
-    count = AuditRecord.objects.filter(sequence__lte=head.sequence).count()
+    count = AuditRecord.objects.filter(sequence__gte=1, sequence__lte=head.sequence).count()
     if count != head.sequence:
         raise AuditChainBrokenError(f"{count} records up to #{head.sequence}: records were deleted")
     latest = anchor_latest()
@@ -310,7 +325,7 @@ def audit_anchor(*, now: dt.datetime | None = None) -> Anchor | None:
         reason = _anchor_problem(latest, anchored)
         if reason:
             raise AuditChainBrokenError(f"record #{anchored.sequence} {reason}")
-    segment = _records(anchored.sequence if anchored else 0, head.sequence)
+    segment = _records(anchored.sequence if anchored else None, head.sequence)
     reason = _segment_problem(anchored, segment, keyring)
     if reason:
         raise AuditChainBrokenError(reason)

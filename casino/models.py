@@ -166,6 +166,10 @@ class AuditRecord(models.Model):
     class Meta:
         ordering = ["sequence"]
         indexes = [models.Index(fields=["object_type", "object_id"], name="audit_object_idx")]
+        # The chain starts at 1: a row below it would stand outside the chain's walk.
+        constraints = [
+            models.CheckConstraint(condition=models.Q(sequence__gte=1), name="audit_sequence_from_one")
+        ]
 
     def __str__(self) -> str:
         return f"#{self.sequence} {self.action}"

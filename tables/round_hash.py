@@ -165,6 +165,8 @@ class _Recorded:
     round_hash: str
     events: list[str]
     lines: list[list[Any]]
+    # Every record that seals the round, when there are more than one (a round finishes once).
+    sealed_again: tuple[int, ...] = ()
 
 
 def _recorded() -> dict[int, _Recorded]:
@@ -173,7 +175,7 @@ def _recorded() -> dict[int, _Recorded]:
     statuses = {action: status for status, action in SEALING_ACTIONS.items()}
     recorded: dict[int, _Recorded] = {}
     rows = (
-        AuditRecord.objects.filter(action__in=list(statuses), object_type="tables.round")
+        AuditRecord.objects.filter(action__in=list(statuses), object_type="tables.round", sequence__gte=1)
         .order_by("sequence")
         .values_list(
             "sequence",
@@ -185,8 +187,10 @@ def _recorded() -> dict[int, _Recorded]:
         )
     )
     for sequence, action, object_id, round_hash, events, lines in rows.iterator(chunk_size=2000):
+        earlier = recorded.get(int(object_id))
+        again = (*(earlier.sealed_again or (earlier.sequence,)), sequence) if earlier else ()
         recorded[int(object_id)] = _Recorded(
-            sequence, statuses[action], str(round_hash or ""), list(events or []), list(lines or [])
+            sequence, statuses[action], str(round_hash or ""), list(events or []), list(lines or []), again
         )
     return recorded
 
@@ -226,8 +230,8 @@ def _compare(
 def round_verify(*, round_ids: Iterable[int] | None = None, chunk: int = 500) -> RoundVerification:
     """Recompute every settled or voided round's hash (or those of ``round_ids``) and compare it
     with its audit record's; name each round that differs, with the events and payout lines that
-    do. A round the records call settled or voided that is not, and a finished round no record
-    vouches for, are named too. Reads the rounds in chunks: per chunk one query for the events (snapshots left
+    do. A round the records call settled or voided that is not, a finished round no record
+    vouches for, and one more than one record seals, are named too. Reads the rounds in chunks: per chunk one query for the events (snapshots left
     out) and one for the payout lines."""
     recorded = _recorded()
     rounds = Round.objects.select_related("table").order_by("pk")
@@ -244,7 +248,10 @@ def round_verify(*, round_ids: Iterable[int] | None = None, chunk: int = 500) ->
         events, lines = _events(r.pk for r in batch), _lines(r.pk for r in batch)
         for round_ in batch:
             record = recorded.pop(round_.pk, None)
-            if record is not None and record.status != round_.status:
+            if record is not None and record.sealed_again:
+                sequences = ", ".join(f"#{sequence}" for sequence in record.sealed_again)
+                messages = [f"more than one audit record seals it ({sequences})"]
+            elif record is not None and record.status != round_.status:
                 messages = [
                     f"audit record #{record.sequence} says it was {record.status}, it is {round_.status}"
                 ]

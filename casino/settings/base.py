@@ -201,6 +201,9 @@ AUDIT_ANCHOR_PUBLIC_KEYS = env_list("AUDIT_ANCHOR_PUBLIC_KEYS", [])
 AUDIT_ANCHOR_DIR = os.environ.get("AUDIT_ANCHOR_DIR", str(VAR_DIR / "anchors"))
 AUDIT_ANCHOR_INTERVAL_SECONDS = int(os.environ.get("AUDIT_ANCHOR_INTERVAL_SECONDS", "300"))
 AUDIT_KEYS_GENERATE = env_bool("AUDIT_KEYS_GENERATE", True)
+# A database upgraded from before the chain was keyed: the last sequence written then (its records
+# keep their plain SHA-256, key version 0). 0, the default, allows no unkeyed record at all.
+AUDIT_UNKEYED_UP_TO = int(os.environ.get("AUDIT_UNKEYED_UP_TO", "0"))
 
 # Celery: with a broker URL tasks go to workers; without one they run in-process, eagerly,
 # so the embedded run needs nothing else installed.

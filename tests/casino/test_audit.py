@@ -80,9 +80,9 @@ def test_verify_catches_a_deleted_last_record_only_by_count():
 def test_verify_catches_reordered_records():
     _append(4)
 
-    _tamper("UPDATE casino_auditrecord SET sequence = -2 WHERE sequence = 2", [])
+    _tamper("UPDATE casino_auditrecord SET sequence = 1000000 WHERE sequence = 2", [])
     _tamper("UPDATE casino_auditrecord SET sequence = 2 WHERE sequence = 3", [])
-    _tamper("UPDATE casino_auditrecord SET sequence = 3 WHERE sequence = -2", [])
+    _tamper("UPDATE casino_auditrecord SET sequence = 3 WHERE sequence = 1000000", [])
 
     result = audit_verify()
     assert result.broken_sequence == 2

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.conf import settings as django_settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 
 from casino.anchors import Anchor
 from casino.audit import (
@@ -327,11 +327,10 @@ def test_production_never_generates_a_signing_key(settings: Any, tmp_path: Path)
     assert not (tmp_path / "missing.pem").exists()
 
 
-@pytest.mark.django_db
-def test_records_from_before_the_key_verify_as_unkeyed():
-    # given two records the unkeyed chain wrote (version 0, plain SHA-256), then keyed ones
+def _unkeyed(count: int) -> None:
+    """Records as the chain wrote them before it was keyed (version 0, plain SHA-256)."""
     previous = GENESIS_HASH
-    for sequence in (1, 2):
+    for sequence in range(1, count + 1):
         record = AuditRecord(
             sequence=sequence,
             recorded_at=dt.datetime(2026, 11, 1, 12, sequence, tzinfo=dt.UTC),
@@ -342,6 +341,14 @@ def test_records_from_before_the_key_verify_as_unkeyed():
         record.hash = _sha256(_encoded(record))
         record.save(force_insert=True)
         previous = record.hash
+
+
+@pytest.mark.django_db
+def test_records_from_before_the_key_verify_as_unkeyed(settings: Any):
+    # given two records the unkeyed chain wrote, then keyed ones, on a database upgraded with
+    # AUDIT_UNKEYED_UP_TO naming the last record written before the key
+    settings.AUDIT_UNKEYED_UP_TO = 2
+    _unkeyed(2)
     _append(2)
 
     result = audit_verify()
@@ -350,6 +357,69 @@ def test_records_from_before_the_key_verify_as_unkeyed():
     out = StringIO()
     call_command("audit_verify", stdout=out)
     assert "2 unkeyed records (key version 0" in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_a_whole_chain_rewritten_as_unkeyed_is_named(settings: Any):
+    # given a keyed chain with a buy-in, on a database that never had unkeyed records
+    _append(2)
+    buy_in = _buy_in_record(25_000)
+    _append(2)
+    # when the superuser raises the amount and rewrites every record as unkeyed, from #1
+    _raise_amount(buy_in, 100_000_000)
+    _tamper("UPDATE casino_auditrecord SET key_version = 0", [])
+    _rehash_from(1, _sha256)
+    # then no record may be unkeyed, and the first one is named
+    result = audit_verify()
+    assert result.broken_sequence == 1
+    assert result.reason.startswith("an unkeyed record beyond AUDIT_UNKEYED_UP_TO (0)")
+    # and on an upgraded database, only the records up to the boundary may be
+    settings.AUDIT_UNKEYED_UP_TO = 2
+    assert audit_verify().broken_sequence == 3
+
+
+@pytest.mark.django_db
+def test_a_record_under_an_older_key_after_a_newer_one_is_named(settings: Any):
+    # given two records under key 1, then two under key 2
+    settings.AUDIT_HMAC_KEYS = f"1:{KEY_ONE}"
+    _append(2)
+    settings.AUDIT_HMAC_KEYS = f"1:{KEY_ONE},2:{KEY_TWO}"
+    _append(2)
+    # when someone holding the retired key 1 rewrites the newest record under it
+    _tamper("UPDATE casino_auditrecord SET key_version = 1, after = '{\"i\": 9}' WHERE sequence = 4", [])
+    record = AuditRecord.objects.get(sequence=4)
+    _tamper(
+        "UPDATE casino_auditrecord SET hash = %s WHERE sequence = 4", [_hmac_under(KEY_ONE)(_encoded(record))]
+    )
+    # then its HMAC holds, but the chain never goes back to an older key
+    result = audit_verify()
+    assert result.broken_sequence == 4
+    assert result.reason == "key version 1 after version 2: the chain never goes back to an older key"
+
+
+@pytest.mark.django_db
+def test_no_record_stands_below_sequence_one():
+    # given a chain
+    _append(2)
+    # then the database refuses a record outside it, even from the superuser with the triggers off
+    with pytest.raises(IntegrityError, match="audit_sequence_from_one"):
+        _tamper(
+            "INSERT INTO casino_auditrecord (sequence, recorded_at, actor_name, role, action, object_type, "
+            "object_id, previous_hash, hash, key_version) "
+            "VALUES (-1, now(), '', '', 'wallet.buy_in', 'wallet.transfer', '1', %s, %s, 1)",
+            [GENESIS_HASH, "e" * 64],
+        )
+    # and with the constraint dropped, the walk meets the row first and names it
+    _tamper("SET CONSTRAINTS ALL IMMEDIATE", [])
+    _tamper("ALTER TABLE casino_auditrecord DROP CONSTRAINT audit_sequence_from_one", [])
+    _tamper(
+        "INSERT INTO casino_auditrecord (sequence, recorded_at, actor_name, role, action, object_type, "
+        "object_id, previous_hash, hash, key_version) "
+        "VALUES (-1, now(), '', '', 'wallet.buy_in', 'wallet.transfer', '1', %s, %s, 1)",
+        [GENESIS_HASH, "e" * 64],
+    )
+    result = audit_verify()
+    assert (result.broken_sequence, result.reason) == (-1, "expected sequence 1, found -1")
 
 
 # ------------------------------------------------------------------ anchors

@@ -14,6 +14,7 @@ from django.core.management import call_command
 from django.db import transaction
 from django.db.utils import DatabaseError
 
+from casino.audit import audit_append
 from casino.errors import ServiceError
 from casino.models import AuditRecord
 from tables.models import PayoutDecision, PayoutLine, Round, RoundEvent
@@ -167,6 +168,34 @@ def test_a_voided_round_is_sealed_by_its_void_record_and_an_edit_is_named(
             table.name,
             round_.number,
             f"event #{voided.sequence} (voided) differs from audit record #{record.sequence}",
+        ),
+    )
+
+
+@pytest.mark.django_db
+def test_a_round_a_second_record_seals_is_named(table: Any) -> None:
+    # given a settled round
+    result = simulate_table(table=table, rounds=1, players=1, seed=13)
+    round_ = Round.objects.select_related("table").get(pk=result.round_ids[0])
+    first = _settled_record(round_)
+    # when one of its lines is edited and a new record, appended the ordinary way, seals the
+    # round again with the hash of what it now holds
+    triggers_off()
+    raw("UPDATE tables_payoutline SET paid_minor = paid_minor + 100 WHERE round_id = %s", [round_.pk])
+    lines = list(PayoutLine.objects.filter(round=round_))
+    second = audit_append(
+        action="round.settled",
+        object_type="tables.round",
+        object_id=round_.pk,
+        after=round_seal(round_, lines),
+    )
+    # then the round sealed twice is named
+    assert round_verify().differences == (
+        RoundDifference(
+            round_.pk,
+            "BJ1",
+            round_.number,
+            f"more than one audit record seals it (#{first.sequence}, #{second.sequence})",
         ),
     )
 

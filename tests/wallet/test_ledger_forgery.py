@@ -10,6 +10,7 @@ from typing import Any
 
 from django.core.management import call_command
 
+from casino.audit import audit_append
 from casino.models import AuditRecord
 from tests.tampering import raw, triggers_off
 from wallet.ledger_hash import transfer_hash
@@ -175,6 +176,37 @@ def test_every_kind_of_transfer_carries_its_hash_in_its_audit_record(
     # and the ledger verifies clean
     assert ledger_forgeries() == []
     assert ledger_verify().is_clean
+
+
+def test_a_transfer_a_second_audit_record_names_is_named(make_player: Any) -> None:
+    # given a genuine buy-in
+    player = make_player(10_000)
+    transfer = Transfer.objects.filter(kind=TransferKind.BUY_IN, postings__account__player=player).get()
+    first = AuditRecord.objects.get(action="wallet.buy_in", after__transfer_id=transfer.pk)
+    # when its postings are multiplied (balances kept in step) and a new audit record, appended
+    # the ordinary way, names the transfer with the hash of its new postings
+    triggers_off()
+    raw("UPDATE wallet_posting SET amount_minor = amount_minor * 1000 WHERE transfer_id = %s", [transfer.pk])
+    for posting in Posting.objects.filter(transfer=transfer):
+        raw(
+            "UPDATE wallet_account SET balance_minor = balance_minor + %s WHERE id = %s",
+            [posting.amount_minor - posting.amount_minor // 1000, posting.account_id],
+        )
+    postings = list(Posting.objects.filter(transfer=transfer).values_list("account_id", "amount_minor"))
+    second = audit_append(
+        action="wallet.note", after={"transfers": {str(transfer.pk): transfer_hash(transfer, postings)}}
+    )
+    # then the balances match the postings, but the transfer named twice is named
+    result = ledger_verify()
+    assert result.offender == ""
+    assert result.forged == (
+        ForgedTransfer(
+            transfer.pk,
+            TransferKind.BUY_IN,
+            10_000_000,
+            f"more than one audit record names it (#{first.sequence}, #{second.sequence})",
+        ),
+    )
 
 
 def test_the_nightly_task_logs_a_forged_transfer_as_an_error(make_player: Any, caplog: Any) -> None:
