@@ -98,11 +98,14 @@ class StaffLoginState(models.Model):
 
 
 class Terminal(models.Model):
-    """A registered device: a player terminal or a card reader, bound to one table."""
+    """A registered device bound to one table: a player terminal, a card reader (sends the cards
+    of a physical shoe) or a dealer terminal (runs the table's rounds: a studio's automation, or a
+    dealer's device)."""
 
     class Kind(models.TextChoices):
         PLAYER_TERMINAL = "player_terminal", "Player terminal"
         CARD_READER = "card_reader", "Card reader"
+        DEALER_TERMINAL = "dealer_terminal", "Dealer terminal"
 
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="terminals")
     name = models.CharField(max_length=60)

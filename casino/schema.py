@@ -70,7 +70,8 @@ ERROR_DESCRIPTIONS = {
     "`idempotency_key_required` ...): `errors` names the fields.",
     401: "No, unknown, expired or revoked terminal credential or player token "
     "(`not_authenticated`, `credential_revoked`, `player_session_expired` ...).",
-    403: "Authenticated but not allowed (`wrong_table`, `not_a_card_reader`, `not_box_owner` ...).",
+    403: "Authenticated but not allowed (`wrong_table`, `not_a_card_reader`, `not_a_dealer_terminal`, "
+    "`not_box_owner` ...).",
     404: "Not found (`not_found`).",
     405: "Method not allowed (`method_not_allowed`).",
     406: "Cannot answer in the requested media type (`not_acceptable`).",

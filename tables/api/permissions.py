@@ -24,11 +24,28 @@ class IsPlayerTerminal(BasePermission):
 
 
 class IsCardReader(BasePermission):
-    message = "Only a card reader may send cards."
+    """Cards come from the table's card reader, or from its dealer terminal (a dealer keying them
+    in, a studio's automation)."""
+
+    message = "Only a card reader or a dealer terminal may send cards."
     code = "not_a_card_reader"
 
     def has_permission(self, request: Request, view: APIView) -> bool:
-        return isinstance(request.user, Terminal) and request.user.kind == Terminal.Kind.CARD_READER
+        return isinstance(request.user, Terminal) and request.user.kind in (
+            Terminal.Kind.CARD_READER,
+            Terminal.Kind.DEALER_TERMINAL,
+        )
+
+
+class IsDealerTerminal(BasePermission):
+    """Running the round (open betting, no more bets, end insurance, settle, shuffle, correct a
+    misscan) is the dealer terminal's: a player terminal and a card reader are refused."""
+
+    message = "Only a dealer terminal may do this."
+    code = "not_a_dealer_terminal"
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return isinstance(request.user, Terminal) and request.user.kind == Terminal.Kind.DEALER_TERMINAL
 
 
 class HasPlayerSession(BasePermission):

@@ -229,6 +229,33 @@ class CardInputSerializer(InputSerializer):
     )
 
 
+class CardCorrectionInputSerializer(InputSerializer):
+    card = JSONRegexField(
+        r"^\s*(10|[2-9TJQKAtjqka])[SHDCshdc]\s*$",
+        max_length=5,
+        allow_null=True,
+        help_text="The card that really left the shoe (`AS`, `TD`, `10H`), or `null` when none did "
+        "(a double read).",
+    )
+    reason = JSONRegexField(
+        r"\S",
+        max_length=200,
+        help_text="Why: what the dealer or the studio saw. Audited with the correction.",
+    )
+
+
+class ShoeSerializer(OutputSerializer):
+    id = serializers.IntegerField()
+    table_id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=["physical", "virtual"])
+    decks = serializers.IntegerField()
+    commitment = serializers.CharField(
+        help_text='Virtual shoe: `sha256(secret + ":" + order)`, stored before the first card; the order '
+        "and secret are revealed at the next shuffle. Empty for a physical shoe."
+    )
+    shuffled_at = serializers.DateTimeField()
+
+
 class RoundSerializer(OutputSerializer):
     id = serializers.IntegerField()
     table_id = serializers.IntegerField()

@@ -25,4 +25,10 @@ urlpatterns = [
     path(ROUND + "insurance/", views.InsuranceView.as_view(), name="api-insurance"),
     path(ROUND + "decisions/", views.DecisionView.as_view(), name="api-decision"),
     path(ROUND + "cards/", views.CardEnterView.as_view(), name="api-card-enter"),
+    path(TABLE + "rounds/", views.RoundOpenView.as_view(), name="api-round-open"),
+    path(TABLE + "shuffles/", views.ShoeShuffleView.as_view(), name="api-shoe-shuffle"),
+    path(ROUND + "close-betting/", views.RoundCloseBettingView.as_view(), name="api-round-close-betting"),
+    path(ROUND + "close-insurance/", views.InsuranceCloseView.as_view(), name="api-insurance-close"),
+    path(ROUND + "card-correction/", views.CardCorrectView.as_view(), name="api-card-correct"),
+    path(ROUND + "settle/", views.RoundSettleView.as_view(), name="api-round-settle"),
 ]

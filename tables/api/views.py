@@ -3,6 +3,7 @@ selector, render. Every refusal is problem+json (casino.api.exception_handler)."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any, cast
 
@@ -26,17 +27,27 @@ from casino.schema import TerminalApiSchema, problems
 from tables.api import serializers as s
 from tables.api.conf import api_setting
 from tables.api.idempotency import idempotency_key, run_idempotent
-from tables.api.permissions import AtOwnTable, HasPlayerSession, IsCardReader, IsPlayerTerminal, IsTerminal
+from tables.api.permissions import (
+    AtOwnTable,
+    HasPlayerSession,
+    IsCardReader,
+    IsDealerTerminal,
+    IsPlayerTerminal,
+    IsTerminal,
+)
 from tables.api.sessions import player_session_end, player_session_start
 from tables.api.state import etag_matches, table_state_version_current, table_state_wait
 from tables.api.throttling import PlayerRateThrottle, SignInRateThrottle, TerminalRateThrottle
-from tables.models import BOX_NUMBERS, Bet, Box, Round, Table
+from tables.models import BOX_NUMBERS, Bet, Box, Round, Shoe, Table
 from tables.selectors import table_state
 from tables.services.bets import bet_cancel, bet_place
-from tables.services.cards import card_enter
+from tables.services.cards import card_correct, card_enter
 from tables.services.common import Actor
-from tables.services.decisions import decision_make, insurance_decide
+from tables.services.decisions import decision_make, insurance_close, insurance_decide
+from tables.services.rounds import round_close_betting, round_open
 from tables.services.seats import box_bets_behind_set, box_leave, box_take
+from tables.services.settlement import round_settle
+from tables.services.shoes import shoe_shuffle
 from wallet.selectors import account_balance, player_statement
 
 IDEMPOTENCY_PARAMETER = OpenApiParameter(
@@ -450,16 +461,17 @@ class DecisionView(TablePlayerView):
 
 
 class CardEnterView(TerminalApiView):
-    """A card reader placed at this table."""
+    """A card reader or a dealer terminal placed at this table."""
 
     permission_classes = [IsCardReader, AtOwnTable]
 
     @extend_schema(
         operation_id="card_enter",
-        summary="Send a card as it leaves the shoe (card readers, for their own table only)",
+        summary="Send a card as it leaves the shoe (card readers and dealer terminals, for their own table)",
         description="Needs an `Idempotency-Key` (a retried send must not deal the card twice). A card that "
         "cannot be in the remaining shoe or arrives when none is expected is a `misscan`: it is recorded and "
-        "the round waits for a pit boss's correction (`awaiting_correction` until then).",
+        "the round waits for a correction (`awaiting_correction` until then) by a pit boss or the table's "
+        "dealer terminal (`card_correct`).",
         tags=["cards"],
         parameters=[TABLE_PARAMETER, ROUND_PARAMETER, IDEMPOTENCY_PARAMETER],
         request=s.CardInputSerializer,
@@ -482,6 +494,187 @@ class CardEnterView(TerminalApiView):
 
         return run_idempotent(
             request, command="card_enter", payload={"round_id": round_number, "card": card}, perform=perform
+        )
+
+
+# ---------------------------------------------------------------- the dealer's commands
+
+
+class DealerApiView(TerminalApiView):
+    """The dealer terminal placed at this table. Each command is one service called with the
+    terminal as the actor (its events and audit records name the terminal), under an
+    ``Idempotency-Key``: a retried command replays its first answer and runs once."""
+
+    permission_classes = [IsDealerTerminal, AtOwnTable]
+
+    def actor(self) -> Actor:
+        return Actor.at_terminal(self.terminal)
+
+    @property
+    def table(self) -> Table:
+        table = self.terminal.table
+        if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
+            raise NotFoundError("This terminal is not placed at a table.", code="not_found")
+        return table
+
+    def round_command(self, request: Request, command: str, run: Callable[..., Round]) -> Response:
+        """Run ``run(round_id, actor) -> Round`` once per key and answer with the round."""
+        round_number = path_id(self, "round_id")
+
+        def perform() -> Response:
+            round_ = run(round_id=round_number, actor=self.actor())
+            return Response(s.RoundSerializer(_round_data(round_)).data)
+
+        return run_idempotent(request, command=command, payload={"round_id": round_number}, perform=perform)
+
+
+DEALER_TAG = "dealer"
+
+
+class RoundOpenView(DealerApiView):
+    @extend_schema(
+        operation_id="round_open",
+        summary="Open betting for the table's next round (dealer terminals)",
+        description="Needs an `Idempotency-Key`. The round takes the table's current configuration and "
+        "shoe; betting closes at `decision_deadline_at` (the table's betting seconds) or at no more bets. "
+        "Refusals: `round_in_progress` (a round is open), `shuffle_due` (record a shuffle first), "
+        "`invalid_configuration`.",
+        tags=[DEALER_TAG],
+        parameters=[TABLE_PARAMETER, IDEMPOTENCY_PARAMETER],
+        request=None,
+        responses={
+            201: s.RoundSerializer,
+            **problems(404, 409, 422, s409="`round_in_progress`, `shuffle_due`."),
+        },
+    )
+    def post(self, request: Request, table_id: str) -> Response:
+        def perform() -> Response:
+            round_ = round_open(table=self.table, actor=self.actor())
+            return Response(s.RoundSerializer(_round_data(round_)).data, status=status.HTTP_201_CREATED)
+
+        return run_idempotent(
+            request, command="round_open", payload={"table_id": self.table.pk}, perform=perform
+        )
+
+
+class RoundCloseBettingView(DealerApiView):
+    @extend_schema(
+        operation_id="round_close_betting",
+        summary="No more bets: betting closes and the deal begins (dealer terminals)",
+        description="Needs an `Idempotency-Key`. Bets behind a box whose owner did not bet are returned; "
+        "on a virtual shoe the first cards are dealt at once, on a physical one the round waits for them "
+        "(`card_enter`). A round without bets goes straight to `settling`. Refusals: `betting_closed`.",
+        tags=[DEALER_TAG],
+        parameters=[TABLE_PARAMETER, ROUND_PARAMETER, IDEMPOTENCY_PARAMETER],
+        request=None,
+        responses={200: s.RoundSerializer, **problems(404, 409, 422, s409="`betting_closed`.")},
+    )
+    def post(self, request: Request, table_id: str, round_id: str) -> Response:
+        return self.round_command(request, "round_close_betting", round_close_betting)
+
+
+class InsuranceCloseView(DealerApiView):
+    @extend_schema(
+        operation_id="insurance_close",
+        summary="End the insurance offer: every bettor still undecided declines (dealer terminals)",
+        description="Needs an `Idempotency-Key`. Without it the offer ends at its deadline. Then the dealer "
+        "peeks; on a virtual shoe the play goes on by itself. Refusals: `insurance_not_offered`.",
+        tags=[DEALER_TAG],
+        parameters=[TABLE_PARAMETER, ROUND_PARAMETER, IDEMPOTENCY_PARAMETER],
+        request=None,
+        responses={200: s.RoundSerializer, **problems(404, 409, 422, s409="`insurance_not_offered`.")},
+    )
+    def post(self, request: Request, table_id: str, round_id: str) -> Response:
+        return self.round_command(request, "insurance_close", insurance_close)
+
+
+class CardCorrectView(DealerApiView):
+    @extend_schema(
+        operation_id="card_correct",
+        summary="Correct a misscan: the card that really left the shoe, or none (dealer terminals)",
+        description="Needs an `Idempotency-Key` and a reason. The round waits on a misscan "
+        "(`awaiting_correction: true`) until it is corrected; the card is placed where the deal expects "
+        "it, `null` records that no card left the shoe (a double read). Audited with the misscan, the "
+        "card, the reason and the terminal. Refusals: `no_misscan`, the engine's code when the corrected "
+        "card is refused too (`card_not_in_shoe`, `card_not_expected`).",
+        tags=[DEALER_TAG],
+        parameters=[TABLE_PARAMETER, ROUND_PARAMETER, IDEMPOTENCY_PARAMETER],
+        request=s.CardCorrectionInputSerializer,
+        responses={
+            200: s.RoundSerializer,
+            **problems(404, 409, 422, s409="`no_misscan`, `card_not_in_shoe`."),
+        },
+    )
+    def post(self, request: Request, table_id: str, round_id: str) -> Response:
+        data = s.CardCorrectionInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        raw = data.validated_data["card"]
+        card = raw.strip().upper() if raw is not None else None
+        reason = data.validated_data["reason"].strip()
+        round_number = path_id(self, "round_id")
+
+        def perform() -> Response:
+            round_ = card_correct(round_id=round_number, actor=self.actor(), card=card, reason=reason)
+            return Response(s.RoundSerializer(_round_data(round_)).data)
+
+        return run_idempotent(
+            request,
+            command="card_correct",
+            payload={"round_id": round_number, "card": card, "reason": reason},
+            perform=perform,
+        )
+
+
+class RoundSettleView(DealerApiView):
+    @extend_schema(
+        operation_id="round_settle",
+        summary="Settle a round played to its end: payout lines, the ledger posted (dealer terminals)",
+        description="Needs an `Idempotency-Key`. The round must be `settling` (the dealer's hand is "
+        "complete). Payouts above the table's approval threshold wait for a pit boss. Refusals: "
+        "`round_not_played`, `insufficient_funds` (the table's tray cannot pay: a fill is needed).",
+        tags=[DEALER_TAG],
+        parameters=[TABLE_PARAMETER, ROUND_PARAMETER, IDEMPOTENCY_PARAMETER],
+        request=None,
+        responses={
+            200: s.RoundSerializer,
+            **problems(404, 409, 422, s409="`round_not_played`, `insufficient_funds`."),
+        },
+    )
+    def post(self, request: Request, table_id: str, round_id: str) -> Response:
+        return self.round_command(request, "round_settle", round_settle)
+
+
+def _shoe_data(shoe: Shoe) -> dict[str, Any]:
+    return {
+        "id": shoe.pk,
+        "table_id": shoe.table_id,
+        "kind": shoe.kind,
+        "decks": shoe.decks,
+        "commitment": shoe.commitment,
+        "shuffled_at": shoe.shuffled_at,
+    }
+
+
+class ShoeShuffleView(DealerApiView):
+    @extend_schema(
+        operation_id="shoe_shuffle",
+        summary="Record a shuffle: the shoe is retired and a new one starts (dealer terminals)",
+        description="Needs an `Idempotency-Key`. Between rounds only. The new shoe has the configured kind "
+        "and decks; a virtual one is shuffled by the server and its `commitment` is returned (the retired "
+        "shoe's order and secret are revealed for `shoe_verify`). The table state's `shuffle_due` says "
+        "when betting cannot open before a shuffle. Refusals: `round_in_progress`, `invalid_configuration`.",
+        tags=[DEALER_TAG],
+        parameters=[TABLE_PARAMETER, IDEMPOTENCY_PARAMETER],
+        request=None,
+        responses={201: s.ShoeSerializer, **problems(404, 409, 422, s409="`round_in_progress`.")},
+    )
+    def post(self, request: Request, table_id: str) -> Response:
+        def perform() -> Response:
+            shoe = shoe_shuffle(table=self.table, actor=self.actor())
+            return Response(s.ShoeSerializer(_shoe_data(shoe)).data, status=status.HTTP_201_CREATED)
+
+        return run_idempotent(
+            request, command="shoe_shuffle", payload={"table_id": self.table.pk}, perform=perform
         )
 
 

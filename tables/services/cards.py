@@ -21,7 +21,13 @@ from tables.services.commands import (
     round_state,
     step,
 )
-from tables.services.common import Actor, EventDraft, require_dealer_or_reader, require_staff
+from tables.services.common import (
+    Actor,
+    EventDraft,
+    is_dealer_terminal_at,
+    require_dealer_or_reader,
+    require_staff,
+)
 
 
 def card_enter(*, round_id: int, actor: Actor, card: str) -> Round:
@@ -85,13 +91,18 @@ def card_correct(*, round_id: int, actor: Actor, card: str | None, reason: str) 
     """A pit boss resolves a misscan: ``card`` is the card that really left the shoe (placed as
     the deal expects it), or None when no card left it (a double read). Needs
     ``casino.void_round`` and a reason. Raises ``no_misscan``, ``reason_required`` or the
-    engine's code if the corrected card is refused too. Audited with the misscan and the card."""
-    require_staff(actor, "void_round")
+    engine's code if the corrected card is refused too. Audited with the misscan and the card.
+    The table's dealer terminal may correct too (a studio's automation, whose shoe misread): the
+    correction is then audited as that terminal's."""
+    if actor.terminal is None:
+        require_staff(actor, "void_round")
     reason = (reason or "").strip()
     if not reason:
         raise TableError("a reason is required", code="reason_required")
 
     def body(round_: Round, applied: list[AppliedDefault]) -> Round:
+        if actor.terminal is not None and not is_dealer_terminal_at(actor, round_.table):
+            require_staff(actor, "void_round")  # refuses every other terminal
         if round_.awaiting_correction is None:
             raise TableError("no misscan to correct", code="no_misscan")
         misscan = round_.awaiting_correction

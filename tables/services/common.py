@@ -99,13 +99,25 @@ def require_terminal_at(actor: Actor, table: Table) -> None:
         raise WrongTableError("This terminal is placed at another table.")
 
 
+def is_dealer_terminal_at(actor: Actor, table: Table) -> bool:
+    """The actor is an active dealer terminal placed at this table, with no player on it."""
+    terminal = actor.terminal
+    return (
+        terminal is not None
+        and actor.player is None
+        and terminal.kind == Terminal.Kind.DEALER_TERMINAL
+        and terminal.table_id == table.pk
+        and terminal.is_active
+    )
+
+
 def require_dealer_or_reader(actor: Actor, table: Table) -> None:
-    """Dealer commands: a staff user who runs tables, or a card reader bound to this table
-    (for cards), or the system."""
+    """Dealer commands: a staff user who runs tables, a dealer terminal or a card reader bound
+    to this table (the terminal API lets a card reader send cards only), or the system."""
     if actor.system:
         return
     require_terminal_at(actor, table)
-    if actor.has_perm("run_table"):
+    if actor.has_perm("run_table") or is_dealer_terminal_at(actor, table):
         return
     terminal = actor.terminal
     if (

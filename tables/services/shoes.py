@@ -21,7 +21,7 @@ from tables.errors import InvalidConfigurationError, RoundInProgressError
 from tables.games.cards import shoe_cards
 from tables.locking import table_lock
 from tables.models import Round, Shoe, Table, TableConfigVersion
-from tables.services.common import Actor, require_dealer_or_reader
+from tables.services.common import Actor, is_dealer_terminal_at, require_dealer_or_reader
 from tables.services.config import config_rules, table_config_current
 
 
@@ -69,12 +69,12 @@ def shoe_shuffle(*, table: Table, actor: Actor) -> Shoe:
     start a new one of the configured kind and decks; a virtual one is shuffled here and its
     commitment stored before any card leaves it.
 
-    Needs the dealer (``casino.run_table``) or the system. Locks the table row. Refused while a
-    round is open (``round_in_progress``). Audited (``shoe.shuffled``: old shoe revealed, new
-    commitment).
+    Needs the dealer (``casino.run_table``), the table's dealer terminal or the system. Locks the
+    table row. Refused while a round is open (``round_in_progress``). Audited (``shoe.shuffled``:
+    old shoe revealed, new commitment).
     """
     require_dealer_or_reader(actor, table)
-    if actor.terminal is not None:
+    if actor.terminal is not None and not is_dealer_terminal_at(actor, table):
         require_dealer_or_reader(Actor(), table)  # card readers do not shuffle
     config = table_config_current(table)
     if config is None:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Schemathesis against the live terminal API schema: gunicorn on a free local port, a migrated
 # and seeded PostgreSQL database of its own, demo credentials; every check; fails on any server
-# error or non-conforming response. Three passes so that signing out does not end the player
-# token before the other operations are tested, and card input runs with a card reader.
+# error or non-conforming response. Four passes so that signing out does not end the player
+# token before the other operations are tested, card input runs with a card reader, and the
+# dealer's commands (which close the round's betting) with a dealer terminal after the players'.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=.venv/bin
@@ -21,7 +22,7 @@ psql -h 127.0.0.1 -U postgres -q -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DAT
 DATABASE_OWNER_URL=$OWNER_URL $BIN/python manage.py database_roles --admin-url "postgres://postgres@127.0.0.1:5432/$DB" >/dev/null
 DATABASE_OWNER_URL=$OWNER_URL $BIN/python manage.py migrate --noinput -v0
 $BIN/python manage.py seed >/dev/null
-eval "$($BIN/python manage.py shell -c 'from tests.api.schemathesis_setup import main; main()' | grep -E '^(TERMINAL_TOKEN|PLAYER_TOKEN|READER_TOKEN|SCHEMA_TABLE_ID|SCHEMA_ROUND_ID|SCHEMA_BET_ID)=')"
+eval "$($BIN/python manage.py shell -c 'from tests.api.schemathesis_setup import main; main()' | grep -E '^(TERMINAL_TOKEN|PLAYER_TOKEN|READER_TOKEN|DEALER_TOKEN|SCHEMA_TABLE_ID|SCHEMA_ROUND_ID|SCHEMA_BET_ID)=')"
 export SCHEMA_TABLE_ID SCHEMA_ROUND_ID SCHEMA_BET_ID
 export SCHEMATHESIS_HOOKS=tests.api.schemathesis_hooks PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 PORT=$($BIN/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -30,12 +31,20 @@ SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/api/schema/" && break; sleep 0.2; done
 URL="http://127.0.0.1:$PORT/api/schema/"
+DEALER_OPERATIONS=(round_open shoe_shuffle round_close_betting insurance_close card_correct round_settle)
+DEALER_EXCLUDED=() DEALER_INCLUDED=()
+for operation in "${DEALER_OPERATIONS[@]}"; do
+  DEALER_EXCLUDED+=(--exclude-operation-id "$operation")
+  DEALER_INCLUDED+=(--include-operation-id "$operation")
+done
 COMMON=(--checks all --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-25}" --workers 2 --request-timeout 30)
 $BIN/schemathesis --config-file tests/api/schemathesis.toml run "$URL" "${COMMON[@]}" \
   -H "Authorization: Terminal $TERMINAL_TOKEN" -H "X-Player-Token: $PLAYER_TOKEN" \
-  --exclude-operation-id player_sign_out --exclude-operation-id card_enter
+  --exclude-operation-id player_sign_out --exclude-operation-id card_enter "${DEALER_EXCLUDED[@]}"
 $BIN/schemathesis --config-file tests/api/schemathesis.toml run "$URL" "${COMMON[@]}" -H "Authorization: Terminal $READER_TOKEN" \
   --include-operation-id card_enter
+$BIN/schemathesis --config-file tests/api/schemathesis.toml run "$URL" "${COMMON[@]}" -H "Authorization: Terminal $DEALER_TOKEN" \
+  "${DEALER_INCLUDED[@]}"
 $BIN/schemathesis --config-file tests/api/schemathesis.toml run "$URL" "${COMMON[@]}" \
   -H "Authorization: Terminal $TERMINAL_TOKEN" -H "X-Player-Token: $PLAYER_TOKEN" \
   --include-operation-id player_sign_out

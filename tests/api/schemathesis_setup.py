@@ -1,5 +1,5 @@
-"""Credentials and test data for the schemathesis run in CI: a player terminal and a card reader
-at BJ1, a demo player signed in who owns box 1 with a main bet, and a round of BJ1 open for bets
+"""Credentials and test data for the schemathesis run in CI: a player terminal, a card reader and
+a dealer terminal at BJ1, a demo player signed in who owns box 1 with a main bet, and a round of BJ1 open for bets
 for ten minutes (the whole run fits in it). Prints shell assignments: the tokens, and the table,
 round and bet ids that tests/api/schemathesis.toml puts into the paths, so that fuzzing reaches
 the table's logic instead of stopping at ``wrong_table`` or ``not_found``.
@@ -34,6 +34,10 @@ def main() -> None:
         casino=casino, name="SCHEMA-R1", kind=Terminal.Kind.CARD_READER, table=table
     )
     _, reader_token = terminal_credential_issue(terminal=reader)
+    dealer = Terminal.objects.filter(casino=casino, name="SCHEMA-D1").first() or terminal_register(
+        casino=casino, name="SCHEMA-D1", kind=Terminal.Kind.DEALER_TERMINAL, table=table
+    )
+    _, dealer_token = terminal_credential_issue(terminal=dealer)
     session, player_token = player_session_start(terminal=terminal, card_number="1000000005", pin="5555")
     operator = Actor.staff(get_user_model().objects.get(username="operator"))
     table_settings_change(
@@ -57,6 +61,7 @@ def main() -> None:
     print(f"TERMINAL_TOKEN={terminal_token}")
     print(f"PLAYER_TOKEN={player_token}")
     print(f"READER_TOKEN={reader_token}")
+    print(f"DEALER_TOKEN={dealer_token}")
     print(f"SCHEMA_TABLE_ID={table.pk}")
     print(f"SCHEMA_ROUND_ID={round_.pk}")
     print(f"SCHEMA_BET_ID={bet.pk}")

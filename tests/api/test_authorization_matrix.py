@@ -1,5 +1,6 @@
 """Every endpoint x (anonymous, revoked terminal, other table's terminal, other player, right
-player): nobody but the right caller succeeds, and a refused call changes nothing."""
+player; for the card and dealer endpoints the other kinds of terminal too): nobody but the right
+caller succeeds, and a refused call changes nothing."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ class World:
     other_player: ApiClient
     revoked: ApiClient
     revoked_reader: ApiClient
+    dealer: ApiClient
+    other_table_dealer: ApiClient
+    revoked_dealer: ApiClient
     anonymous: ApiClient
 
 
@@ -46,7 +50,8 @@ def world(seeded) -> World:
     revoked_terminal = make_device("T-BJ1-3", "player_terminal", "BJ1")
     revoked_player = sign_in(revoked_terminal, "1000000004", "4444")
     revoked_reader = make_device("R-BJ1-old", "card_reader", "BJ1")
-    for device in (revoked_terminal, revoked_reader):
+    revoked_dealer = make_device("D-BJ1-old", "dealer_terminal", "BJ1")
+    for device in (revoked_terminal, revoked_reader, revoked_dealer):
         terminal_credential_revoke(credential=TerminalCredential.objects.get(terminal=device.terminal))
     return World(
         round=round_,
@@ -58,6 +63,9 @@ def world(seeded) -> World:
         other_player=ApiClient(bartek_terminal, sign_in(bartek_terminal, "1000000002", "2222")),
         revoked=ApiClient(revoked_terminal, revoked_player),
         revoked_reader=ApiClient(revoked_reader),
+        dealer=ApiClient(make_device("D-BJ1", "dealer_terminal", "BJ1")),
+        other_table_dealer=ApiClient(make_device("D-BJ2", "dealer_terminal", "BJ2")),
+        revoked_dealer=ApiClient(revoked_dealer),
         anonymous=ApiClient(),
     )
 
@@ -70,6 +78,7 @@ class Endpoint:
     body: dict[str, Any] | None = None
     money: bool = False
     reader: bool = False
+    dealer: bool = False
     table_scoped: bool = True
 
 
@@ -116,6 +125,22 @@ def endpoints(world: World) -> list[Endpoint]:
         Endpoint("box take", "post", f"{base}/boxes/1/take/"),
         Endpoint("card", "post", f"{base}/rounds/{round_}/cards/", {"card": "AS"}, money=True, reader=True),
         Endpoint("sign out", "delete", "/api/v1/player-sessions/current/", table_scoped=False),
+        # The dealer's commands, last: no more bets changes the round for what follows it
+        Endpoint("round open", "post", f"{base}/rounds/", money=True, dealer=True),
+        Endpoint("shuffle", "post", f"{base}/shuffles/", money=True, dealer=True),
+        Endpoint("settle", "post", f"{base}/rounds/{round_}/settle/", money=True, dealer=True),
+        Endpoint(
+            "insurance close", "post", f"{base}/rounds/{round_}/close-insurance/", money=True, dealer=True
+        ),
+        Endpoint(
+            "card correction",
+            "post",
+            f"{base}/rounds/{round_}/card-correction/",
+            {"card": "AS", "reason": "seen"},
+            money=True,
+            dealer=True,
+        ),
+        Endpoint("close betting", "post", f"{base}/rounds/{round_}/close-betting/", money=True, dealer=True),
     ]
 
 
@@ -128,11 +153,19 @@ def call(client: ApiClient, endpoint: Endpoint, key: str) -> Any:
 
 def wrong_callers(world: World, endpoint: Endpoint) -> dict[str, ApiClient]:
     callers = {"anonymous": world.anonymous}
-    if endpoint.reader:
+    if endpoint.dealer:
+        callers |= {
+            "revoked terminal": world.revoked_dealer,
+            "other table's terminal": world.other_table_dealer,
+            "player terminal": world.right,
+            "card reader": world.reader,
+        }
+    elif endpoint.reader:
         callers |= {
             "revoked terminal": world.revoked_reader,
             "other table's terminal": world.other_table_reader,
             "player terminal": world.right,
+            "other table's dealer terminal": world.other_table_dealer,
         }
     else:
         callers["revoked terminal"] = world.revoked
@@ -169,7 +202,12 @@ def test_other_players_token_only_ever_acts_for_its_own_player(world):
     session = client.get("/api/v1/player-sessions/current/")
     refused = {}
     for endpoint in endpoints(world):
-        if endpoint.reader or endpoint.method == "get" or endpoint.name in ("sign out", "box take"):
+        if (
+            endpoint.reader
+            or endpoint.dealer
+            or endpoint.method == "get"
+            or endpoint.name in ("sign out", "box take")
+        ):
             continue
         response = call(client, endpoint, key=f"other-{endpoint.name}".replace(" ", "-"))
         refused[endpoint.name] = (response.status_code, response.json()["code"])
@@ -193,7 +231,7 @@ def test_the_right_callers_succeed(world):
     for endpoint in endpoints(world):
         if endpoint.name in ("insurance", "decision", "box take"):
             continue  # need another phase of the round or a free box: played in test_full_round
-        client = world.reader if endpoint.reader else world.right
+        client = world.dealer if endpoint.dealer else world.reader if endpoint.reader else world.right
         statuses[endpoint.name] = call(
             client, endpoint, key=f"right-{endpoint.name}".replace(" ", "-")
         ).status_code
@@ -211,6 +249,13 @@ def test_the_right_callers_succeed(world):
         "box leave": 200,
         "card": 409,  # betting is open: no card is expected yet
         "sign out": 204,
+        # The dealer terminal is let through; the round, open for bets, refuses what it cannot do now
+        "round open": 409,
+        "shuffle": 409,
+        "settle": 409,
+        "insurance close": 409,
+        "card correction": 409,
+        "close betting": 200,
     }
     # The table state is the table's, not a player's: the table's card reader reads it too.
     state = next(endpoint for endpoint in endpoints(world) if endpoint.name == "table state")

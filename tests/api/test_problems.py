@@ -60,7 +60,7 @@ def test_a_path_under_api_that_names_no_endpoint_is_a_problem_404(agi, bj1_round
     answers = {
         "unknown": agi.client.get("/api/v1/nope/"),
         "newline": agi.get("/api/v1/tables/%0A/rounds//decisions/"),
-        "no route": agi.post(f"{rounds}/"),
+        "no route": agi.post(f"{rounds}/{bj1_round.pk}/"),
         "no slash": agi.post(
             f"{rounds}/{bj1_round.pk}/bets", {"box": 1, "kind": "main", "stake_minor": 1000}
         ),
