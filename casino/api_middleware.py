@@ -3,11 +3,16 @@
 The API's views answer every refusal as problem+json (``casino.api.exception_handler``), but some
 answers never pass through them: Django's HTML 400 page for a request it refuses before any view
 runs (a ``Host`` header not in ``ALLOWED_HOSTS``), its HTML 500 page for a view that crashed (the
-exception is logged as usual). This middleware, placed just inside ``SecurityMiddleware`` so that
-the security headers still reach the answer, replaces any error answer under ``/api/`` that is
+exception is logged as usual). This middleware replaces any error answer under ``/api/`` that is
 not problem+json already with a problem of the same status, coded by its HTTP reason phrase
 (``bad_request``, ``internal_server_error`` ...). It never changes a success, nor anything outside
 ``/api/``.
+
+It is the outermost middleware, outside ``SecurityMiddleware``: with ``SECURE_SSL_REDIRECT`` that
+one reads the ``Host`` of every plain-HTTP request to build its redirect, and a host not in
+``ALLOWED_HOSTS`` is refused there, in an answer that passes no other middleware. Such an answer
+never got ``SecurityMiddleware``'s headers, so the problem gets them here (the same settings,
+``nosniff``, the referrer and opener policies, HSTS over HTTPS); a header already set is kept.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from collections.abc import Callable
 from http import HTTPStatus
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.middleware.security import SecurityMiddleware
 
 from casino.api import PROBLEM_CONTENT_TYPE, problem_body
 
@@ -28,6 +34,8 @@ _BODY_HEADERS = {"content-type", "content-length", "content-language", "content-
 class ApiProblemMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
+        # Only its process_response is used: the security headers, each unless already set.
+        self.security = SecurityMiddleware(get_response)
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
@@ -37,7 +45,7 @@ class ApiProblemMiddleware:
             or response.get("Content-Type", "").startswith(PROBLEM_CONTENT_TYPE)
         ):
             return response
-        return problem_replacing(response)
+        return self.security.process_response(request, problem_replacing(response))
 
 
 def problem_replacing(response: HttpResponseBase) -> HttpResponse:

@@ -59,13 +59,25 @@ def row_lock(queryset: QuerySet[M]) -> M | None:
     return rows[0] if rows else None
 
 
+KEY_LIMIT = 2**32
+
+
 def advisory_lock(namespace: int, key: int, *, shared: bool = False) -> None:
     """A transaction-scoped PostgreSQL advisory lock on ``namespace | key`` (exclusive, or shared
     with ``shared``), held until the transaction ends. ``namespace`` is a constant shifted above
-    the 32 bits of ``key`` (an id), one per kind of row (the audit chain's key is below them)."""
+    the 32 bits of ``key`` (an id), one per kind of row (the audit chain's key is below them).
+    A key outside ``0 <= key < 2**32``, or a namespace with bits below them, would make two
+    namespaces' keys meet: refused with ``ValueError``."""
+    key = int(key)
+    if not 0 <= key < KEY_LIMIT:
+        raise ValueError(f"advisory lock key {key} is outside 0 <= key < 2**32: it would leave its namespace")
+    if namespace <= 0 or namespace % KEY_LIMIT or namespace >= 2**63:
+        raise ValueError(
+            f"advisory lock namespace {namespace:#x} is not a positive multiple of 2**32 below 2**63"
+        )
     function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {function}(%s)", [namespace | int(key)])
+        cursor.execute(f"SELECT {function}(%s)", [namespace | key])
 
 
 def staff_login_state_lock(*, user_id: int) -> StaffLoginState:

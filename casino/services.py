@@ -134,9 +134,10 @@ def staff_login(*, request: HttpRequest | None, username: str, password: str) ->
         _record_failure(user, username, now)
         raise LoginRefusedError("Wrong username or password.")
     with transaction.atomic():
-        StaffLoginState.objects.update_or_create(
-            user=authenticated, defaults={"failed_attempts": 0, "locked_until": None}
-        )
+        state = staff_login_state_lock(user_id=authenticated.pk)
+        state.failed_attempts = 0
+        state.locked_until = None
+        state.save(update_fields=["failed_attempts", "locked_until"])
         audit_append(
             action="staff.login", actor=authenticated, object_type="auth.user", object_id=authenticated.pk
         )

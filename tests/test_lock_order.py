@@ -19,6 +19,8 @@ APPS = ("casino", "tables", "wallet")
 # measured to pay (each lock there names its table with OF).
 LOCKING_MODULES = {"casino/locking.py", "wallet/locking.py", "tables/locking.py"}
 SQL_MODULES = {"casino/sql.py", "wallet/sql.py", "tables/sql.py"}
+# Django's queryset methods that take a row lock of their own.
+LOCKING_SHORTCUTS = {"update_or_create", "aupdate_or_create"}
 DOCUMENTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # SQL keywords are upper case in this code base; prose ("waits for updates") is not SQL.
 RAW_LOCK = re.compile(r"\bFOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\b(?P<rest>[^;]*)")
@@ -39,6 +41,18 @@ def _row_locks(tree: ast.Module) -> Iterator[ast.Call]:
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "select_for_update"
+        ):
+            yield node
+
+
+def _locking_shortcuts(tree: ast.Module) -> Iterator[ast.Call]:
+    """Calls of Django's ``update_or_create`` (and its async twin), which locks the row with a
+    ``select_for_update()`` of its own: FOR UPDATE, without OF."""
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in LOCKING_SHORTCUTS
         ):
             yield node
 
@@ -71,6 +85,12 @@ def lock_rule_offences(sources: Iterator[tuple[str, ast.Module]]) -> list[str]:
                 offences.append(f"{path}:{call.lineno}: select_for_update outside the locking helpers")
             if not any(keyword.arg == "of" for keyword in call.keywords):
                 offences.append(f"{path}:{call.lineno}: select_for_update without of=")
+        for call in _locking_shortcuts(tree):
+            name = call.func.attr if isinstance(call.func, ast.Attribute) else "?"
+            offences.append(
+                f"{path}:{call.lineno}: {name} locks the row (FOR UPDATE without OF): "
+                "take it with a locking helper and save"
+            )
         for line, clause, rest in _raw_locks(tree):
             if path not in LOCKING_MODULES | SQL_MODULES:
                 offences.append(f"{path}:{line}: raw row lock outside the locking and SQL modules")
@@ -106,4 +126,29 @@ def test_the_rule_catches_a_lock_without_of_and_a_lock_outside_the_helpers() -> 
         "wallet/services.py:2: select_for_update without of=",
         "wallet/services.py:3: raw row lock outside the locking and SQL modules",
         "wallet/services.py:3: raw row lock without OF: FOR NO KEY UPDATE",
+    ]
+
+
+def test_the_rule_catches_update_or_create_which_locks_without_of() -> None:
+    # given a service that resets a login state with update_or_create, and one that locks the
+    # state with the helper and saves it
+    service = ast.parse(
+        "def staff_login(user):\n"
+        "    StaffLoginState.objects.update_or_create(user=user, defaults={'failed_attempts': 0})\n"
+        "async def staff_login_async(user):\n"
+        "    await StaffLoginState.objects.aupdate_or_create(user=user, defaults={})\n"
+    )
+    helper = ast.parse(
+        "def staff_login(user):\n"
+        "    state = staff_login_state_lock(user_id=user.pk)\n"
+        "    state.save(update_fields=['failed_attempts'])\n"
+    )
+    # when the rule reads them
+    offences = lock_rule_offences(iter([("casino/services.py", service), ("casino/views.py", helper)]))
+    # then both shortcuts are named, the helper's lock and save not at all
+    assert offences == [
+        "casino/services.py:2: update_or_create locks the row (FOR UPDATE without OF): "
+        "take it with a locking helper and save",
+        "casino/services.py:4: aupdate_or_create locks the row (FOR UPDATE without OF): "
+        "take it with a locking helper and save",
     ]

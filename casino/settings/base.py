@@ -57,9 +57,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
-    # Under /api/, Django's own error pages become problem+json (casino/api_middleware.py).
+    # Under /api/, Django's own error pages become problem+json (casino/api_middleware.py), the
+    # HTTPS redirect's refusal of a bad Host included: outside SecurityMiddleware, whose headers
+    # it adds to its answers itself.
     "casino.api_middleware.ApiProblemMiddleware",
+    "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

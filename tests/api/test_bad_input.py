@@ -218,6 +218,32 @@ def test_a_host_django_does_not_serve_is_a_problem_under_api_only(bj1_terminal: 
     assert api["X-Content-Type-Options"] == "nosniff"  # the security headers still reach it
 
 
+def test_a_bad_host_over_plain_http_with_the_https_redirect_is_a_problem_under_api(settings):
+    # given production's HTTPS redirect: SecurityMiddleware reads the Host to build the redirect,
+    # and refuses a host Django does not serve itself
+    settings.SECURE_SSL_REDIRECT = True
+    settings.SECURE_HSTS_SECONDS = 31_536_000
+    client = Client()
+
+    # when a request over plain HTTP names such a host
+    api = client.get("/api/v1/terminal/", HTTP_HOST="evil.example")
+    page = client.get("/login/", HTTP_HOST="evil.example")
+
+    # then under /api/ it is a problem, with the security headers; elsewhere Django's page stays
+    _problem(api, 400, "bad_request")
+    assert api["X-Content-Type-Options"] == "nosniff"
+    assert api["Referrer-Policy"] == "same-origin"
+    assert api["Cross-Origin-Opener-Policy"] == "same-origin"
+    assert "Strict-Transport-Security" not in api  # never over plain HTTP
+    assert (page.status_code, page["Content-Type"]) == (400, "text/html; charset=utf-8")
+    # and a host it serves is still redirected to HTTPS, and over HTTPS gets HSTS on its problem
+    redirected = client.get("/api/v1/terminal/")
+    assert (redirected.status_code, redirected["Location"]) == (301, "https://testserver/api/v1/terminal/")
+    secure = client.get("/api/v1/terminal/", secure=True, HTTP_HOST="evil.example")
+    _problem(secure, 400, "bad_request")
+    assert secure["Strict-Transport-Security"] == "max-age=31536000"
+
+
 def test_a_crash_under_api_is_a_500_problem_and_elsewhere_the_page_stays():
     crashed = ApiProblemMiddleware(lambda request: HttpResponseServerError("<h1>Server Error (500)</h1>"))
     request = RequestFactory().get
