@@ -7,9 +7,13 @@ class CasinoConfig(AppConfig):
     verbose_name = "Venue, staff, terminals and audit trail"
 
     def ready(self) -> None:
+        from django.core import checks
         from django.db.models.signals import post_migrate
 
         from casino import schema, signals  # noqa: F401
+        from casino.checks import anchor_keys_check, audit_hmac_keys_check
         from casino.database_roles import grant_after_migrate
 
         post_migrate.connect(grant_after_migrate, sender=self)
+        checks.register(audit_hmac_keys_check, "audit")
+        checks.register(anchor_keys_check, "audit")

@@ -10,10 +10,13 @@ member of no role, so it can neither disable a trigger (``ALTER TABLE`` needs th
 ``session_replication_role`` (superusers only). On the append-only tables (``APPEND_ONLY_TABLES``)
 it may only SELECT and INSERT: an UPDATE, DELETE or TRUNCATE there is refused by a missing
 privilege before any trigger runs. The same two rights on the tables it only ever inserts into
-(``INSERT_ONLY_TABLES``), SELECT alone on ``django_migrations``, and on every other table SELECT,
-INSERT, UPDATE and DELETE (balances, holds, bets, boxes, seats, rounds, shoes, sessions, login
-states, terminal credentials, idempotency records, beat's schedules; and row locks, which
-PostgreSQL allows only with UPDATE). Never TRUNCATE, REFERENCES or TRIGGER.
+(``INSERT_ONLY_TABLES``), SELECT alone on ``django_migrations`` (``READ_ONLY_TABLES``), and SELECT,
+INSERT, UPDATE and DELETE on the tables whose rows it changes (``MUTABLE_TABLES``: balances,
+holds, bets, boxes, seats, rounds, shoes, sessions, login states, terminal credentials,
+idempotency records, beat's schedules; and row locks, which PostgreSQL allows only with UPDATE).
+A table in none of the lists gets SELECT and INSERT only and is reported as a problem, which
+fails ``migrate``: each new table is put in a list by whoever adds it, and until then nothing can
+rewrite it. Never TRUNCATE, REFERENCES or TRIGGER.
 
 Two steps, because they need different rights:
 
@@ -27,11 +30,12 @@ Two steps, because they need different rights:
   ``migrate`` (a ``post_migrate`` receiver, when the settings name an application role) and from
   ``manage.py database_roles``. Default privileges (``ALTER DEFAULT PRIVILEGES FOR ROLE`` the
   owner) give a table a later migration creates SELECT and INSERT only: until the grants run,
-  a new table is append-only for the application. A missing grant fails closed (a refused
-  update that shows), never open (an append-only table that can be rewritten).
+  a new table is append-only for the application, and so it stays until it is listed. A missing
+  grant or a missing list entry fails closed (a refused update that shows, a ``migrate`` that
+  fails naming the table), never open (an append-only table that can be rewritten).
 
-``application_role_problems`` checks the result from the catalog; ``manage.py database_roles``
-fails when it finds anything.
+``application_role_problems`` checks the result from the catalog, and names each table in none of
+the lists; ``migrate`` and ``manage.py database_roles`` fail when it finds anything.
 
 A receiver after ``migrate`` rather than a step to remember: every way of migrating (``make``,
 compose, the Kubernetes job, CI) then leaves the rights exact, and a new append-only table never
@@ -77,6 +81,60 @@ INSERT_ONLY_TABLES = frozenset(
 )
 # Written by migrations only.
 READ_ONLY_TABLES = frozenset({"django_migrations"})
+# The tables whose rows the application updates or deletes (and may lock, which needs UPDATE).
+MUTABLE_TABLES = frozenset(
+    {
+        # Django's staff accounts, groups and their links; sessions; the admin's log.
+        "auth_group",
+        "auth_group_permissions",
+        "auth_user",
+        "auth_user_groups",
+        "auth_user_user_permissions",
+        "django_admin_log",
+        "django_session",
+        # Celery beat's schedules (django_celery_beat).
+        "django_celery_beat_clockedschedule",
+        "django_celery_beat_crontabschedule",
+        "django_celery_beat_intervalschedule",
+        "django_celery_beat_periodictask",
+        "django_celery_beat_periodictasks",
+        "django_celery_beat_solarschedule",
+        # The venue: casinos, pits, players and their sessions, staff login states, terminals
+        # and their credentials.
+        "casino_casino",
+        "casino_pit",
+        "casino_player",
+        "casino_playersession",
+        "casino_staffloginstate",
+        "casino_terminal",
+        "casino_terminalcredential",
+        # Live tables: tables, seats, boxes, shoes, rounds, bets, and the configuration.
+        "tables_table",
+        "tables_seat",
+        "tables_box",
+        "tables_shoe",
+        "tables_round",
+        "tables_bet",
+        "tables_ruleset",
+        "tables_rulesetversion",
+        "tables_sidebetpaytable",
+        "tables_sidebetpaytableversion",
+        # The wallet: accounts (cached balances), holds, pending payouts, balance adjustments,
+        # idempotency records.
+        "wallet_account",
+        "wallet_hold",
+        "wallet_pendingpayout",
+        "wallet_balanceadjustment",
+        "wallet_idempotencyrecord",
+    }
+)
+# Every table of the schema is in one of them (``unlisted_tables``).
+TABLE_LISTS = {
+    "APPEND_ONLY_TABLES": APPEND_ONLY_TABLES,
+    "INSERT_ONLY_TABLES": INSERT_ONLY_TABLES,
+    "READ_ONLY_TABLES": READ_ONLY_TABLES,
+    "MUTABLE_TABLES": MUTABLE_TABLES,
+}
 
 APPEND_ONLY_PRIVILEGES = frozenset({"SELECT", "INSERT"})
 READ_ONLY_PRIVILEGES = frozenset({"SELECT"})
@@ -106,12 +164,25 @@ class Login:
 
 
 def table_privileges(table: str) -> frozenset[str]:
-    """What the application role may do on ``table``."""
+    """What the application role may do on ``table``. A table in none of the lists may only be
+    read and inserted into (and ``application_role_problems`` names it)."""
     if table in APPEND_ONLY_TABLES or table in INSERT_ONLY_TABLES:
         return APPEND_ONLY_PRIVILEGES
     if table in READ_ONLY_TABLES:
         return READ_ONLY_PRIVILEGES
-    return TABLE_PRIVILEGES
+    if table in MUTABLE_TABLES:
+        return TABLE_PRIVILEGES
+    return APPEND_ONLY_PRIVILEGES
+
+
+def unlisted_tables(connection: Connection) -> list[str]:
+    """The tables of the current schema that are in none of ``TABLE_LISTS``."""
+    listed = frozenset().union(*TABLE_LISTS.values())
+    rows = connection.execute(
+        "SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace"
+        " AND relkind IN ('r', 'p') ORDER BY relname"
+    ).fetchall()
+    return [name for (name,) in rows if name not in listed]
 
 
 def _role_upsert(connection: Connection, login: Login) -> list[str]:
@@ -287,8 +358,9 @@ def application_role_grant(connection: Connection, *, owner: str, application: s
 
 
 def application_role_problems(connection: Connection, *, application: str) -> list[str]:
-    """What lets ``application`` do more than it should on the current database, in words; empty
-    when nothing does."""
+    """What lets ``application`` do more than it should on the current database, and the tables
+    whose rights are not decided (in none of ``TABLE_LISTS``), in words; empty when nothing is
+    wrong."""
     row = connection.execute(
         "SELECT rolsuper, rolcreaterole, rolcreatedb, rolreplication, rolbypassrls"
         " FROM pg_roles WHERE rolname = %s",
@@ -324,6 +396,12 @@ def application_role_problems(connection: Connection, *, application: str) -> li
         connection, "SELECT has_parameter_privilege(%s, 'session_replication_role', 'SET')", application
     ):
         problems.append(f"{application} may set session_replication_role")
+    problems += [
+        f"table {table} is in none of the lists of casino/database_roles.py, so {application} may only"
+        f" read it and insert into it: put it in one of {', '.join(TABLE_LISTS)} (APPEND_ONLY_TABLES with"
+        " its append-only triggers; MUTABLE_TABLES when the application updates or deletes its rows)"
+        for table in unlisted_tables(connection)
+    ]
     for table in sorted(APPEND_ONLY_TABLES):
         if _scalar(connection, "SELECT to_regclass(%s) IS NOT NULL", table):
             problems += [
@@ -423,7 +501,7 @@ def grant_after_migrate(using: str = "default", **kwargs: Any) -> None:
     """``post_migrate`` receiver: when this process connects as the owner (the settings'
     DATABASE_APPLICATION_ROLE names the application's role), bring the application role's rights
     in line with the tables the migrations left, and refuse to finish when that role can still
-    do more than it should."""
+    do more than it should or a table is in none of the lists."""
     from django.conf import settings
     from django.db import connections
 
@@ -439,4 +517,4 @@ def grant_after_migrate(using: str = "default", **kwargs: Any) -> None:
     application_role_grant(raw, owner=owner, application=application)
     problems = application_role_problems(raw, application=application)
     if problems:
-        raise RuntimeError("the application role can do more than it should: " + "; ".join(problems))
+        raise RuntimeError("the application role's rights are not as they should be: " + "; ".join(problems))

@@ -1,6 +1,7 @@
 import logging
 
 from celery import shared_task
+from django.core.exceptions import ImproperlyConfigured
 
 from casino.audit import AuditChainBrokenError, audit_anchor, audit_verify
 
@@ -34,11 +35,19 @@ def audit_verify_task() -> dict[str, object]:
 def audit_anchor_task() -> str:
     """Anchor the chain's head (Celery beat, every AUDIT_ANCHOR_INTERVAL_SECONDS); the anchor line
     goes to the log as well as to its file. A refusal is logged as an error: the chain since the
-    last anchor does not verify."""
+    last anchor does not verify, or this worker lacks a key (production never generates one: a
+    missing AUDIT_ANCHOR_SIGNING_KEY_FILE is named at every run until it is mounted)."""
     try:
         anchor = audit_anchor()
     except AuditChainBrokenError as error:
         logger.error("audit trail not anchored: %s", error.message)
+        return ""
+    except ImproperlyConfigured as error:
+        logger.error(
+            "audit trail not anchored: %s (the worker that runs this task needs the anchors' signing "
+            "key, AUDIT_ANCHOR_SIGNING_KEY_FILE, and the audit HMAC keys)",
+            error,
+        )
         return ""
     if anchor is None:
         return ""

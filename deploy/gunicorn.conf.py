@@ -15,3 +15,15 @@ max_requests_jitter = 500
 accesslog = "-"
 errorlog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+def on_starting(server: object) -> None:
+    """Django's system checks before any worker starts, as ``manage.py check`` runs them: a
+    configuration error (an audit HMAC key that is malformed or missing, casino/checks.py)
+    stops gunicorn at once instead of failing the first audited request."""
+    import django
+    from django.core.management import call_command
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.production")
+    django.setup()
+    call_command("check")

@@ -1,9 +1,12 @@
 """Production: every secret from the environment, HTTPS only, PostgreSQL required.
 
 Required: SECRET_KEY, DATABASE_URL (postgresql://...), ALLOWED_HOSTS, the audit chain's HMAC keys
-(AUDIT_HMAC_KEYS or AUDIT_HMAC_KEY_DIR; anchoring also needs AUDIT_ANCHOR_SIGNING_KEY_FILE). Passes
-`manage.py check --deploy --fail-level WARNING` when they are set. DATABASE_OWNER_URL, given to
-the migrating step only, is the schema owner's (docs/operations.md).
+(AUDIT_HMAC_KEYS or AUDIT_HMAC_KEY_DIR; anchoring, in the Celery worker, also needs
+AUDIT_ANCHOR_SIGNING_KEY_FILE, and the processes that only verify anchors AUDIT_ANCHOR_PUBLIC_KEYS).
+Passes `manage.py check --deploy --fail-level WARNING` when they are set. The keys themselves are
+loaded by a system check (casino/checks.py): a malformed key or an empty key directory fails
+`check`, `migrate` and gunicorn's start. DATABASE_OWNER_URL, given to the migrating step only, is
+the schema owner's (docs/operations.md).
 """
 
 import os

@@ -24,16 +24,19 @@ from django.test import Client, override_settings
 from django.urls import reverse
 from psycopg import sql
 
+from casino import database_roles
 from casino.database_roles import (
     APPEND_ONLY_TABLES,
     APPLICATION_ROLE,
     INSERT_ONLY_TABLES,
     OWNER_ROLE,
+    TABLE_LISTS,
     Login,
     application_role_grant,
     application_role_problems,
     grant_after_migrate,
     roles_create,
+    unlisted_tables,
 )
 from casino.models import AuditRecord
 from tables.models import PayoutLine, Table
@@ -238,7 +241,7 @@ def test_the_application_role_may_not_set_session_replication_role(roles):
 
 
 @pytest.mark.django_db
-def test_a_table_a_migration_adds_is_append_only_for_the_application_until_the_grants_run(roles):
+def test_a_table_a_migration_adds_stays_append_only_and_fails_migrate_until_it_is_listed(roles, monkeypatch):
     # given a table the owner creates (as a migration would), and a row in it
     with _role(OWNER_ROLE), connection.cursor() as cursor:
         cursor.execute(
@@ -248,7 +251,22 @@ def test_a_table_a_migration_adds_is_append_only_for_the_application_until_the_g
         cursor.execute("INSERT INTO casino_newthing (n) VALUES (1)")
     # then the application may read and insert, not update
     assert _refusal("UPDATE casino_newthing SET n = 2") == "permission denied for table casino_newthing"
-    # when the grants run (after migrate), an ordinary table may be updated
+    # when migrate's receiver runs, the table being in none of the lists
+    with (
+        _role(OWNER_ROLE),
+        override_settings(DATABASE_APPLICATION_ROLE=APPLICATION_ROLE),
+        pytest.raises(RuntimeError) as refused,
+    ):
+        grant_after_migrate(using="default")
+    # then migrate fails, naming the table and the lists to put it in, and the table stays
+    # append-only for the application
+    assert "table casino_newthing is in none of the lists of casino/database_roles.py" in str(refused.value)
+    assert "APPEND_ONLY_TABLES, INSERT_ONLY_TABLES, READ_ONLY_TABLES, MUTABLE_TABLES" in str(refused.value)
+    assert _refusal("UPDATE casino_newthing SET n = 2") == "permission denied for table casino_newthing"
+    assert _refusal("DELETE FROM casino_newthing") == "permission denied for table casino_newthing"
+    # when it is listed as mutable, the grants give the application UPDATE and DELETE
+    monkeypatch.setattr(database_roles, "MUTABLE_TABLES", database_roles.MUTABLE_TABLES | {"casino_newthing"})
+    monkeypatch.setitem(database_roles.TABLE_LISTS, "MUTABLE_TABLES", database_roles.MUTABLE_TABLES)
     with _role(OWNER_ROLE):
         changes = application_role_grant(
             connection.connection, owner=OWNER_ROLE, application=APPLICATION_ROLE
@@ -257,6 +275,23 @@ def test_a_table_a_migration_adds_is_append_only_for_the_application_until_the_g
         cursor.execute("UPDATE casino_newthing SET n = 2")
         assert cursor.rowcount == 1
     assert changes == ['GRANT DELETE, UPDATE ON TABLE "casino_newthing" TO "casino_app"']
+    assert application_role_problems(connection.connection, application=APPLICATION_ROLE) == []
+
+
+@pytest.mark.django_db
+def test_every_table_of_the_schema_is_in_exactly_one_list(roles):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace"
+            " AND relkind IN ('r', 'p')"
+        )
+        tables = {name for (name,) in cursor.fetchall()}
+    lists = {name: group & tables for name, group in TABLE_LISTS.items()}
+
+    assert unlisted_tables(connection.connection) == []
+    assert sum(len(group) for group in lists.values()) == len(tables)
+    # and the lists name no table the schema lacks (a table renamed or dropped leaves no entry)
+    assert frozenset().union(*TABLE_LISTS.values()) == tables
 
 
 @pytest.mark.django_db

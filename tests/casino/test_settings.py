@@ -18,19 +18,53 @@ def _manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
     )
 
 
-def test_production_settings_pass_check_deploy():
-    env = {
+def _production(**variables: str) -> dict[str, str]:
+    return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "casino.settings.production",
         "SECRET_KEY": "x" * 20 + "production-secret-for-the-check-only-" + "y" * 20,
         "DATABASE_URL": "postgres://casino@db.invalid:5432/casino",
         "ALLOWED_HOSTS": "backoffice.example.com",
         "AUDIT_HMAC_KEYS": "1:" + "ab" * 32,
+        **variables,
     }
 
-    result = _manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+
+def test_production_settings_pass_check_deploy():
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", env=_production())
 
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_malformed_audit_key_fails_the_checks_at_start():
+    # the example env file's placeholder, left as it is
+    result = _manage("check", "--deploy", env=_production(AUDIT_HMAC_KEYS="1:change-me-to-64-hex-digits"))
+
+    assert result.returncode != 0
+    assert "casino.E001" in result.stderr
+    assert "audit HMAC key version 1 of AUDIT_HMAC_KEYS is not hexadecimal" in result.stderr
+
+
+def test_an_empty_audit_key_directory_fails_the_checks_at_start(tmp_path):
+    result = _manage("check", env=_production(AUDIT_HMAC_KEYS="", AUDIT_HMAC_KEY_DIR=str(tmp_path)))
+
+    assert result.returncode != 0
+    assert "casino.E001" in result.stderr
+    assert "no audit HMAC key" in result.stderr
+    assert list(tmp_path.iterdir()) == []  # production never generates one
+
+
+def test_the_audit_key_check_names_a_short_key_and_passes_a_good_one(settings):
+    from casino.checks import AUDIT_KEYS_ERROR, audit_hmac_keys_check
+
+    settings.AUDIT_HMAC_KEYS = "1:" + "ab" * 16
+    errors = audit_hmac_keys_check()
+    settings.AUDIT_HMAC_KEYS = "1:" + "ab" * 32
+
+    assert [(error.id, error.msg) for error in errors] == [
+        (AUDIT_KEYS_ERROR, "audit HMAC key version 1 of AUDIT_HMAC_KEYS is shorter than 32 bytes")
+    ]
+    assert audit_hmac_keys_check() == []
 
 
 def test_production_settings_refuse_to_start_without_a_secret():
@@ -55,3 +89,27 @@ def test_every_task_on_the_beat_schedule_is_a_registered_task() -> None:
         "tables.tasks.round_verify_task",
     }
     assert scheduled <= set(app.tasks)
+
+
+def test_a_placeholder_anchor_public_key_fails_the_checks_at_start():
+    placeholder = "change-me-to-the-signing-keys-public-key-in-hex"  # deploy/production.env.example's
+
+    result = _manage("check", env=_production(AUDIT_ANCHOR_PUBLIC_KEYS=placeholder))
+
+    assert result.returncode != 0
+    assert "casino.E002" in result.stderr
+    assert f"AUDIT_ANCHOR_PUBLIC_KEYS: {placeholder!r} is not a 32-byte hex key" in result.stderr
+
+
+def test_the_anchor_key_check_names_a_signing_key_file_that_is_no_key(settings, tmp_path):
+    from casino.checks import ANCHOR_KEYS_ERROR, anchor_keys_check
+
+    settings.AUDIT_ANCHOR_SIGNING_KEY_FILE = str(tmp_path / "signing.pem")
+    settings.AUDIT_KEYS_GENERATE = False
+    assert anchor_keys_check() == []  # no file: a process that only verifies
+    (tmp_path / "signing.pem").write_text("not a key\n")
+
+    (error,) = anchor_keys_check()
+
+    assert error.id == ANCHOR_KEYS_ERROR
+    assert "AUDIT_ANCHOR_SIGNING_KEY_FILE" in error.msg
