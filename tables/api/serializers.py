@@ -237,8 +237,9 @@ class CardCorrectionInputSerializer(InputSerializer):
         help_text="The card that really left the shoe (`AS`, `TD`, `10H`), or `null` when none did "
         "(a double read).",
     )
+    # Some text that is not only blanks, and no NUL character (PostgreSQL's text cannot hold one).
     reason = JSONRegexField(
-        r"\S",
+        r"^[^\u0000]*[^\u0000\s][^\u0000]*$",
         max_length=200,
         help_text="Why: what the dealer or the studio saw. Audited with the correction.",
     )
