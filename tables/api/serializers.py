@@ -237,11 +237,16 @@ class CardCorrectionInputSerializer(InputSerializer):
         help_text="The card that really left the shoe (`AS`, `TD`, `10H`), or `null` when none did "
         "(a double read).",
     )
-    # Some text that is not only blanks, and no NUL character (PostgreSQL's text cannot hold one).
+    # No NUL character (PostgreSQL's text cannot hold one). Blanks are left in: what counts as a
+    # blank differs between the schema's regular expressions and Python, so a reason of blanks
+    # only is the service's refusal (409 reason_required), never the field's.
     reason = JSONRegexField(
-        r"^[^\u0000]*[^\u0000\s][^\u0000]*$",
+        r"^[^\u0000]*$",
+        min_length=1,
         max_length=200,
-        help_text="Why: what the dealer or the studio saw. Audited with the correction.",
+        trim_whitespace=False,
+        help_text="Why: what the dealer or the studio saw (not only blanks: `reason_required`). "
+        "Audited with the correction.",
     )
 
 

@@ -595,14 +595,14 @@ class CardCorrectView(DealerApiView):
         description="Needs an `Idempotency-Key` and a reason. The round waits on a misscan "
         "(`awaiting_correction: true`) until it is corrected; the card is placed where the deal expects "
         "it, `null` records that no card left the shoe (a double read). Audited with the misscan, the "
-        "card, the reason and the terminal. Refusals: `no_misscan`, the engine's code when the corrected "
-        "card is refused too (`card_not_in_shoe`, `card_not_expected`).",
+        "card, the reason and the terminal. Refusals: `no_misscan`, `reason_required` (only blanks), the "
+        "engine's code when the corrected card is refused too (`card_not_in_shoe`, `card_not_expected`).",
         tags=[DEALER_TAG],
         parameters=[TABLE_PARAMETER, ROUND_PARAMETER, IDEMPOTENCY_PARAMETER],
         request=s.CardCorrectionInputSerializer,
         responses={
             200: s.RoundSerializer,
-            **problems(404, 409, 422, s409="`no_misscan`, `card_not_in_shoe`."),
+            **problems(404, 409, 422, s409="`no_misscan`, `reason_required`, `card_not_in_shoe`."),
         },
     )
     def post(self, request: Request, table_id: str, round_id: str) -> Response:

@@ -351,14 +351,14 @@ def test_a_correction_needs_a_reason_and_a_card_the_deal_expects(bj1_dealer, bj1
 
     # When: a correction without a reason, or with a card where none is expected
     no_reason = dealer.post(
-        f"{rounds}/card-correction/", {"card": None, "reason": " "}, {"Idempotency-Key": "r"}
+        f"{rounds}/card-correction/", {"card": None, "reason": " \x1c\t"}, {"Idempotency-Key": "r"}
     )
     wrong_card = dealer.post(
         f"{rounds}/card-correction/", {"card": "2C", "reason": "seen"}, {"Idempotency-Key": "c"}
     )
 
     # Then: refused, the round still waits on the misscan
-    refused(no_reason, 400, "invalid")
+    refused(no_reason, 409, "reason_required")
     refused(wrong_card, 409, "card_not_expected")
     assert refused_snapshot() == before
     assert Round.objects.get(pk=opened["id"]).awaiting_correction["card"] == "9C"
