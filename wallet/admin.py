@@ -50,7 +50,7 @@ class AccountAdmin(ReadOnlyAdmin):
 class TransferAdmin(ReadOnlyAdmin):
     list_display = ("id", "kind", "currency", "reference_type", "reference_id", "created_at", "created_by")
     list_filter = ("kind",)
-    search_fields = ("reference_id", "memo", "idempotency_key")
+    search_fields = ("reference_id", "memo")
     inlines = [PostingInline]
 
 

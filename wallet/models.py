@@ -132,10 +132,6 @@ class Transfer(models.Model):
     reverses = models.OneToOneField(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="reversed_by"
     )
-    # The key of the command that wrote the transfer, for transfers written while the services took
-    # keys; blank since keys live at the edge only (``wallet.models.IdempotencyRecord``).
-    idempotency_scope = models.CharField(max_length=80, blank=True)
-    idempotency_key = models.CharField(max_length=200, blank=True)
     reference_type = models.CharField(max_length=40, blank=True)
     reference_id = models.CharField(max_length=80, blank=True)
     memo = models.CharField(max_length=300, blank=True)
