@@ -40,6 +40,9 @@ def card_enter(*, round_id: int, actor: Actor, card: str) -> Round:
 
     def body(round_: Round, applied: list[AppliedDefault]) -> Round:
         require_dealer_or_reader(actor, round_.table)
+        # First: a virtual shoe never takes a card, whatever the round's state.
+        if is_virtual(round_):
+            raise TableError("this table deals from a virtual shoe", code="virtual_shoe")
         if round_.status not in (
             RoundStatus.DEALING,
             RoundStatus.PLAYERS,
@@ -47,8 +50,6 @@ def card_enter(*, round_id: int, actor: Actor, card: str) -> Round:
             RoundStatus.INSURANCE,
         ):
             raise RoundNotOpenError(f"no card is expected: the round is {round_.status}")
-        if is_virtual(round_):
-            raise TableError("this table deals from a virtual shoe", code="virtual_shoe")
         if round_.awaiting_correction is not None:
             raise AwaitingCorrectionError("a misscanned card waits for a pit boss's correction")
         state = round_state(round_)
