@@ -60,7 +60,7 @@ check: lint typecheck importlint test
 # Every script of bench/ but the API bench's settings and URLconf, which its web process loads.
 bench: install
 	for script in bench/*.py; do \
-		case $$script in bench/api_bench_*) continue ;; esac; \
+		case $$script in bench/api_bench_*|bench/_*) continue ;; esac; \
 		$(BIN)/python $$script || exit 1; \
 	done
 

@@ -28,33 +28,15 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.test")
 
-BENCH_DATABASE = os.environ.get("BENCH_DATABASE", "casino_bench_audit")
+from _scratch import scratch_database_url
 
+os.environ["DATABASE_URL"] = scratch_database_url("audit.py", "casino_bench_audit")
 
-def _bench_url() -> str:
-    server = os.environ.get("DATABASE_URL", "")
-    if not server.startswith(("postgres://", "postgresql://")):
-        sys.exit("bench/audit.py needs DATABASE_URL=postgres://... (it uses its own database on that server)")
-    import psycopg
-
-    parts = urlsplit(server)
-    admin = urlunsplit(parts._replace(path="/postgres")).replace("postgres://", "postgresql://", 1)
-    with psycopg.connect(admin, autocommit=True) as connection:
-        if not connection.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DATABASE]
-        ).fetchone():
-            connection.execute(f"CREATE DATABASE {BENCH_DATABASE}")
-    return urlunsplit(parts._replace(path=f"/{BENCH_DATABASE}"))
-
-
-os.environ["DATABASE_URL"] = _bench_url()
-
-import django  # noqa: E402
+import django
 
 django.setup()
 

@@ -33,34 +33,15 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
 
-BENCH_DATABASE = "casino_bench"
+from _scratch import scratch_database_url
 
+os.environ["DATABASE_URL"] = scratch_database_url("ledger.py", "casino_bench")
 
-def _bench_url() -> str:
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith(("postgres://", "postgresql://")):
-        sys.exit("bench/ledger.py needs DATABASE_URL=postgres://... (a PostgreSQL server)")
-    parts = urlsplit(url)
-    server = urlunsplit(parts._replace(path="/postgres"))
-    import psycopg
-
-    with psycopg.connect(server.replace("postgres://", "postgresql://", 1), autocommit=True) as connection:
-        exists = connection.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DATABASE]
-        ).fetchone()
-        if not exists:
-            connection.execute(f"CREATE DATABASE {BENCH_DATABASE}")
-    return urlunsplit(parts._replace(path=f"/{BENCH_DATABASE}"))
-
-
-os.environ["DATABASE_URL"] = _bench_url()
-
-import django  # noqa: E402
+import django
 
 django.setup()
 

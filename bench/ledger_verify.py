@@ -24,33 +24,21 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
 
-BENCH_DATABASE = os.environ.get("BENCH_DATABASE", "casino_bench_ledger_verify")
+from _scratch import scratch_database_url
+
 POSTINGS = int(os.environ.get("BENCH_POSTINGS", "300000"))
 PLAYERS = int(os.environ.get("BENCH_PLAYERS", "2000"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 BATCH = 5000
 
 
-def _bench_url() -> str:
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith(("postgres://", "postgresql://")):
-        sys.exit("bench/ledger_verify.py needs DATABASE_URL=postgres://... (a PostgreSQL server)")
-    parts = urlsplit(url)
-    server = urlunsplit(parts._replace(path="/postgres"))
-    import psycopg
-
-    with psycopg.connect(server.replace("postgres://", "postgresql://", 1), autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {BENCH_DATABASE}")
-        connection.execute(f"CREATE DATABASE {BENCH_DATABASE}")
-    return urlunsplit(parts._replace(path=f"/{BENCH_DATABASE}"))
-
-
-os.environ["DATABASE_URL"] = _bench_url()
+os.environ["DATABASE_URL"] = scratch_database_url(
+    "ledger_verify.py", "casino_bench_ledger_verify", fresh=True
+)
 
 import django  # noqa: E402
 
