@@ -105,6 +105,7 @@ from tables.api.sessions import player_session_start  # noqa: E402
 from tables.models import Bet, Round, Table  # noqa: E402
 from tables.services.common import Actor  # noqa: E402
 from tables.services.config import table_settings_change  # noqa: E402
+from tables.services.dealers import table_open_for_play  # noqa: E402
 from tables.services.rounds import round_open  # noqa: E402
 from tables.services.seats import box_take  # noqa: E402
 from tables.services.shoes import shoe_shuffle  # noqa: E402
@@ -155,6 +156,7 @@ def setup() -> tuple[Table, Round, list[Identity], list[Identity]]:
     for box, owner in enumerate(owners, start=1):
         box_take(table=table, box_number=box, actor=Actor(player=Player.objects.get(pk=owner.player_id)))
     shoe_shuffle(table=table, actor=Actor.staff(dealer))
+    table_open_for_play(table=table, actor=Actor.automatic("bench"))
     round_ = round_open(table=table, actor=Actor.staff(dealer))
     connections.close_all()
     return table, round_, owners, behind

@@ -47,6 +47,7 @@ from tables.services import (  # noqa: E402
     round_open,
     round_settle,
     shoe_shuffle,
+    table_open_for_play,
 )
 from tables.services.shoes import shoe_commitment  # noqa: E402
 from wallet.services import system_buy_in, system_table_fill  # noqa: E402
@@ -95,6 +96,7 @@ def main(rounds: int) -> None:
     statements: list[int] = []
     millis: list[float] = []
     bets_per_round = 0
+    table_open_for_play(table=table, actor=system)
     for index in range(rounds):
         _stack(table, system)
         round_ = round_open(table=table, actor=system)

@@ -69,6 +69,8 @@ APPEND_ONLY_TABLES = frozenset(
         "tables_roundevent",
         "tables_payoutline",
         "tables_payoutdecision",
+        "tables_roundrequest",
+        "tables_roundrequestdecision",
     }
 )
 # Tables without triggers of their own that the back office only reads and inserts into: the
@@ -115,6 +117,7 @@ MUTABLE_TABLES = frozenset(
         "tables_shoe",
         "tables_round",
         "tables_bet",
+        "tables_tabledealer",
         "tables_ruleset",
         "tables_rulesetversion",
         "tables_sidebetpaytable",

@@ -91,6 +91,24 @@ class ApprovalByDealerRefusedError(PermissionRefusedError):
     code = "approval_by_dealer_refused"
 
 
+class TableClosedError(TableError):
+    code = "table_closed"
+
+
+class NotTableDealerError(PermissionRefusedError):
+    """A dealer acting at a table another dealer is signed on to (one dealer at a time)."""
+
+    code = "not_table_dealer"
+
+
+class RequestPendingError(TableError):
+    code = "request_pending"
+
+
+class ApprovalByRequesterRefusedError(PermissionRefusedError):
+    code = "approval_by_requester_refused"
+
+
 class DecisionDeadlinePassedError(TableError):
     code = "decision_deadline_passed"
 

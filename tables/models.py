@@ -163,6 +163,9 @@ class TableConfigVersion(models.Model):
     bets_behind_allowed = models.BooleanField(default=True)
     payout_approval_threshold_minor = models.BigIntegerField(default=1_000_000)
     shoe_kind = models.CharField(max_length=10, default="virtual")
+    dealer_records_decisions = models.BooleanField(
+        default=False, help_text="The dealer enters the seated players' decisions from their signals"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.ForeignKey(
@@ -211,6 +214,7 @@ class TableConfigVersion(models.Model):
         "bets_behind_allowed",
         "payout_approval_threshold_minor",
         "shoe_kind",
+        "dealer_records_decisions",
     )
 
     def values(self) -> dict[str, object]:
@@ -284,6 +288,9 @@ class Shoe(models.Model):
     position = models.PositiveIntegerField(default=0, help_text="Virtual: cards dealt so far")
     dealt_counts = models.JSONField(default=dict, help_text="Cards dealt from this shoe, by code")
     rounds_dealt = models.PositiveIntegerField(default=0)
+    cut_card_position = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Physical: cards behind the cut card, as the dealer placed it"
+    )
     shuffled_at = models.DateTimeField(auto_now_add=True)
     shuffled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
@@ -545,3 +552,80 @@ class PayoutDecision(models.Model):
 
     def __str__(self) -> str:
         return f"decision {self.status} on payout line {self.line_id}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Who deals at a table, and the dealer's requests that wait for a pit boss.
+
+
+class TableDealer(models.Model):
+    """A dealer's spell at a table, from signing on to signing off (by themselves, by the dealer
+    who takes over, or by a pit boss). One dealer at a table at a time and one table per dealer
+    at a time (partial unique indexes); the spells in order are the table's dealer changes."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="dealer_spells")
+    dealer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    signed_on_at = models.DateTimeField()
+    signed_off_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table"], condition=models.Q(signed_off_at__isnull=True), name="table_one_dealer"
+            ),
+            models.UniqueConstraint(
+                fields=["dealer"], condition=models.Q(signed_off_at__isnull=True), name="dealer_one_table"
+            ),
+        ]
+        ordering = ["table", "signed_on_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.dealer_id} at {self.table}"
+
+
+class RoundRequest(models.Model):
+    """A dealer's request that needs a pit boss (rules/blackjack.md 3.5, DESIGN "Shoes"): void
+    the round, or correct its misscan with the card that really left the shoe (``card`` blank:
+    none did, a double read). Insert-only; the pit boss's answer is a ``RoundRequestDecision``."""
+
+    class Kind(models.TextChoices):
+        VOID = "void", "Void the round"
+        CORRECTION = "correction", "Correct the misscan"
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="requests")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    card = models.CharField(max_length=3, blank=True)
+    misscan = models.JSONField(null=True, blank=True, help_text="Correction: the misscan it resolves")
+    reason = models.CharField(max_length=300)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["round", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} request {self.pk} on {self.round_id}"
+
+
+class RoundRequestDecision(models.Model):
+    """A pit boss's answer to a dealer's request: approved (the void or the correction done in
+    the same transaction) or rejected, with a reason. Insert-only; one per request."""
+
+    request = models.OneToOneField(RoundRequest, on_delete=models.PROTECT, related_name="decision")
+    status = models.CharField(
+        max_length=10, choices=[(status.value, status.label) for status in DECISION_STATUSES]
+    )
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    decided_at = models.DateTimeField()
+    reason = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=[status.value for status in DECISION_STATUSES]),
+                name="round_request_decision_status",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"decision {self.status} on request {self.request_id}"

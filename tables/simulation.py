@@ -26,6 +26,7 @@ from tables.services import (
     shoe_shuffle,
     shuffle_due,
     table_config_current,
+    table_open_for_play,
     table_settings_change,
 )
 from tables.services.commands import round_state
@@ -107,6 +108,8 @@ def simulate_table(*, table: Table, rounds: int, players: int, seed: int) -> Sim
                 break
     if Round.objects.filter(table=table).open().exists():
         raise ServiceError(f"a round is open at {table}: settle or void it first", code="round_in_progress")
+    if not Table.objects.filter(pk=table.pk, is_open=True).exists():
+        table_open_for_play(table=table, actor=system)
     total_bets = 0
     round_ids: list[int] = []
     for number in range(rounds):

@@ -21,7 +21,15 @@ from tables.services.config import (
     table_limits_change,
     table_settings_change,
 )
+from tables.services.dealers import (
+    dealer_sign_off,
+    dealer_sign_on,
+    table_close_for_play,
+    table_dealer_current,
+    table_open_for_play,
+)
 from tables.services.decisions import decision_make, insurance_close, insurance_decide
+from tables.services.requests import round_request_approve, round_request_create, round_request_reject
 from tables.services.rounds import round_close_betting, round_open, round_void
 from tables.services.seats import box_bets_behind_set, box_leave, box_take, boxes_ensure
 from tables.services.settlement import payout_approve, payout_reject, round_settle
@@ -37,6 +45,8 @@ __all__ = [
     "boxes_ensure",
     "card_correct",
     "card_enter",
+    "dealer_sign_off",
+    "dealer_sign_on",
     "decision_make",
     "insurance_close",
     "insurance_decide",
@@ -47,6 +57,9 @@ __all__ = [
     "round_apply_overdue_defaults",
     "round_close_betting",
     "round_open",
+    "round_request_approve",
+    "round_request_create",
+    "round_request_reject",
     "round_settle",
     "round_void",
     "rule_set_version_approve",
@@ -54,8 +67,11 @@ __all__ = [
     "shoe_shuffle",
     "shoe_verify",
     "shuffle_due",
+    "table_close_for_play",
     "table_config_change",
     "table_config_current",
+    "table_dealer_current",
     "table_limits_change",
+    "table_open_for_play",
     "table_settings_change",
 ]

@@ -15,8 +15,9 @@ from casino.audit import audit_append
 from casino.errors import PermissionRefusedError
 from casino.models import Player, Terminal
 from casino.roles import role_of
+from tables.errors import NotTableDealerError
 from tables.games.blackjack import RoundState, state_to_dict
-from tables.models import Round, RoundEvent, Table
+from tables.models import Round, RoundEvent, Table, TableDealer
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -111,13 +112,31 @@ def is_dealer_terminal_at(actor: Actor, table: Table) -> bool:
     )
 
 
+def table_dealer_id(table_id: int) -> int | None:
+    """The user id of the dealer signed on to the table, or None (``tables.services.dealers``)."""
+    return (
+        TableDealer.objects.filter(table_id=table_id, signed_off_at__isnull=True)
+        .values_list("dealer_id", flat=True)
+        .first()
+    )
+
+
 def require_dealer_or_reader(actor: Actor, table: Table) -> None:
     """Dealer commands: a staff user who runs tables, a dealer terminal or a card reader bound
-    to this table (the terminal API lets a card reader send cards only), or the system."""
+    to this table (the terminal API lets a card reader send cards only), or the system. While a
+    dealer is signed on to the table, no other staff dealer acts there (``not_table_dealer``);
+    a pit boss does."""
     if actor.system:
         return
     require_terminal_at(actor, table)
-    if actor.has_perm("run_table") or is_dealer_terminal_at(actor, table):
+    if actor.has_perm("run_table"):
+        assert actor.user is not None  # has_perm: a staff user
+        if not actor.has_perm("supervise_pit"):
+            dealer_id = table_dealer_id(table.pk)
+            if dealer_id is not None and dealer_id != actor.user.pk:
+                raise NotTableDealerError("Another dealer is signed on to this table.")
+        return
+    if is_dealer_terminal_at(actor, table):
         return
     terminal = actor.terminal
     if (

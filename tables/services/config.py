@@ -60,6 +60,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "bets_behind_allowed": True,
     "payout_approval_threshold_minor": 1_000_000,
     "shoe_kind": "virtual",
+    "dealer_records_decisions": False,
 }
 SHOE_KINDS = ("virtual", "physical")
 
@@ -98,8 +99,9 @@ def _validate(values: dict[str, Any]) -> None:
             raise InvalidConfigurationError(f"{name} must be {low} to {high}")
     if values["boxes_per_player"] > values["boxes"]:
         raise InvalidConfigurationError("boxes_per_player cannot exceed boxes")
-    if not isinstance(values["bets_behind_allowed"], bool):
-        raise InvalidConfigurationError("bets_behind_allowed must be true or false")
+    for name in ("bets_behind_allowed", "dealer_records_decisions"):
+        if not isinstance(values[name], bool):
+            raise InvalidConfigurationError(f"{name} must be true or false")
     threshold = values["payout_approval_threshold_minor"]
     if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 0:
         raise InvalidConfigurationError("payout_approval_threshold_minor must be a whole number >= 0")

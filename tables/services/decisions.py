@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from casino.errors import PermissionRefusedError
+from casino.models import Player
 from tables.errors import AwaitingCorrectionError, DecisionDeadlinePassedError, NotBoxOwnerError, TableError
 from tables.games.blackjack import (
     CloseInsurance,
@@ -34,6 +36,7 @@ from tables.services.commands import (
     step,
 )
 from tables.services.common import Actor, require_dealer_or_reader, require_player
+from tables.services.config import config_get
 
 # The decisions a box owner may name (rules 5.1-5.4, 5.7); the engine says which are legal now.
 DECISIONS: dict[str, type[Decision]] = {
@@ -43,6 +46,29 @@ DECISIONS: dict[str, type[Decision]] = {
     "split": Split,
     "surrender": Surrender,
 }
+
+
+def _decider(actor: Actor, round_: Round, player_id: int | None) -> Player:
+    """Whose decision it is: the player logged in at the terminal; or, at a table whose
+    configuration has the dealer record decisions (``dealer_records_decisions``: a player's
+    signal at a live table), the player ``player_id`` on the word of the table's dealer.
+    Refuses ``decisions_from_terminals`` at other tables, and the dealer checks of
+    ``require_dealer_or_reader``."""
+    if actor.player is not None or actor.user is None:
+        return require_player(actor, round_.table)
+    require_dealer_or_reader(actor, round_.table)
+    if not config_get(round_.config_id).dealer_records_decisions:
+        raise PermissionRefusedError(
+            "At this table the players decide at their terminals.", code="decisions_from_terminals"
+        )
+    player = (
+        Player.objects.filter(pk=player_id, casino_id=round_.table.casino_id).first()
+        if player_id is not None
+        else None
+    )
+    if player is None:
+        raise TableError("no such player at this table", code="not_seated")
+    return player
 
 
 def _insured_bet(round_: Round, bet_id: int, player_id: int) -> Bet:
@@ -72,7 +98,8 @@ def insurance_decide(
     ``no_such_bet``, ``not_bet_owner``, ``insufficient_funds``; nothing is written then."""
 
     def body(round_: Round, applied: list[AppliedDefault]) -> Round:
-        player = require_player(actor, round_.table)
+        bettor_id = Bet.objects.filter(pk=bet_id).values_list("player_id", flat=True).first()
+        player = _decider(actor, round_, bettor_id)
         if round_.status != RoundStatus.INSURANCE:
             raise TableError("insurance is not on offer now", code="insurance_not_offered")
         insured = _insured_bet(round_, bet_id, player.pk)
@@ -138,7 +165,11 @@ def decision_make(*, round_id: int, actor: Actor, box_number: int, decision: str
         raise TableError(f"unknown decision {decision!r}", code="illegal_action")
 
     def body(round_: Round, applied: list[AppliedDefault]) -> Round:
-        player = require_player(actor, round_.table)
+        if actor.player is None and actor.user is not None:
+            owner = next((box.owner for box in round_state(round_).boxes if box.number == box_number), None)
+            player = _decider(actor, round_, int(owner) if owner else None)
+        else:
+            player = require_player(actor, round_.table)
         if any(item.kind == "stand" and item.box == box_number for item in applied):
             raise DecisionDeadlinePassedError("the decision time ran out: the box stood by default")
         if round_.awaiting_correction is not None:

@@ -17,6 +17,7 @@ from tables.errors import (
     RoundInProgressError,
     RoundNotOpenError,
     ShuffleDueError,
+    TableClosedError,
     TableError,
 )
 from tables.games.blackjack import new_round, state_to_dict
@@ -43,6 +44,7 @@ from tables.services.common import (
     events_write,
     require_dealer_or_reader,
     require_staff,
+    table_dealer_id,
 )
 from tables.services.config import config_rules, table_config_current
 from tables.services.shoes import shoe_current, shoe_remaining, shuffle_due
@@ -52,7 +54,8 @@ def round_open(*, table: Table, actor: Actor) -> Round:
     """Open betting for the next round with the table's current configuration version and shoe.
 
     Needs the dealer (``casino.run_table``) or the system. Locks the table row (``table_lock``). Raises
-    ``round_in_progress`` (a round is open), ``shuffle_due`` (no shoe, or ``shuffle_every_rounds``
+    ``table_closed`` (not open for play: ``table_open_for_play``), ``round_in_progress`` (a round is
+    open), ``shuffle_due`` (no shoe, or ``shuffle_every_rounds``
     reached: record a shuffle first), ``invalid_configuration``. Writes the ``betting_opened``
     event (the engine snapshot with the seats and their "bets behind" settings, which hold for
     this round) and the audit record.
@@ -60,6 +63,8 @@ def round_open(*, table: Table, actor: Actor) -> Round:
     require_dealer_or_reader(actor, table)
     with transaction.atomic():
         table_lock(table.pk)
+        if not Table.objects.filter(pk=table.pk, is_open=True).exists():
+            raise TableClosedError("the table is closed: open it for play first")
         if Round.objects.filter(table=table).open().exists():
             raise RoundInProgressError("a round is already open at this table")
         config = table_config_current(table)
@@ -85,7 +90,8 @@ def round_open(*, table: Table, actor: Actor) -> Round:
             number=last + 1,
             config=config,
             shoe=shoe,
-            dealer=actor.user,
+            # The dealer of the round is the one signed on (a dealer terminal's round too).
+            dealer_id=table_dealer_id(table.pk) or (actor.user.pk if actor.user else None),
             accepts_bets_behind=accepts,
             decision_deadline_at=now + dt.timedelta(seconds=config.betting_seconds),
             snapshot=snapshot,

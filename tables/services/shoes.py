@@ -17,7 +17,7 @@ from random import SystemRandom
 from django.db import transaction
 from django.utils import timezone
 
-from tables.errors import InvalidConfigurationError, RoundInProgressError
+from tables.errors import InvalidConfigurationError, RoundInProgressError, TableError
 from tables.games.cards import shoe_cards
 from tables.locking import table_lock
 from tables.models import Round, Shoe, Table, TableConfigVersion
@@ -64,14 +64,16 @@ def shuffle_due(table: Table, shoe: Shoe | None = None, config: TableConfigVersi
     )
 
 
-def shoe_shuffle(*, table: Table, actor: Actor) -> Shoe:
+def shoe_shuffle(*, table: Table, actor: Actor, cut_card_position: int | None = None) -> Shoe:
     """Record a shuffle: retire the current shoe (revealing a virtual shoe's order and secret) and
     start a new one of the configured kind and decks; a virtual one is shuffled here and its
     commitment stored before any card leaves it.
 
     Needs the dealer (``casino.run_table``), the table's dealer terminal or the system. Locks the
-    table row. Refused while a round is open (``round_in_progress``). Audited (``shoe.shuffled``:
-    old shoe revealed, new commitment).
+    table row. Refused while a round is open (``round_in_progress``). A physical shoe records where
+    the dealer placed the cut card (``cut_card_position``: cards behind it, 1 to the shoe's size;
+    ``invalid_cut_card`` otherwise; a virtual shoe takes none). Audited (``shoe.shuffled``: old
+    shoe revealed, new commitment, the cut card).
     """
     require_dealer_or_reader(actor, table)
     if actor.terminal is not None and not is_dealer_terminal_at(actor, table):
@@ -80,6 +82,15 @@ def shoe_shuffle(*, table: Table, actor: Actor) -> Shoe:
     if config is None:
         raise InvalidConfigurationError(f"{table} has no configuration")
     rules = config_rules(config)
+    if cut_card_position is not None and (
+        config.shoe_kind != Shoe.Kind.PHYSICAL
+        or isinstance(cut_card_position, bool)
+        or not 1 <= cut_card_position <= rules.decks * 52
+    ):
+        raise TableError(
+            f"the cut card goes 1 to {rules.decks * 52} cards from the back of a physical shoe",
+            code="invalid_cut_card",
+        )
     with transaction.atomic():
         table_lock(table.pk)
         if Round.objects.filter(table=table).open().exists():
@@ -104,6 +115,7 @@ def shoe_shuffle(*, table: Table, actor: Actor) -> Shoe:
             secret=secret,
             commitment=commitment,
             shuffled_by=actor.user,
+            cut_card_position=cut_card_position,
         )
         actor.audit(
             action="shoe.shuffled",
@@ -119,6 +131,12 @@ def shoe_shuffle(*, table: Table, actor: Actor) -> Shoe:
                 if old is not None
                 else None
             ),
-            after={"table": table.name, "kind": shoe.kind, "decks": shoe.decks, "commitment": commitment},
+            after={
+                "table": table.name,
+                "kind": shoe.kind,
+                "decks": shoe.decks,
+                "commitment": commitment,
+                "cut_card_position": cut_card_position,
+            },
         )
     return shoe

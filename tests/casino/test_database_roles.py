@@ -48,6 +48,8 @@ from tables.services import (
     payout_approve,
     round_close_betting,
     round_open,
+    round_request_create,
+    round_request_reject,
     round_settle,
     table_settings_change,
 )
@@ -154,12 +156,16 @@ def every_append_only_table_has_rows(
     roles: None, table: Table, dealer: Any, pit_boss: Any, operator: Any
 ) -> None:
     """A round won above the approval threshold and approved: audit records, transfers,
-    postings, round events, a payout line and a payout decision."""
+    postings, round events, a payout line and a payout decision; then a round the dealer asked to
+    void, which the pit boss refused: a request and its decision."""
     table_settings_change(
         table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 1500}
     )
     _, round_id = _round_won(table, dealer)
     payout_approve(payout_line_id=PayoutLine.objects.get(round_id=round_id).pk, actor=Actor.staff(pit_boss))
+    opened = round_open(table=table, actor=Actor.staff(dealer))
+    request = round_request_create(round_id=opened.pk, actor=Actor.staff(dealer), kind="void", reason="test")
+    round_request_reject(request_id=request.pk, actor=Actor.staff(pit_boss), reason="play it")
     assert {name: _count(name) > 0 for name in APPEND_ONLY_TABLES} == dict.fromkeys(APPEND_ONLY_TABLES, True)
 
 

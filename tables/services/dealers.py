@@ -1,0 +1,149 @@
+"""Who deals at a table, and whether the table is open for play (rules/blackjack.md 3.1; DESIGN
+"Who uses it"): a dealer signs on to a table and opens it; another dealer signing on takes over
+(a dealer change, recorded and shown); the table closes between rounds.
+
+One dealer at a table at a time: while a dealer is signed on, staff dealer commands at that table
+by anyone else are refused ``not_table_dealer`` (``tables.services.common.require_dealer_or_reader``);
+a pit boss who also deals, the table's dealer terminal and the system keep their rights. A pit boss
+opens and closes tables (DESIGN: "signs table opens/closes") without signing on.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from casino.errors import PermissionRefusedError
+from tables.errors import RoundInProgressError, TableClosedError, TableError
+from tables.locking import table_lock
+from tables.models import Round, Table, TableDealer
+from tables.services.common import (
+    Actor,
+    require_dealer_or_reader,
+    require_staff,
+    require_terminal_at,
+    table_dealer_id,
+)
+
+
+def table_dealer_current(table: Table) -> TableDealer | None:
+    """The dealer spell open at the table (with its dealer), or None."""
+    return (
+        TableDealer.objects.select_related("dealer").filter(table=table, signed_off_at__isnull=True).first()
+    )
+
+
+def dealer_sign_on(*, table: Table, actor: Actor) -> TableDealer:
+    """The staff dealer ``actor`` signs on to ``table``; the dealer signed on before, if any, is
+    signed off (a dealer change: audited ``table.dealer_changed`` with both names), as is the
+    actor's own spell at another table. Needs ``casino.run_table``. Locks the table row. Refuses
+    ``already_signed_on`` when the actor is the table's dealer already."""
+    require_staff(actor, "run_table")
+    assert actor.user is not None  # require_staff: a staff user
+    user = actor.user
+    with transaction.atomic():
+        table_lock(table.pk)
+        current = table_dealer_current(table)
+        if current is not None and current.dealer_id == user.pk:
+            raise TableError("you are signed on to this table already", code="already_signed_on")
+        now = timezone.now()
+        # The actor's spell elsewhere ends too (one table per dealer); that table stays as it is.
+        elsewhere = list(
+            TableDealer.objects.filter(dealer=user, signed_off_at__isnull=True).values_list(
+                "table__name", flat=True
+            )
+        )
+        TableDealer.objects.filter(signed_off_at__isnull=True, dealer=user).update(signed_off_at=now)
+        if current is not None:
+            TableDealer.objects.filter(pk=current.pk).update(signed_off_at=now)
+        spell = TableDealer.objects.create(table=table, dealer=user, signed_on_at=now)
+        actor.audit(
+            action="table.dealer_changed" if current is not None else "table.dealer_signed_on",
+            object_type="tables.table",
+            object_id=table.pk,
+            before={"dealer": current.dealer.get_username()} if current is not None else None,
+            after={"table": table.name, "dealer": user.get_username(), "left_tables": elsewhere},
+        )
+    spell.dealer = user
+    return spell
+
+
+def dealer_sign_off(*, table: Table, actor: Actor) -> None:
+    """The table's dealer signs off (or a pit boss signs them off). A table open for play keeps
+    its dealer until another signs on or it is closed: signing off an open table is refused
+    ``table_open``. Refuses ``not_signed_on`` when no dealer is signed on. Audited."""
+    with transaction.atomic():
+        table_lock(table.pk)
+        current = table_dealer_current(table)
+        if current is None:
+            raise TableError("no dealer is signed on to this table", code="not_signed_on")
+        is_own = actor.user is not None and current.dealer_id == actor.user.pk
+        if not is_own:
+            require_staff(actor, "supervise_pit")
+        if Table.objects.filter(pk=table.pk, is_open=True).exists():
+            raise TableError("close the table, or let the next dealer sign on", code="table_open")
+        TableDealer.objects.filter(pk=current.pk).update(signed_off_at=timezone.now())
+        actor.audit(
+            action="table.dealer_signed_off",
+            object_type="tables.table",
+            object_id=table.pk,
+            before={"dealer": current.dealer.get_username()},
+            after={"table": table.name},
+        )
+
+
+def _require_signed_on_dealer(actor: Actor, table: Table) -> None:
+    """Opening and closing: the table's signed-on dealer, its dealer terminal or the system; a
+    staff dealer must have signed on first (``not_signed_on``); a pit boss need not (``void_round``,
+    the pit boss's permission over a table's play, as for voids and misscan corrections)."""
+    if actor.has_perm("void_round"):
+        require_terminal_at(actor, table)
+        return
+    require_dealer_or_reader(actor, table)
+    if actor.terminal is not None and actor.terminal.kind == actor.terminal.Kind.CARD_READER:
+        raise PermissionRefusedError("A card reader does not open or close tables.")
+    if actor.user is not None and table_dealer_id(table.pk) != actor.user.pk:
+        raise TableError("sign on to the table first", code="not_signed_on")
+
+
+def table_open_for_play(*, table: Table, actor: Actor) -> Table:
+    """Open the table for play: rounds may start (``round_open`` refuses ``table_closed``
+    otherwise). Needs the signed-on dealer (``not_signed_on``), a pit boss, the table's dealer
+    terminal or the system. Refuses ``table_open`` when it is open. Locks the table row. Audited
+    ``table.opened``."""
+    return _table_set_open(table=table, actor=actor, is_open=True)
+
+
+def table_close_for_play(*, table: Table, actor: Actor) -> Table:
+    """Close the table: no round starts until it is opened again. Refused while a round is open
+    (``round_in_progress``: settle or void it first) and when closed already (``table_closed``).
+    The same rights and lock as opening. Audited ``table.closed``."""
+    return _table_set_open(table=table, actor=actor, is_open=False)
+
+
+def _table_set_open(*, table: Table, actor: Actor, is_open: bool) -> Table:
+    _require_signed_on_dealer(actor, table)
+    with transaction.atomic():
+        table_lock(table.pk)
+        was_open = Table.objects.filter(pk=table.pk).values_list("is_open", flat=True).get()
+        if was_open == is_open:
+            if is_open:
+                raise TableError("the table is open already", code="table_open")
+            raise TableClosedError("the table is closed already")
+        if not is_open and Round.objects.filter(table=table).open().exists():
+            raise RoundInProgressError("a round is in progress: settle or void it first")
+        Table.objects.filter(pk=table.pk).update(is_open=is_open)
+        actor.audit(
+            action="table.opened" if is_open else "table.closed",
+            object_type="tables.table",
+            object_id=table.pk,
+            before={"is_open": was_open},
+            after={"table": table.name, "is_open": is_open, "dealer": _dealer_name(table)},
+        )
+    table.is_open = is_open
+    return table
+
+
+def _dealer_name(table: Table) -> str:
+    spell = table_dealer_current(table)
+    return spell.dealer.get_username() if spell is not None else ""

@@ -1,0 +1,141 @@
+"""A dealer's requests that wait for a pit boss: void a round, correct a misscan (DESIGN "The
+round is an event log": voided only with a pit boss's approval; "Shoes": a pit boss corrects a
+misscan). The dealer asks from the console with a reason; the pit boss approves (the void or the
+correction is done then, as the pit boss's, in the same transaction) or rejects with a reason.
+The approver is never the requester. Requests and decisions are insert-only rows."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from tables.errors import (
+    ApprovalByRequesterRefusedError,
+    RequestPendingError,
+    RoundNotOpenError,
+    TableError,
+)
+from tables.games.cards import Card
+from tables.locking import lock_round
+from tables.models import (
+    OPEN_ROUND_STATUSES,
+    ApprovalStatus,
+    RoundRequest,
+    RoundRequestDecision,
+)
+from tables.services.cards import card_correct
+from tables.services.commands import game
+from tables.services.common import Actor, require_dealer_or_reader, require_staff
+from tables.services.rounds import round_void
+
+
+def _reason(reason: str) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise TableError("a reason is required", code="reason_required")
+    return reason
+
+
+def round_request_create(
+    *, round_id: int, actor: Actor, kind: str, reason: str, card: str | None = None
+) -> RoundRequest:
+    """The table's dealer asks a pit boss to void the round (``kind="void"``) or to correct its
+    misscan with ``card`` (``kind="correction"``; None: no card left the shoe). Needs a staff
+    dealer of the table (``require_dealer_or_reader``) and a reason. Takes the round's lock.
+    Refuses ``round_not_open``, ``no_misscan`` (a correction with nothing to correct),
+    ``request_pending`` (one of this kind waits already), ``reason_required``, the card's
+    parse error (``invalid_card``). Audited ``round.request_made``."""
+    if kind not in RoundRequest.Kind.values:
+        raise TableError(f"unknown request {kind!r}", code="invalid_request")
+    reason = _reason(reason)
+    code = game(lambda: Card.parse(card).code) if card else ""
+    with transaction.atomic():
+        round_ = lock_round(round_id)
+        require_dealer_or_reader(actor, round_.table)
+        if actor.user is None:
+            raise TableError("a dealer signed in on the console makes requests", code="staff_only")
+        if round_.status not in OPEN_ROUND_STATUSES:
+            raise RoundNotOpenError(f"the round is {round_.status}")
+        misscan = None
+        if kind == RoundRequest.Kind.CORRECTION:
+            misscan = round_.awaiting_correction
+            if misscan is None:
+                raise TableError("no misscan to correct", code="no_misscan")
+        if RoundRequest.objects.filter(round=round_, kind=kind, decision__isnull=True).exists():
+            raise RequestPendingError("a request of this kind waits for the pit boss already")
+        request = RoundRequest.objects.create(
+            round=round_,
+            kind=kind,
+            card=code,
+            misscan=misscan,
+            reason=reason,
+            requested_by=actor.user,
+            requested_at=timezone.now(),
+        )
+        actor.audit(
+            action="round.request_made",
+            object_type="tables.round",
+            object_id=round_.pk,
+            after={"request_id": request.pk, "kind": kind, "card": code or None, "reason": reason},
+        )
+    return request
+
+
+def round_request_approve(*, request_id: int, actor: Actor) -> RoundRequest:
+    """A pit boss approves a dealer's request: the round is voided (``round_void``) or its misscan
+    corrected with the requested card (``card_correct``), by the pit boss, in this transaction.
+    Needs ``casino.void_round``; the requester cannot approve (``approval_by_requester_refused``).
+    Takes the round's lock. Refuses ``request_decided``, and whatever the void or correction
+    refuses (``round_not_open``, ``no_misscan``, the engine's code for the card): nothing is then
+    written, and the request stays pending (reject it)."""
+    return _decide(request_id=request_id, actor=actor, approve=True, reason="")
+
+
+def round_request_reject(*, request_id: int, actor: Actor, reason: str) -> RoundRequest:
+    """A pit boss rejects a dealer's request with a reason; the round goes on as it was. The same
+    rights, lock and refusals as approving (``reason_required`` too). Audited."""
+    return _decide(request_id=request_id, actor=actor, approve=False, reason=_reason(reason))
+
+
+def _decide(*, request_id: int, actor: Actor, approve: bool, reason: str) -> RoundRequest:
+    require_staff(actor, "void_round")
+    assert actor.user is not None  # require_staff: a staff user
+    round_id = RoundRequest.objects.filter(pk=request_id).values_list("round_id", flat=True).first()
+    if round_id is None:
+        raise TableError(f"no request {request_id}", code="not_found")
+    with transaction.atomic():
+        lock_round(round_id)  # requests of a round are made and decided under its lock
+        request = RoundRequest.objects.select_related("requested_by").get(pk=request_id)
+        if RoundRequestDecision.objects.filter(request=request).exists():
+            raise TableError("this request is decided already", code="request_decided")
+        if request.requested_by_id == actor.user.pk:
+            raise ApprovalByRequesterRefusedError("the dealer who asked cannot approve the request")
+        RoundRequestDecision.objects.create(
+            request=request,
+            status=ApprovalStatus.APPROVED if approve else ApprovalStatus.REJECTED,
+            decided_by=actor.user,
+            decided_at=timezone.now(),
+            reason=reason,
+        )
+        note = f"request {request.pk} of {request.requested_by.get_username()}: {request.reason}"
+        if approve and request.kind == RoundRequest.Kind.VOID:
+            round_void(round_id=round_id, actor=actor, reason=note)
+        elif approve:
+            card_correct(round_id=round_id, actor=actor, card=request.card or None, reason=note)
+        actor.audit(
+            action="round.request_approved" if approve else "round.request_rejected",
+            object_type="tables.round",
+            object_id=round_id,
+            before={"request_id": request.pk, "kind": request.kind, "status": "pending"},
+            after={"status": "approved" if approve else "rejected", "reason": reason},
+        )
+    return request
+
+
+def round_requests_pending(*, casino_id: int) -> list[RoundRequest]:
+    """The requests waiting for a pit boss in the casino, oldest first, with round and table."""
+    return list(
+        RoundRequest.objects.filter(round__table__casino_id=casino_id, decision__isnull=True)
+        .select_related("round__table", "requested_by")
+        .order_by("pk")
+    )
