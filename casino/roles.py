@@ -33,7 +33,7 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
 # The page each role lands on after login (URL names).
 ROLE_HOME = {
     DEALER: "casino:dealer_home",
-    PIT_BOSS: "casino:pit_home",
+    PIT_BOSS: "tables:floor",
     OPERATOR: "casino:operator_home",
     AUDITOR: "casino:audit_home",
     CASHIER: "casino:cage_home",

@@ -9,7 +9,6 @@ urlpatterns = [
     path("login/", views.login_view, name="login"),
     path("logout/", views.logout_view, name="logout"),
     path("dealer/", views.dealer_home, name="dealer_home"),
-    path("pit/", views.pit_home, name="pit_home"),
     path("operator/", views.operator_home, name="operator_home"),
     path("operator/terminals/", views.terminals, name="terminals"),
     path(

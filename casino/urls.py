@@ -6,5 +6,6 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("casino.api_urls")),
+    path("", include("tables.urls")),
     path("", include("casino.staff_urls")),
 ]

@@ -109,11 +109,6 @@ def dealer_home(request: HttpRequest) -> HttpResponse:
     return render(request, "casino/dealer_home.html", {"tables": _tables(request)})
 
 
-@staff_page("supervise_pit")
-def pit_home(request: HttpRequest) -> HttpResponse:
-    return render(request, "casino/pit_home.html", {"tables": _tables(request)})
-
-
 @staff_page("configure_tables")
 def operator_home(request: HttpRequest) -> HttpResponse:
     context = {

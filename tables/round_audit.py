@@ -1,0 +1,609 @@
+"""Reads of the round audit pages (the pit boss's and the auditor's): the filtered list of a
+casino's rounds with their totals, one round's summary (cards, bets, payout lines and their
+approval), its event log in words and the audit records that name it.
+
+Money is integer minor units throughout; :func:`money` writes an amount as major units with two
+decimals (no floats: ``divmod`` by 100).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import (
+    BigIntegerField,
+    Count,
+    Exists,
+    F,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
+from django.db.models.functions import Coalesce
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+from casino.models import AuditRecord, Player
+from tables.games.blackjack import state_from_dict
+from tables.games.cards import Card, hand_value
+from tables.models import (
+    ApprovalStatus,
+    Bet,
+    BetKind,
+    BetStatus,
+    PayoutLine,
+    Round,
+    RoundEvent,
+    RoundStatus,
+)
+
+ROUNDS_PER_PAGE = 50
+
+BET_KIND_LABELS: dict[str, Promise] = {
+    BetKind.MAIN: _("Main"),
+    BetKind.BEHIND: _("Bet behind"),
+    BetKind.PERFECT_PAIRS: _("Perfect Pairs"),
+    BetKind.TWENTY_ONE_PLUS_THREE: _("21+3"),
+    BetKind.INSURANCE: _("Insurance"),
+}
+
+BET_STATUS_LABELS: dict[str, Promise] = {
+    BetStatus.PLACED: _("Placed"),
+    BetStatus.CANCELLED: _("Cancelled"),
+    BetStatus.REFUNDED: _("Refunded (owner not playing)"),
+    BetStatus.SETTLED: _("Settled"),
+    BetStatus.VOIDED: _("Voided"),
+}
+
+APPROVAL_LABELS: dict[str, Promise] = {
+    ApprovalStatus.NOT_NEEDED: _("Paid at once"),
+    ApprovalStatus.PENDING: _("Awaiting approval"),
+    ApprovalStatus.APPROVED: _("Approved"),
+    ApprovalStatus.REJECTED: _("Rejected"),
+}
+
+ROUND_STATUS_LABELS: dict[str, Promise] = {
+    RoundStatus.BETTING: _("Betting"),
+    RoundStatus.DEALING: _("Dealing"),
+    RoundStatus.INSURANCE: _("Insurance"),
+    RoundStatus.PLAYERS: _("Players"),
+    RoundStatus.DEALER: _("Dealer"),
+    RoundStatus.SETTLING: _("Played, awaiting settlement"),
+    RoundStatus.SETTLED: _("Settled"),
+    RoundStatus.VOIDED: _("Voided"),
+}
+
+SUIT_SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+
+
+def money(amount_minor: int | None) -> str:
+    """``123456`` -> ``"1,234.56"``, ``-5`` -> ``"-0.05"``; None (no amount) -> ``""``."""
+    if amount_minor is None:
+        return ""
+    sign = "-" if amount_minor < 0 else ""
+    major, minor = divmod(abs(int(amount_minor)), 100)
+    return f"{sign}{major:,}.{minor:02d}"
+
+
+def status_label(status: str) -> str:
+    return str(ROUND_STATUS_LABELS.get(status, status))
+
+
+# ------------------------------------------------------------------------------------ the list
+
+
+def _sum_of(queryset: QuerySet[Any], column: str) -> Subquery:
+    """A correlated sub-select of one round's sum of ``column`` (one per annotation: sums over
+    two joined tables in one GROUP BY would multiply each other's rows)."""
+    return Subquery(
+        queryset.filter(round=OuterRef("pk"))
+        .order_by()
+        .values("round")
+        .annotate(total=Sum(column))
+        .values("total")[:1],
+        output_field=BigIntegerField(),
+    )
+
+
+def round_list_for_audit(
+    *,
+    casino_id: int,
+    table_name: str = "",
+    dealer_username: str = "",
+    player: str = "",
+    opened_from: dt.datetime | None = None,
+    opened_to: dt.datetime | None = None,
+    min_total_stake_minor: int | None = None,
+    min_payout_minor: int | None = None,
+    status: str = "",
+) -> QuerySet[Round]:
+    """The casino's rounds, newest first, each annotated with ``bets_count`` (bets not
+    cancelled), ``total_staked_minor`` (the payout lines' stakes once settled, doubles, splits and
+    insurance included; before that the stakes of the bets not cancelled), ``total_paid_minor``,
+    ``largest_payout_minor`` and ``is_awaiting_approval`` (a payout line waits for a pit boss).
+
+    Filters (each optional): the table's name and the dealer's username (case-insensitive, exact),
+    a player (card number exactly, or part of the name) who had a bet in the round, ``opened_at``
+    from (inclusive) and to (exclusive), a minimum total stake, a minimum single payout line
+    (``paid_minor``), the status. The engine snapshot is deferred (it is most of the row's bytes).
+    """
+    bets = Bet.objects.exclude(status=BetStatus.CANCELLED)
+    lines = PayoutLine.objects.all()
+    rounds = (
+        Round.objects.filter(table__casino_id=casino_id)
+        .select_related("table", "dealer")
+        .defer("snapshot", "accepts_bets_behind", "awaiting_correction")
+        .annotate(
+            bets_count=Coalesce(
+                Subquery(
+                    bets.filter(round=OuterRef("pk"))
+                    .order_by()
+                    .values("round")
+                    .annotate(count=Count("pk"))
+                    .values("count")[:1],
+                    output_field=BigIntegerField(),
+                ),
+                Value(0),
+            ),
+            total_staked_minor=Coalesce(
+                _sum_of(lines, "stake_minor"),
+                _sum_of(bets, "stake_minor"),
+                Value(0),
+                output_field=BigIntegerField(),
+            ),
+            total_paid_minor=Coalesce(_sum_of(lines, "paid_minor"), Value(0), output_field=BigIntegerField()),
+            largest_payout_minor=Subquery(
+                lines.filter(round=OuterRef("pk"))
+                .order_by()
+                .values("round")
+                .annotate(largest=Max("paid_minor"))
+                .values("largest")[:1],
+                output_field=BigIntegerField(),
+            ),
+            is_awaiting_approval=Exists(
+                PayoutLine.objects.filter(round=OuterRef("pk"), needs_approval=True, decision__isnull=True)
+            ),
+        )
+    )
+    if table_name:
+        rounds = rounds.filter(table__name__iexact=table_name.strip())
+    if dealer_username:
+        rounds = rounds.filter(dealer__username__iexact=dealer_username.strip())
+    if player:
+        wanted = player.strip()
+        players = Player.objects.filter(casino_id=casino_id).filter(
+            Q(card_number=wanted) | Q(display_name__icontains=wanted)
+        )
+        rounds = rounds.filter(
+            Exists(Bet.objects.filter(round=OuterRef("pk"), player__in=players.values("pk")))
+        )
+    if opened_from is not None:
+        rounds = rounds.filter(opened_at__gte=opened_from)
+    if opened_to is not None:
+        rounds = rounds.filter(opened_at__lt=opened_to)
+    if min_total_stake_minor is not None:
+        rounds = rounds.filter(total_staked_minor__gte=min_total_stake_minor)
+    if min_payout_minor is not None:
+        rounds = rounds.filter(
+            Exists(PayoutLine.objects.filter(round=OuterRef("pk"), paid_minor__gte=min_payout_minor))
+        )
+    if status:
+        rounds = rounds.filter(status=status)
+    return rounds.order_by(F("opened_at").desc(), F("pk").desc())
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    """One line of the list: the round (with its table and dealer) and its totals in words."""
+
+    round: Round
+    status_label: str
+    bets_count: int
+    total_staked: str
+    total_paid: str
+    is_awaiting_approval: bool
+
+
+def round_rows(rounds: Iterable[Round]) -> list[RoundRow]:
+    """The list's lines of rounds from :func:`round_list_for_audit` (its annotations)."""
+    return [
+        RoundRow(
+            round=round_,
+            status_label=status_label(round_.status),
+            bets_count=round_.bets_count,  # type: ignore[attr-defined]
+            total_staked=money(round_.total_staked_minor),  # type: ignore[attr-defined]
+            total_paid=money(round_.total_paid_minor),  # type: ignore[attr-defined]
+            is_awaiting_approval=round_.is_awaiting_approval,  # type: ignore[attr-defined]
+        )
+        for round_ in rounds
+    ]
+
+
+# --------------------------------------------------------------------------------- the summary
+
+
+@dataclass(frozen=True)
+class CardView:
+    code: str
+    rank: str
+    suit_symbol: str
+    is_red: bool
+    is_hidden: bool = False
+
+
+@dataclass(frozen=True)
+class HandView:
+    cards: list[CardView]
+    total: int
+    is_soft: bool
+    is_bust: bool
+    is_blackjack: bool
+    is_doubled: bool
+    is_split: bool
+    is_surrendered: bool
+
+
+@dataclass(frozen=True)
+class BoxView:
+    number: int
+    owner_name: str
+    hands: list[HandView]
+
+
+@dataclass(frozen=True)
+class LineView:
+    pk: int
+    hand: int | None
+    outcome: str
+    rule: str
+    multiplier: str
+    stake: str
+    paid: str
+    paid_minor: int
+    approval_status: str
+    approval_label: str
+    is_awaiting_approval: bool
+
+
+@dataclass(frozen=True)
+class BetView:
+    pk: int
+    player_name: str
+    card_number: str
+    box_number: int
+    kind: str
+    kind_label: str
+    stake: str
+    stake_minor: int
+    status_label: str
+    lines: list[LineView] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RoundSummary:
+    """One round's cards, bets and payout lines, ready for ``tables/round/_round-summary.html``."""
+
+    round_id: int
+    table_name: str
+    number: int
+    status: str
+    status_label: str
+    has_cards: bool
+    dealer_cards: list[CardView]
+    dealer_total: int | None
+    dealer_is_soft: bool
+    dealer_is_bust: bool
+    is_hole_card_hidden: bool
+    boxes: list[BoxView]
+    bets: list[BetView]
+    total_staked: str
+    total_paid: str
+    lines_awaiting_approval: int
+
+
+def _card(card: Card, hidden: bool = False) -> CardView:
+    if hidden:
+        return CardView(code="", rank="", suit_symbol="", is_red=False, is_hidden=True)
+    rank = "10" if card.rank == "T" else card.rank
+    return CardView(
+        code=card.code, rank=rank, suit_symbol=SUIT_SYMBOLS[card.suit], is_red=card.suit in ("H", "D")
+    )
+
+
+def _player_names(player_ids: set[int]) -> dict[int, Player]:
+    return {player.pk: player for player in Player.objects.filter(pk__in=player_ids)}
+
+
+def round_summary(round_: Round) -> RoundSummary:
+    """The round's cards (from its engine snapshot: the state after its last event; the dealer's
+    hole card is hidden until the engine revealed it), every bet with its payout lines and their
+    approval status, and the round's totals. Three queries (bets with players, lines with their
+    decisions, the box owners); the round row must hold its snapshot."""
+    bets = list(Bet.objects.filter(round=round_).select_related("player").order_by("box_number", "pk"))
+    lines_by_bet: dict[int, list[PayoutLine]] = {}
+    lines = list(PayoutLine.objects.filter(round=round_).select_related("decision").order_by("pk"))
+    for line in lines:
+        lines_by_bet.setdefault(line.bet_id, []).append(line)
+
+    state = None
+    if round_.snapshot:
+        try:
+            state = state_from_dict(round_.snapshot)
+        except Exception:  # a snapshot the engine cannot read shows no cards
+            state = None
+    dealer_cards: list[CardView] = []
+    boxes: list[BoxView] = []
+    dealer_total: int | None = None
+    dealer_is_soft = dealer_is_bust = is_hole_hidden = False
+    if state is not None:
+        is_hole_hidden = not state.is_hole_card_revealed and len(state.dealer_cards) > 1
+        for index, card in enumerate(state.dealer_cards):
+            dealer_cards.append(_card(card, hidden=is_hole_hidden and index == 1))
+        shown = [card for index, card in enumerate(state.dealer_cards) if not (is_hole_hidden and index == 1)]
+        if shown:
+            value = hand_value(shown)
+            dealer_total, dealer_is_soft, dealer_is_bust = value.total, value.is_soft, value.is_bust
+        owner_ids = {int(box.owner) for box in state.boxes if box.owner.isdigit()}
+        owners = _player_names(owner_ids - {bet.player_id for bet in bets})
+        owners.update({bet.player_id: bet.player for bet in bets})
+        for box in state.boxes:
+            owner = owners.get(int(box.owner)) if box.owner.isdigit() else None
+            hands = [
+                HandView(
+                    cards=[_card(card) for card in hand.cards],
+                    total=hand.value.total,
+                    is_soft=hand.value.is_soft,
+                    is_bust=hand.is_bust,
+                    is_blackjack=hand.is_blackjack,
+                    is_doubled=hand.is_doubled,
+                    is_split=hand.is_split,
+                    is_surrendered=hand.is_surrendered,
+                )
+                for hand in box.hands
+            ]
+            boxes.append(
+                BoxView(number=box.number, owner_name=owner.display_name if owner else box.owner, hands=hands)
+            )
+
+    bet_views = []
+    for bet in bets:
+        line_views = []
+        for line in lines_by_bet.get(bet.pk, []):
+            approval = str(line.approval_status)
+            line_views.append(
+                LineView(
+                    pk=line.pk,
+                    hand=line.hand,
+                    outcome=line.outcome,
+                    rule=line.rule,
+                    multiplier=f"{line.multiplier_numerator}/{line.multiplier_denominator}",
+                    stake=money(line.stake_minor),
+                    paid=money(line.paid_minor),
+                    paid_minor=line.paid_minor,
+                    approval_status=approval,
+                    approval_label=str(APPROVAL_LABELS.get(approval, approval)),
+                    is_awaiting_approval=approval == ApprovalStatus.PENDING,
+                )
+            )
+        bet_views.append(
+            BetView(
+                pk=bet.pk,
+                player_name=bet.player.display_name,
+                card_number=bet.player.card_number,
+                box_number=bet.box_number,
+                kind=bet.kind,
+                kind_label=str(BET_KIND_LABELS.get(bet.kind, bet.kind)),
+                stake=money(bet.stake_minor),
+                stake_minor=bet.stake_minor,
+                status_label=str(BET_STATUS_LABELS.get(bet.status, bet.status)),
+                lines=line_views,
+            )
+        )
+    if lines:
+        staked = sum(line.stake_minor for line in lines)
+    else:
+        staked = sum(bet.stake_minor for bet in bets if bet.status != BetStatus.CANCELLED)
+    return RoundSummary(
+        round_id=round_.pk,
+        table_name=round_.table.name,
+        number=round_.number,
+        status=round_.status,
+        status_label=status_label(round_.status),
+        has_cards=state is not None and (bool(state.dealer_cards) or bool(state.boxes)),
+        dealer_cards=dealer_cards,
+        dealer_total=dealer_total,
+        dealer_is_soft=dealer_is_soft,
+        dealer_is_bust=dealer_is_bust,
+        is_hole_card_hidden=is_hole_hidden,
+        boxes=boxes,
+        bets=bet_views,
+        total_staked=money(staked),
+        total_paid=money(sum(line.paid_minor for line in lines)),
+        lines_awaiting_approval=sum(1 for line in lines if line.approval_status == ApprovalStatus.PENDING),
+    )
+
+
+# ------------------------------------------------------------------------------- the event log
+
+
+@dataclass(frozen=True)
+class EventView:
+    sequence: int
+    created_at: dt.datetime
+    kind: str
+    actor_name: str
+    role: str
+    terminal_name: str
+    description: str
+
+
+def _card_text(code: object) -> str:
+    try:
+        card = Card.parse(str(code))
+    except Exception:  # a misscan may carry anything the reader sent
+        return str(code)
+    return f"{'10' if card.rank == 'T' else card.rank}{SUIT_SYMBOLS[card.suit]}"
+
+
+def _player_text(engine_player: object, names: dict[str, str]) -> str:
+    return names.get(str(engine_player), str(engine_player))
+
+
+def event_description(kind: str, payload: dict[str, Any], names: dict[str, str]) -> str:
+    """A short readable line for one event's payload: the card and where it went, the bet, the
+    decision, the reason. ``names`` maps the engine's player ids to display names."""
+    action = payload.get("action") or {}
+    if kind == "betting_opened":
+        return str(
+            _("shoe #%(shoe)s, configuration #%(config)s")
+            % {"shoe": payload.get("shoe_id"), "config": payload.get("config_id")}
+        )
+    if kind == "bet_placed":
+        bet = action.get("bet") or {}
+        return str(
+            _("%(player)s: %(kind)s %(stake)s on box %(box)s")
+            % {
+                "player": _player_text(bet.get("player"), names),
+                "kind": BET_KIND_LABELS.get(str(bet.get("kind")), bet.get("kind")),
+                "stake": money(bet.get("stake_minor")),
+                "box": bet.get("box"),
+            }
+        )
+    if kind in ("bet_cancelled", "bet_refused"):
+        detail = payload.get("message") or payload.get("status") or payload.get("code") or ""
+        return str(_("bet %(bet)s: %(detail)s") % {"bet": payload.get("bet_id"), "detail": detail})
+    if kind == "card_dealt":
+        dealt: dict[str, Any] = next(
+            (event for event in payload.get("events", []) if event.get("type") == "card_dealt"), {}
+        )
+        card = _card_text(action.get("card", dealt.get("card", "")))
+        if dealt.get("to") == "dealer":
+            if dealt.get("is_face_up") is False:
+                return str(_("%(card)s to the dealer, face down") % {"card": card})
+            return str(_("%(card)s to the dealer") % {"card": card})
+        if dealt.get("box") is not None:
+            return str(
+                _("%(card)s to box %(box)s, hand %(hand)s")
+                % {"card": card, "box": dealt.get("box"), "hand": (dealt.get("hand") or 0) + 1}
+            )
+        return card
+    if kind in ("decision", "default_applied") and action.get("type") in (
+        "hit",
+        "stand",
+        "double",
+        "split",
+        "surrender",
+    ):
+        text = _("box %(box)s: %(decision)s") % {"box": action.get("box"), "decision": action.get("type")}
+        if kind == "default_applied":
+            text = _("%(text)s (by default, the time ran out)") % {"text": text}
+        return str(text)
+    if kind == "default_applied":
+        return str(_("by default: %(default)s") % {"default": payload.get("default") or action.get("type")})
+    if kind in ("insurance_taken", "insurance_declined", "insurance_closed"):
+        if kind == "insurance_closed":
+            return str(_("insurance closed"))
+        return str(
+            _("%(player)s: %(choice)s for bet %(bet)s")
+            % {
+                "player": _player_text(action.get("player"), names),
+                "choice": _("insurance taken") if kind == "insurance_taken" else _("insurance declined"),
+                "bet": action.get("bet_id"),
+            }
+        )
+    if kind == "betting_closed":
+        closed: dict[str, Any] = next(
+            (event for event in payload.get("events", []) if event.get("type") == "betting_closed"), {}
+        )
+        boxes = ", ".join(str(box) for box in closed.get("boxes", []))
+        return str(_("boxes playing: %(boxes)s") % {"boxes": boxes or "-"})
+    if kind == "misscan":
+        return str(
+            _("card %(card)s refused: %(reason)s")
+            % {"card": _card_text(payload.get("card", "")), "reason": payload.get("reason", "")}
+        )
+    if kind == "card_corrected":
+        corrected = payload.get("card") or action.get("card")
+        return str(
+            _("corrected to %(card)s: %(reason)s")
+            % {
+                "card": _card_text(corrected) if corrected else _("no card"),
+                "reason": payload.get("reason", ""),
+            }
+        )
+    if kind == "voided":
+        return str(
+            _("voided (was %(status)s): %(reason)s")
+            % {
+                "status": status_label(str(payload.get("status_before", ""))),
+                "reason": payload.get("reason", ""),
+            }
+        )
+    if kind == "settled":
+        totals = payload.get("totals") or {}
+        return str(
+            _("%(lines)s payout lines, staked %(staked)s, paid %(paid)s, %(waiting)s awaiting approval")
+            % {
+                "lines": totals.get("lines", 0),
+                "staked": money(totals.get("stake_minor", 0)),
+                "paid": money(totals.get("paid_minor", 0)),
+                "waiting": totals.get("awaiting_approval", 0),
+            }
+        )
+    if action.get("type"):
+        return str(action["type"]).replace("_", " ")
+    return ", ".join(sorted(payload))
+
+
+def round_event_log(round_: Round) -> list[EventView]:
+    """The round's events in sequence order, each with a short readable description (the engine
+    snapshots are not read)."""
+    events = list(
+        RoundEvent.objects.filter(round=round_)
+        .defer("snapshot")
+        .select_related("terminal")
+        .order_by("sequence")
+    )
+    players = Bet.objects.filter(round=round_).values_list("player_id", "player__display_name")
+    names = {str(player_id): name for player_id, name in players}
+    return [
+        EventView(
+            sequence=event.sequence,
+            created_at=event.created_at,
+            kind=event.kind,
+            actor_name=event.actor_name,
+            role=event.role,
+            terminal_name=event.terminal.name if event.terminal else "",
+            description=event_description(event.kind, event.payload or {}, names),
+        )
+        for event in events
+    ]
+
+
+def round_audit_records(round_: Round) -> QuerySet[AuditRecord]:
+    """The audit records that name the round (``tables.round`` with its id), in chain order."""
+    return (
+        AuditRecord.objects.filter(object_type="tables.round", object_id=str(round_.pk))
+        .only("sequence", "action", "actor_name", "role", "recorded_at")
+        .order_by("sequence")
+    )
+
+
+__all__ = [
+    "ROUNDS_PER_PAGE",
+    "RoundSummary",
+    "event_description",
+    "money",
+    "round_audit_records",
+    "round_event_log",
+    "round_list_for_audit",
+    "round_rows",
+    "round_summary",
+]

@@ -1,0 +1,355 @@
+"""The dealer console ``/dealer/tables/<table>/``: one page per table for the touch screen at the
+table and its keyboard, on the services the terminal API uses.
+
+The page shows the table as ``tables.selectors.table_state`` reads it, and only the actions the
+round allows now (``console_actions``), each a form that works without JavaScript (POST, then a
+redirect back; a refusal redraws the page with the reason) and, with htmx, swaps the console in
+place. The console asks ``live/`` every second whether anything changed (``console_version``: a
+few indexed counters, no state built), and redraws only then; a stale screen's action, one sent
+for a round that moved on since it was drawn, is refused ``stale_screen`` with nothing moved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_POST
+
+from casino.errors import ServiceError
+from casino.models import Player
+from casino.views import HtmxHttpRequest, staff_page, staff_user
+from tables.api.state import table_state_version_current
+from tables.errors import TableError
+from tables.games.cards import Card
+from tables.models import PayoutDecision, Round, RoundRequest, RoundStatus, Table, TableDealer
+from tables.round_audit import BET_KIND_LABELS, ROUND_STATUS_LABELS, round_summary
+from tables.selectors import table_state
+from tables.services import (
+    Actor,
+    card_enter,
+    dealer_sign_off,
+    dealer_sign_on,
+    decision_make,
+    insurance_close,
+    insurance_decide,
+    round_close_betting,
+    round_open,
+    round_request_create,
+    round_settle,
+    shoe_shuffle,
+    table_close_for_play,
+    table_dealer_current,
+    table_open_for_play,
+)
+from tables.services.commands import game
+from tables.services.config import table_config_current
+from tables.views.access import staff_table
+
+CONSOLE = "tables/dealer/console.html"
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
+SUITS = (("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣"))
+# What happens when a countdown runs out (rules/blackjack.md 3.1, 3.3, 5.6).
+DEFAULTS = {
+    RoundStatus.BETTING: gettext_lazy("no more bets"),
+    RoundStatus.INSURANCE: gettext_lazy("no insurance"),
+    RoundStatus.PLAYERS: gettext_lazy("stand"),
+}
+
+
+@dataclass(frozen=True)
+class ConsoleAction:
+    """A button of the console: the action's slug (``do/<name>/``), its label and its key."""
+
+    name: str
+    label: str
+    key: str
+    is_primary: bool = False
+
+
+def console_version(table: Table) -> str:
+    """What the console shows, as a version: the terminals' state version (rounds, bets, boxes,
+    seats, shoe, configuration; overdue defaults applied first) and what only the console shows:
+    the dealer signed on, the round's requests and the pit boss's payout decisions on it."""
+    state = table_state_version_current(table_id=table.pk, for_player_id=None)
+    spell = (
+        TableDealer.objects.filter(table=table, signed_off_at__isnull=True)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    latest = Round.objects.filter(table=table).order_by("-number").values_list("pk", flat=True).first()
+    counts = (
+        Round.objects.filter(pk=latest)
+        .annotate(
+            request_count=Count("requests", distinct=True),
+            decided_count=Count("requests__decision", distinct=True),
+        )
+        .values_list("request_count", "decided_count")
+        .first()
+        if latest
+        else None
+    )
+    payouts = PayoutDecision.objects.filter(line__round_id=latest).count() if latest else 0
+    parts = (state.value, spell, latest, counts, payouts)
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
+
+
+def console_actions(
+    *, state: dict[str, Any], is_my_table: bool, someone_else_deals: bool, dealer_decides: bool
+) -> list[ConsoleAction]:
+    """The buttons the dealer may press now, from the table's state (the services refuse the
+    rest anyway: this only keeps the screen to what can succeed)."""
+    table = state["table"]
+    round_ = state["round"]
+    status = round_["status"] if round_ else None
+    is_open_round = status not in (None, RoundStatus.SETTLED, RoundStatus.VOIDED)
+    if not is_my_table:
+        label = _("Take over the table") if someone_else_deals else _("Sign on")
+        return [ConsoleAction("sign-on", label, "J", is_primary=True)]
+    actions: list[ConsoleAction] = []
+    if not is_open_round:
+        if state["shuffle_due"]:
+            actions.append(ConsoleAction("shuffle", _("Record the shuffle"), "R", is_primary=True))
+        if table["is_open"]:
+            if not state["shuffle_due"]:
+                actions.append(ConsoleAction("open-betting", _("Open betting"), "B", is_primary=True))
+                actions.append(ConsoleAction("shuffle", _("Shuffle now"), "R"))
+            actions.append(ConsoleAction("close-table", _("Close the table"), "W"))
+        else:
+            actions.append(ConsoleAction("open-table", _("Open the table"), "T", is_primary=True))
+            actions.append(ConsoleAction("sign-off", _("Sign off"), "Q"))
+    elif round_["awaiting_correction"]:
+        actions.append(ConsoleAction("correction", _("Correct the misscan"), "M", is_primary=True))
+    elif status == RoundStatus.BETTING:
+        actions.append(ConsoleAction("close-betting", _("No more bets"), "N", is_primary=True))
+    elif status == RoundStatus.INSURANCE:
+        actions.append(ConsoleAction("close-insurance", _("Close insurance"), "X", is_primary=True))
+    elif status == RoundStatus.SETTLING:
+        actions.append(ConsoleAction("settle", _("Settle"), "E", is_primary=True))
+    if is_open_round and status == RoundStatus.PLAYERS and dealer_decides and not round_["card_expected"]:
+        for name, label, key in (
+            ("hit", _("Hit"), "H"),
+            ("stand", _("Stand"), "S"),
+            ("double", _("Double"), "D"),
+            ("split", _("Split"), "P"),
+        ):
+            actions.append(ConsoleAction(f"decision-{name}", label, key))
+    if is_open_round:
+        actions.append(ConsoleAction("void", _("Ask to void the round"), "V"))
+    return actions
+
+
+def _context(request: HttpRequest, table: Table, error: ServiceError | None = None) -> dict[str, Any]:
+    user = staff_user(request)
+    state = table_state(table=table)
+    spell = table_dealer_current(table)
+    config = table_config_current(table)
+    round_ = state["round"]
+    is_my_table = spell is not None and spell.dealer_id == user.pk
+    dealer_decides = bool(config and config.dealer_records_decisions)
+    actions = console_actions(
+        state=state,
+        is_my_table=is_my_table,
+        someone_else_deals=spell is not None,
+        dealer_decides=dealer_decides,
+    )
+    last_round = Round.objects.filter(pk=round_["id"]).select_related("table").first() if round_ else None
+    pending = (
+        list(RoundRequest.objects.filter(round=last_round, decision__isnull=True).order_by("pk"))
+        if last_round
+        else []
+    )
+    status = round_["status"] if round_ else None
+    _bets_named(state)
+    insurance_open = [
+        bet
+        for box in state["boxes"]
+        for bet in box["bets"]
+        if status == RoundStatus.INSURANCE and bet["kind"] in ("main", "behind") and bet["status"] == "placed"
+    ]
+    return {
+        "table": table,
+        "state": state,
+        "config": config,
+        "spell": spell,
+        "spells": TableDealer.objects.filter(table=table).select_related("dealer").order_by("-pk")[:3],
+        "is_my_table": is_my_table,
+        "actions": actions,
+        "action_names": {action.name for action in actions},
+        "card_wanted": bool(
+            is_my_table
+            and round_
+            and round_["card_expected"]
+            and not round_["awaiting_correction"]
+            and state["shoe"]
+            and state["shoe"]["kind"] == "physical"
+        ),
+        "dealer_decides": dealer_decides,
+        "insurance_open": insurance_open if dealer_decides and is_my_table else [],
+        "default_action": DEFAULTS.get(status) if status else None,
+        "status_label": ROUND_STATUS_LABELS.get(status, status) if status else "",
+        "round_version": last_round.version if last_round else "",
+        "pending_requests": pending,
+        "summary": round_summary(last_round) if last_round and status == RoundStatus.SETTLED else None,
+        "version": console_version(table),
+        "ranks": RANKS,
+        "suits": SUITS,
+        "error": error,
+    }
+
+
+def _bets_named(state: dict[str, Any]) -> None:
+    """Each bet of the state gets its box, its kind's label and its player's name (one query)."""
+    ids = {bet["player_id"] for box in state["boxes"] for bet in box["bets"]}
+    names = dict(Player.objects.filter(pk__in=ids).values_list("pk", "display_name")) if ids else {}
+    for box in state["boxes"]:
+        for bet in box["bets"]:
+            bet["box"] = box["number"]
+            bet["kind_label"] = BET_KIND_LABELS.get(bet["kind"], bet["kind"])
+            bet["player_name"] = names.get(bet["player_id"], "")
+
+
+def _render(request: HtmxHttpRequest, table: Table, error: ServiceError | None = None) -> HttpResponse:
+    template = f"{CONSOLE}#console" if request.htmx else CONSOLE
+    status = error.status if error is not None else 200
+    response = render(request, template, _context(request, table, error), status=status)
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+@staff_page("run_table")
+@require_GET
+def console(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
+    return _render(request, staff_table(request, table_name))
+
+
+@staff_page("run_table")
+@require_GET
+def console_live(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
+    """The console again when its version moved on from ``?version=``, else 204 (htmx keeps
+    the page as it is). Reading the version applies an overdue default, so that a console left
+    open drives the round's timers even without a worker."""
+    table = staff_table(request, table_name)
+    if request.GET.get("version") == console_version(table):
+        response = HttpResponse(status=204)
+        patch_vary_headers(response, ("HX-Request",))
+        return response
+    return _render(request, table)
+
+
+@staff_page("run_table")
+@require_GET
+def recall(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
+    """The table's last ten rounds, each with its cards, bets and payouts (last game recall)."""
+    table = staff_table(request, table_name)
+    rounds = list(
+        Round.objects.filter(table=table, status__in=(RoundStatus.SETTLED, RoundStatus.VOIDED))
+        .select_related("table")
+        .order_by("-number")[:10]
+    )
+    context = {"table": table, "summaries": [(round_, round_summary(round_)) for round_ in rounds]}
+    template = "tables/dealer/recall.html#recall" if request.htmx else "tables/dealer/recall.html"
+    response = render(request, template, context)
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+def _card(request: HttpRequest) -> str:
+    """The card typed (``KH``, ``TD``, ``10d``) or picked (rank and suit), as its code. What is
+    not a card is a typing slip, refused ``invalid_card`` with nothing recorded (a card reader's
+    unreadable scan, by contrast, is a misscan: ``card_enter``)."""
+    typed = request.POST.get("card", "").strip() or request.POST.get("rank", "") + request.POST.get(
+        "suit", ""
+    )
+    return game(lambda: Card.parse(typed).code)
+
+
+def _number(request: HttpRequest, name: str) -> int:
+    value = request.POST.get(name, "")
+    if not value.strip().isdigit():
+        raise TableError(_("%(name)s must be a number.") % {"name": name}, code="invalid_input")
+    return int(value)
+
+
+def _perform(request: HttpRequest, table: Table, action: str) -> None:
+    actor = Actor.staff(staff_user(request))
+    if action == "sign-on":
+        dealer_sign_on(table=table, actor=actor)
+        return
+    spell = table_dealer_current(table)
+    if spell is None or spell.dealer_id != staff_user(request).pk:
+        raise TableError(_("Sign on to this table first."), code="not_signed_on")
+    round_ = Round.objects.filter(table=table).order_by("-number").values_list("pk", "version").first()
+    posted = (request.POST.get("round", ""), request.POST.get("round_version", ""))
+    if round_ is not None and posted != (str(round_[0]), str(round_[1])):
+        raise TableError(
+            _("The table moved on since your screen was drawn: look again, then act."), code="stale_screen"
+        )
+    round_id = round_[0] if round_ else 0
+    performers: dict[str, Callable[[], object]] = {
+        "sign-off": lambda: dealer_sign_off(table=table, actor=actor),
+        "open-table": lambda: table_open_for_play(table=table, actor=actor),
+        "close-table": lambda: table_close_for_play(table=table, actor=actor),
+        "open-betting": lambda: round_open(table=table, actor=actor),
+        "close-betting": lambda: round_close_betting(round_id=round_id, actor=actor),
+        "close-insurance": lambda: insurance_close(round_id=round_id, actor=actor),
+        "card": lambda: card_enter(round_id=round_id, actor=actor, card=_card(request)),
+        "settle": lambda: round_settle(round_id=round_id, actor=actor),
+        "shuffle": lambda: shoe_shuffle(
+            table=table,
+            actor=actor,
+            cut_card_position=_number(request, "cut_card") if request.POST.get("cut_card") else None,
+        ),
+        "void": lambda: round_request_create(
+            round_id=round_id, actor=actor, kind="void", reason=request.POST.get("reason", "")
+        ),
+        "correction": lambda: round_request_create(
+            round_id=round_id,
+            actor=actor,
+            kind="correction",
+            reason=request.POST.get("reason", ""),
+            card=None if request.POST.get("no_card") else _card(request),
+        ),
+        "insurance": lambda: insurance_decide(
+            round_id=round_id,
+            actor=actor,
+            bet_id=_number(request, "bet"),
+            take=request.POST.get("take") == "1",
+        ),
+    }
+    if action.startswith("decision-"):
+        decision = action.removeprefix("decision-")
+        box = _number(request, "box")
+        decision_make(round_id=round_id, actor=actor, box_number=box, decision=decision)
+        return
+    performer = performers.get(action)
+    if performer is None:
+        raise TableError(_("No such action."), code="no_such_action")
+    performer()
+
+
+@staff_page("run_table")
+@require_POST
+def console_action(request: HtmxHttpRequest, table_name: str, action: str) -> HttpResponse:
+    """One dealer action: the service's refusal is shown in words on the redrawn console (its
+    status kept: 409 for a table that moved on), nothing having moved; success redraws the
+    console (htmx) or redirects back to it (a plain form)."""
+    table = staff_table(request, table_name)
+    try:
+        _perform(request, table, action)
+    except ServiceError as error:
+        table.refresh_from_db()
+        return _render(request, table, error)
+    if request.htmx:
+        table.refresh_from_db()
+        return _render(request, table)
+    return redirect(reverse("tables:console", args=[table.name]), permanent=False)

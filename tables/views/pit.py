@@ -1,0 +1,304 @@
+"""The pit boss's desk ``/pit/``: the floor (every table of the casino live) and the approvals
+queue (held payouts, dealers' requests to void or correct, misscans waiting for a correction),
+each a partial that asks ``live/`` every second and is redrawn only when its version moved on.
+Decisions go through ``payout_approve``/``payout_reject`` and ``round_request_approve``/
+``round_request_reject``; the services refuse the dealer of the round and the requester."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from typing import Any
+
+from django.contrib import messages
+from django.db.models import Exists, IntegerField, OuterRef, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_POST
+
+from casino.errors import ServiceError
+from casino.views import HtmxHttpRequest, staff_page, staff_user
+from tables.errors import TableError
+from tables.models import (
+    OPEN_ROUND_STATUSES,
+    Bet,
+    BetStatus,
+    PayoutLine,
+    Round,
+    RoundEvent,
+    RoundRequest,
+    RoundStatus,
+    Table,
+    TableDealer,
+)
+from tables.selectors import payout_lines_awaiting_approval
+from tables.services import (
+    Actor,
+    card_correct,
+    payout_approve,
+    payout_reject,
+    round_request_approve,
+    round_request_reject,
+)
+from tables.views.access import staff_casino_id
+
+FLOOR = "tables/pit/floor.html"
+FLOOR_STATES = {
+    "closed": gettext_lazy("Closed"),
+    "open": gettext_lazy("Open, no round"),
+    "betting": gettext_lazy("Betting"),
+    "dealing": gettext_lazy("Dealing"),
+    "settling": gettext_lazy("Settling"),
+    "waiting": gettext_lazy("Waiting for approval"),
+}
+DEALING = (RoundStatus.DEALING, RoundStatus.INSURANCE, RoundStatus.PLAYERS, RoundStatus.DEALER)
+
+
+def floor_rows(casino_id: int) -> list[dict[str, Any]]:
+    """Every table of the casino with its state, dealer, latest round, the stakes in play and
+    when its round last changed: one query (a subquery per column)."""
+    latest = Round.objects.filter(table_id=OuterRef("pk")).order_by("-number")
+    held = PayoutLine.objects.filter(
+        round__table_id=OuterRef("pk"), needs_approval=True, decision__isnull=True
+    )
+    asked = RoundRequest.objects.filter(round__table_id=OuterRef("pk"), decision__isnull=True)
+    misscan = Round.objects.filter(
+        table_id=OuterRef("pk"), status__in=OPEN_ROUND_STATUSES, awaiting_correction__isnull=False
+    )
+    in_play = (
+        Bet.objects.filter(round__table_id=OuterRef("pk"), round__status__in=OPEN_ROUND_STATUSES)
+        .filter(status=BetStatus.PLACED)
+        .order_by()
+        .values("round__table_id")
+        .annotate(total=Sum("stake_minor"))
+        .values("total")[:1]
+    )
+    rows = (
+        Table.objects.filter(casino_id=casino_id)
+        .select_related("pit")
+        .annotate(
+            dealer_name=Subquery(
+                TableDealer.objects.filter(table_id=OuterRef("pk"), signed_off_at__isnull=True).values(
+                    "dealer__username"
+                )[:1]
+            ),
+            round_id=Subquery(latest.values("pk")[:1]),
+            round_number=Subquery(latest.values("number")[:1]),
+            round_status=Subquery(latest.values("status")[:1]),
+            round_version=Subquery(latest.values("version")[:1]),
+            round_changed_at=Subquery(
+                RoundEvent.objects.filter(round__table_id=OuterRef("pk"))
+                .order_by("-round__number", "-sequence")
+                .values("created_at")[:1]
+            ),
+            in_play_minor=Coalesce(Subquery(in_play), Value(0), output_field=IntegerField()),
+            is_waiting=Exists(held) | Exists(asked) | Exists(misscan),
+        )
+        .order_by("pit__name", "name")
+    )
+    now = timezone.now()
+    out = []
+    for table in rows:
+        state = _floor_state(table)
+        changed_at: dt.datetime | None = table.round_changed_at
+        out.append(
+            {
+                "table": table,
+                "state": state,
+                "state_label": FLOOR_STATES[state],
+                "dealer": table.dealer_name or "",
+                "round_id": table.round_id,
+                "round_number": table.round_number,
+                "round_version": table.round_version,
+                "in_play_minor": table.in_play_minor,
+                "changed_at": changed_at,
+                "seconds_in_state": int((now - changed_at).total_seconds()) if changed_at else None,
+            }
+        )
+    return out
+
+
+def _floor_state(table: Any) -> str:
+    if table.is_waiting:
+        return "waiting"
+    if table.round_status == RoundStatus.BETTING:
+        return "betting"
+    if table.round_status in DEALING:
+        return "dealing"
+    if table.round_status == RoundStatus.SETTLING:
+        return "settling"
+    return "open" if table.is_open else "closed"
+
+
+def floor_version(rows: list[dict[str, Any]]) -> str:
+    parts = [
+        (
+            row["table"].pk,
+            row["state"],
+            row["dealer"],
+            row["round_id"],
+            row["round_version"],
+            row["in_play_minor"],
+        )
+        for row in rows
+    ]
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
+
+
+def queue_items(casino_id: int) -> dict[str, Any]:
+    """What waits for a pit boss: held payout lines, dealers' requests, misscans."""
+    lines = list(payout_lines_awaiting_approval(casino_id=casino_id).select_related("round__dealer"))
+    requests = list(
+        RoundRequest.objects.filter(round__table__casino_id=casino_id, decision__isnull=True)
+        .select_related("round__table", "requested_by")
+        .order_by("pk")
+    )
+    asked = {request.round_id for request in requests if request.kind == RoundRequest.Kind.CORRECTION}
+    misscans = [
+        round_
+        for round_ in Round.objects.filter(
+            table__casino_id=casino_id, status__in=OPEN_ROUND_STATUSES, awaiting_correction__isnull=False
+        ).select_related("table")
+        if round_.pk not in asked
+    ]
+    return {"lines": lines, "requests": requests, "misscans": misscans}
+
+
+def queue_version(items: dict[str, Any]) -> str:
+    parts = (
+        [line.pk for line in items["lines"]],
+        [request.pk for request in items["requests"]],
+        [(round_.pk, round_.version) for round_ in items["misscans"]],
+    )
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
+
+
+def _queue_context(casino_id: int) -> dict[str, Any]:
+    items = queue_items(casino_id)
+    return {
+        "queue": items,
+        "queue_version": queue_version(items),
+        "queue_size": sum(map(len, items.values())),
+    }
+
+
+def _floor_context(casino_id: int) -> dict[str, Any]:
+    rows = floor_rows(casino_id)
+    return {"floor": rows, "floor_version": floor_version(rows)}
+
+
+def _vary(response: HttpResponse) -> HttpResponse:
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+@staff_page("supervise_pit")
+@require_GET
+def floor(request: HtmxHttpRequest) -> HttpResponse:
+    casino_id = staff_casino_id(request)
+    context = {**_floor_context(casino_id), **_queue_context(casino_id)}
+    template = f"{FLOOR}#floor" if request.htmx else FLOOR
+    return _vary(render(request, template, context))
+
+
+@staff_page("supervise_pit")
+@require_GET
+def floor_live(request: HtmxHttpRequest) -> HttpResponse:
+    context = _floor_context(staff_casino_id(request))
+    if request.GET.get("version") == context["floor_version"]:
+        return _vary(HttpResponse(status=204))
+    return _vary(render(request, f"{FLOOR}#floor", context))
+
+
+@staff_page("supervise_pit")
+@require_GET
+def queue(request: HtmxHttpRequest) -> HttpResponse:
+    context = _queue_context(staff_casino_id(request))
+    template = "tables/pit/queue.html#queue" if request.htmx else "tables/pit/queue.html"
+    return _vary(render(request, template, context))
+
+
+@staff_page("supervise_pit")
+@require_GET
+def queue_live(request: HtmxHttpRequest) -> HttpResponse:
+    context = _queue_context(staff_casino_id(request))
+    if request.GET.get("version") == context["queue_version"]:
+        return _vary(HttpResponse(status=204))
+    return _vary(render(request, "tables/pit/queue.html#queue", context))
+
+
+def _decided(request: HtmxHttpRequest, error: ServiceError | None, done: str) -> HttpResponse:
+    """The queue again (htmx) with the refusal or what was done, or back to the page."""
+    casino_id = staff_casino_id(request)
+    if request.htmx:
+        context = {**_queue_context(casino_id), "error": error, "done": "" if error else done}
+        return _vary(
+            render(request, "tables/pit/queue.html#queue", context, status=error.status if error else 200)
+        )
+    if error is not None:
+        messages.error(request, f"{error.message} ({error.code})")
+    else:
+        messages.success(request, done)
+    return redirect(request.POST.get("next") or "tables:queue")
+
+
+@staff_page("approve_payout")
+@require_POST
+def payout_decide(request: HtmxHttpRequest, line_id: int, decision: str) -> HttpResponse:
+    actor = Actor.staff(staff_user(request))
+    casino_id = staff_casino_id(request)
+    error = None
+    try:
+        if not PayoutLine.objects.filter(pk=line_id, round__table__casino_id=casino_id).exists():
+            raise TableError(_("No such payout in this casino."), code="not_found")
+        if decision == "approve":
+            payout_approve(payout_line_id=line_id, actor=actor)
+        elif decision == "reject":
+            payout_reject(payout_line_id=line_id, actor=actor, reason=request.POST.get("reason", ""))
+        else:
+            raise TableError(_("No such decision."), code="no_such_decision")
+    except ServiceError as refused:
+        error = refused
+    done = _("Payout approved and paid.") if decision == "approve" else _("Payout rejected.")
+    return _decided(request, error, done)
+
+
+@staff_page("void_round")
+@require_POST
+def request_decide(request: HtmxHttpRequest, request_id: int, decision: str) -> HttpResponse:
+    """A dealer's request (``decision`` approve or reject), or, with ``request_id`` 0 and a
+    ``round``, the pit boss's own correction of a misscan nobody asked about (``correct``)."""
+    actor = Actor.staff(staff_user(request))
+    casino_id = staff_casino_id(request)
+    error = None
+    try:
+        if decision == "correct":
+            round_id = int(request.POST.get("round", "0") or 0)
+            if not Round.objects.filter(pk=round_id, table__casino_id=casino_id).exists():
+                raise TableError(_("No such round in this casino."), code="not_found")
+            card = None if request.POST.get("no_card") else request.POST.get("card", "")
+            card_correct(round_id=round_id, actor=actor, card=card, reason=request.POST.get("reason", ""))
+        else:
+            if not RoundRequest.objects.filter(pk=request_id, round__table__casino_id=casino_id).exists():
+                raise TableError(_("No such request in this casino."), code="not_found")
+            if decision == "approve":
+                round_request_approve(request_id=request_id, actor=actor)
+            elif decision == "reject":
+                round_request_reject(
+                    request_id=request_id, actor=actor, reason=request.POST.get("reason", "")
+                )
+            else:
+                raise TableError(_("No such decision."), code="no_such_decision")
+    except ServiceError as refused:
+        error = refused
+    done = {
+        "approve": _("Request approved."),
+        "reject": _("Request rejected."),
+        "correct": _("Misscan corrected."),
+    }
+    return _decided(request, error, done.get(decision, ""))

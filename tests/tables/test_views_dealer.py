@@ -1,0 +1,523 @@
+"""The dealer console (tables/views/dealer.py): each view with and without htmx, for the dealer
+and the roles it is not for; the live version; actions succeeding and refused (nothing moved);
+a round played through the console on a virtual and on a physical shoe; decisions recorded by
+the dealer; and what each action costs in SQL statements."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from casino.models import AuditRecord
+from tables.models import Round, RoundEvent, RoundRequest, Shoe, Table
+from tables.selectors import table_state
+from tables.services import (
+    Actor,
+    bet_place,
+    box_take,
+    dealer_sign_on,
+    decision_make,
+    table_settings_change,
+)
+from tables.services.shoes import shoe_commitment
+from tests.factories import staff_user
+from tests.tables.conftest import at_terminal, balance, funded_player, physical
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+REFUSED_TEXT = "This page is not for your role"
+VERSION = re.compile(r'data-version="([0-9a-f]+)"')
+
+# The SQL statements of each action through the view in a test (a plain POST, the session and
+# the user included), in the order made: what each flow below asserts, as measured.
+MEASURED: dict[str, list[int]] = {}
+
+
+@pytest.fixture(autouse=True)
+def _measured() -> None:
+    MEASURED.clear()
+
+
+def _client(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _console_url(table: str = "BJ1") -> str:
+    return reverse("tables:console", args=[table])
+
+
+def _action_url(action: str, table: str = "BJ1") -> str:
+    return reverse("tables:console_action", args=[table, action])
+
+
+def _closed(table: Table) -> None:
+    Table.objects.filter(pk=table.pk).update(is_open=False)
+
+
+def _current(table: Table) -> dict[str, str]:
+    """The round fields a console drawn now posts (blank before the first round)."""
+    latest = Round.objects.filter(table=table).order_by("-number").values_list("pk", "version").first()
+    return {"round": str(latest[0]), "round_version": str(latest[1])} if latest else {}
+
+
+def _act(client: Client, table: Table, action: str, expected: int = 302, **data: Any) -> Any:
+    """A plain POST of ``action`` from a console drawn now; its statements are recorded."""
+    posted = {**_current(table), **data}
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(_action_url(action, table.name), posted)
+    assert response.status_code == expected, response.content.decode()[:2000]
+    MEASURED.setdefault(action, []).append(len(queries.captured_queries))
+    if expected == 302:
+        assert response["Location"] == _console_url(table.name)
+    return response
+
+
+def _moved() -> tuple[int, int, int]:
+    return Round.objects.count(), RoundEvent.objects.count(), AuditRecord.objects.count()
+
+
+def _stack(table: Table, cards: list[str]) -> None:
+    """Put ``cards`` on top of the table's current virtual shoe."""
+    shoe = Shoe.objects.get(table=table, retired_at__isnull=True)
+    order = list(shoe.order)
+    for code in cards:
+        order.remove(code)
+    order = [*cards, *order]
+    Shoe.objects.filter(pk=shoe.pk).update(order=order, commitment=shoe_commitment(shoe.secret, order))
+
+
+def _page(response: Any) -> str:
+    return response.content.decode()
+
+
+def _is_partial(response: Any) -> bool:
+    text = _page(response)
+    return "<html" not in text and text.lstrip().startswith('<section id="console"')
+
+
+def _signed_on_open(table: Table, dealer: Any) -> Client:
+    """dealer-1 signed on to BJ1 (open, as seeded) with a fresh virtual shoe, through the console."""
+    client = _client(dealer)
+    _act(client, table, "sign-on")
+    _act(client, table, "shuffle")
+    return client
+
+
+# ------------------------------------------------------------------------------------- access
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["console", "console_live"])
+def test_the_console_is_drawn_whole_or_as_the_partial(table, dealer, name):
+    client = _client(dealer)
+    url = reverse(f"tables:{name}", args=["BJ1"])
+    plain = client.get(url)
+    partial = client.get(url, **HTMX)
+    assert (plain.status_code, partial.status_code) == (200, 200)
+    assert "<html" in _page(plain) and 'id="console"' in _page(plain)
+    assert _is_partial(partial)
+    assert plain["Vary"] == partial["Vary"] == "HX-Request, Cookie"
+    assert "Sign on to run this table." in _page(partial)
+    assert 'action="/dealer/tables/BJ1/do/sign-on/"' in _page(partial)
+
+
+@pytest.mark.django_db
+def test_the_recall_is_drawn_whole_or_as_the_partial(table, dealer):
+    client = _client(dealer)
+    url = reverse("tables:recall", args=["BJ1"])
+    plain = client.get(url)
+    partial = client.get(url, **HTMX)
+    assert (plain.status_code, partial.status_code) == (200, 200)
+    assert "<html" in _page(plain) and "<html" not in _page(partial)
+
+
+@pytest.mark.django_db
+def test_an_action_with_htmx_answers_the_partial_and_a_plain_one_redirects(table, dealer):
+    _closed(table)
+    client = _client(dealer)
+    plain = client.post(_action_url("sign-on"))
+    assert (plain.status_code, plain["Location"]) == (302, "/dealer/tables/BJ1/")
+    partial = client.post(_action_url("open-table"), **HTMX)
+    assert partial.status_code == 200 and _is_partial(partial)
+    assert 'id="table-open">Open for play<' in _page(partial)
+    assert partial["Vary"] == "HX-Request, Cookie"
+
+
+VIEWS = [
+    ("get", "/dealer/tables/BJ1/"),
+    ("get", "/dealer/tables/BJ1/live/"),
+    ("get", "/dealer/tables/BJ1/recall/"),
+    ("post", "/dealer/tables/BJ1/do/sign-on/"),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ["pit_boss", "cashier", "auditor", "operator"])
+@pytest.mark.parametrize("htmx", [False, True])
+def test_the_console_is_not_for_other_roles(seeded, role, htmx):
+    client = _client(staff_user(role, f"{role}-9"))
+    before = _moved()
+    for method, url in VIEWS:
+        response = getattr(client, method)(url, **(HTMX if htmx else {}))
+        assert response.status_code == 403, url
+        assert REFUSED_TEXT in _page(response)
+    assert _moved() == before
+    assert not Table.objects.get(name="BJ1").dealer_spells.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("htmx", [False, True])
+def test_anonymous_visitors_go_to_the_login_page(seeded, htmx):
+    for method, url in VIEWS:
+        response = getattr(Client(), method)(url, **(HTMX if htmx else {}))
+        assert (response.status_code, response["Location"]) == (302, f"/login/?next={url}")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("method", "url"),
+    [
+        ("get", "/dealer/tables/NOPE/"),
+        ("get", "/dealer/tables/NOPE/live/"),
+        ("get", "/dealer/tables/NOPE/recall/"),
+        ("post", "/dealer/tables/NOPE/do/sign-on/"),
+    ],
+)
+def test_an_unknown_table_is_not_found(dealer, method, url):
+    response = getattr(_client(dealer), method)(url)
+    assert response.status_code == 404
+    assert "Nothing here" in _page(response)
+
+
+# ----------------------------------------------------------------------------------------- live
+
+
+@pytest.mark.django_db
+def test_the_live_console_answers_204_until_something_changes(table, dealer):
+    # given dealer-1 at BJ1 with betting open, and the version the console was drawn at
+    client = _signed_on_open(table, dealer)
+    _act(client, table, "open-betting")
+    version = VERSION.search(_page(client.get(_console_url()))).group(1)
+    live = reverse("tables:console_live", args=["BJ1"])
+    # when nothing changed: 204, twice
+    for headers in ({}, HTMX):
+        unchanged = client.get(live, {"version": version}, **headers)
+        assert (unchanged.status_code, unchanged.content) == (204, b"")
+    # when alice bets 10.00 through the service
+    alice = funded_player(table, 10_000, name="Alice Archer")
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    round_id = int(_current(table)["round"])
+    bet_place(
+        round_id=round_id, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    # then the live console is the partial, showing her bet, at a new version
+    changed = client.get(live, {"version": version}, **HTMX)
+    assert changed.status_code == 200 and _is_partial(changed)
+    assert "Alice Archer" in _page(changed)
+    new_version = VERSION.search(_page(changed)).group(1)
+    assert new_version != version
+    assert client.get(live, {"version": new_version}).status_code == 204
+
+
+# -------------------------------------------------------------------------------------- refusals
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("htmx", [False, True])
+def test_opening_betting_at_a_closed_table_is_refused_with_nothing_moved(table, dealer, htmx):
+    _closed(table)
+    client = _client(dealer)
+    client.post(_action_url("sign-on"))
+    client.post(_action_url("shuffle"))
+    before = _moved()
+    response = client.post(_action_url("open-betting"), **(HTMX if htmx else {}))
+    assert response.status_code == 409
+    assert "<strong>the table is closed: open it for play first</strong> <code>table_closed</code>" in _page(
+        response
+    )
+    assert ("<html" in _page(response)) is not htmx
+    assert _moved() == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("htmx", [False, True])
+def test_a_stale_screen_is_refused_with_nothing_moved(table, dealer, htmx):
+    # given betting open at round version 1, and a screen drawn before (no round on it)
+    client = _signed_on_open(table, dealer)
+    _act(client, table, "open-betting")
+    round_ = Round.objects.get(table=table)
+    before = _moved()
+    stale = {"round": str(round_.pk), "round_version": str(round_.version - 1)}
+    for data in (stale, {}):
+        response = client.post(_action_url("close-betting"), data, **(HTMX if htmx else {}))
+        assert response.status_code == 409
+        assert "The table moved on since your screen was drawn: look again, then act." in _page(response)
+        assert "<code>stale_screen</code>" in _page(response)
+    assert _moved() == before
+    assert Round.objects.get(pk=round_.pk).status == "betting"
+
+
+@pytest.mark.django_db
+def test_actions_before_signing_on_are_refused(table, dealer):
+    _closed(table)
+    client = _client(dealer)
+    before = _moved()
+    response = client.post(_action_url("open-table"))
+    assert response.status_code == 409
+    assert "<strong>Sign on to this table first.</strong> <code>not_signed_on</code>" in _page(response)
+    unknown = client.post(_action_url("sign-on"))
+    assert unknown.status_code == 302
+    nothing = client.post(_action_url("dance"))
+    assert nothing.status_code == 409 and "<code>no_such_action</code>" in _page(nothing)
+    assert Table.objects.get(pk=table.pk).is_open is False
+    assert _moved()[:2] == before[:2]
+
+
+@pytest.mark.django_db
+def test_a_dealer_takes_over_through_the_console(table, dealer):
+    dealer_sign_on(table=table, actor=Actor.staff(dealer))
+    other = _client(staff_user("dealer", "dealer-2"))
+    page = _page(other.get(_console_url()))
+    assert "dealer-1 is dealing this table. Take over to run it." in page
+    assert "Take over the table" in page
+    other.post(_action_url("sign-on"))
+    page = _page(other.get(_console_url()))
+    assert "Dealer dealer-2 since" in page and "took over from dealer-1 at" in page
+    # and the first dealer's actions are refused now
+    refused = _client(dealer).post(_action_url("shuffle"))
+    assert refused.status_code == 409 and "<code>not_signed_on</code>" in _page(refused)
+
+
+# ------------------------------------------------------------------------------- the full flow
+
+
+@pytest.mark.django_db
+def test_a_round_played_through_the_console_on_a_virtual_shoe(table, dealer):
+    # given BJ1 closed, alice (100.00) owning box 1
+    _closed(table)
+    alice = funded_player(table, 10_000, name="Alice Archer")
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    client = _client(dealer)
+    # when the dealer signs on, opens the table, records the shuffle and opens betting
+    _act(client, table, "sign-on")
+    _act(client, table, "open-table")
+    _act(client, table, "shuffle")
+    _stack(table, ["TS", "7H", "9D", "TC"])
+    page = _page(client.get(_console_url()))
+    assert "Open betting" in page and "Close the table" in page
+    _act(client, table, "open-betting")
+    round_ = Round.objects.get(table=table)
+    assert (round_.status, round_.dealer_id) == ("betting", dealer.pk)
+    # and alice bets 10.00; no more bets: the virtual shoe deals
+    bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    assert "No more bets" in _page(client.get(_console_url()))
+    _act(client, table, "close-betting")
+    state = table_state(table=table)
+    assert (state["round"]["status"], state["boxes"][0]["hands"][0]["cards"]) == ("players", ["TS", "9D"])
+    # she stands at her terminal; the dealer stands on 17
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="stand")
+    assert Round.objects.get(pk=round_.pk).status == "settling"
+    _act(client, table, "settle")
+    # then she is paid 20.00 on 10.00, and the console shows the payouts
+    assert Round.objects.get(pk=round_.pk).status == "settled"
+    assert balance(alice) == (11_000, 0)
+    page = _page(client.get(_console_url()))
+    assert 'id="payout-summary"' in page and "Payouts of round 1" in page
+    # and the dealer closes the table and signs off
+    _act(client, table, "close-table")
+    _act(client, table, "sign-off")
+    assert Table.objects.get(pk=table.pk).is_open is False
+    assert not table.dealer_spells.filter(signed_off_at__isnull=True).exists()
+    assert list(
+        AuditRecord.objects.filter(object_type="tables.table", object_id=str(table.pk)).values_list(
+            "action", flat=True
+        )
+    )[-4:] == ["table.dealer_signed_on", "table.opened", "table.closed", "table.dealer_signed_off"]
+    # and each action ran the statements measured (the aim is at most 15)
+    assert MEASURED == {
+        "sign-on": [19],
+        "open-table": [22],
+        "shuffle": [22],
+        "open-betting": [27],
+        "close-betting": [24],
+        "settle": [44],
+        "close-table": [23],
+        "sign-off": [20],
+    }
+
+
+@pytest.mark.django_db
+def test_a_round_played_through_the_console_on_a_physical_shoe(table, dealer, operator):
+    # given BJ1 closed, on a physical shoe; alice owning box 1
+    _closed(table)
+    physical(table, operator)
+    alice = funded_player(table, 10_000)
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    client = _client(dealer)
+    _act(client, table, "sign-on")
+    _act(client, table, "open-table")
+    # the cut card is asked for on a physical shoe and recorded
+    assert 'name="cut_card"' in _page(client.get(_console_url()))
+    _act(client, table, "shuffle", cut_card="60")
+    assert Shoe.objects.get(table=table, retired_at__isnull=True).cut_card_position == 60
+    _act(client, table, "open-betting")
+    round_ = Round.objects.get(table=table)
+    bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    _act(client, table, "close-betting")
+    page = _page(client.get(_console_url()))
+    assert 'id="card-entry"' in page and "Next card: box 1" in page
+    # when the dealer enters the cards, typed and picked
+    _act(client, table, "card", card="KH")
+    _act(client, table, "card", card="td")
+    _act(client, table, "card", card="10d")
+    _act(client, table, "card", rank="9", suit="C")
+    # then they are where the deal expects them
+    state = table_state(table=table)
+    assert state["boxes"][0]["hands"][0]["cards"] == ["KH", "TD"]
+    assert state["round"]["dealer"]["cards"] == ["TD", None]
+    assert state["round"]["status"] == "players"
+    # and a card nobody asked for is a misscan, shown on the console
+    response = client.post(_action_url("card"), {**_current(table), "card": "5S"})
+    assert response.status_code == 409 and "<code>misscan</code>" in _page(response)
+    page = _page(client.get(_console_url()))
+    assert "Misscan: 5S was refused (card_not_expected)." in page
+    assert "Correct the misscan" in page
+    # and the dealer asks for a correction (no card left the shoe)
+    _act(client, table, "correction", no_card="1", reason="double read")
+    request = RoundRequest.objects.get(round=round_)
+    assert (request.kind, request.card, request.reason) == ("correction", "", "double read")
+    # and each action ran the statements measured (the aim is at most 15)
+    assert MEASURED == {
+        "sign-on": [19],
+        "open-table": [22],
+        "shuffle": [22],
+        "open-betting": [27],
+        "close-betting": [23],
+        "card": [16, 16, 16, 16],
+        "correction": [21],
+    }
+
+
+@pytest.mark.django_db
+def test_the_misscan_banner_names_the_engine_reason(table, dealer, operator):
+    _closed(table)
+    physical(table, operator)
+    alice = funded_player(table, 10_000)
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    client = _client(dealer)
+    for action in ("sign-on", "open-table", "shuffle", "open-betting"):
+        _act(client, table, action)
+    round_id = int(_current(table)["round"])
+    bet_place(
+        round_id=round_id, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    _act(client, table, "close-betting")
+    for card in ("KH", "TD", "9D", "9C"):
+        _act(client, table, "card", card=card)
+    client.post(_action_url("card"), {**_current(table), "card": "5S"})
+    assert "Misscan: 5S was refused (card_not_expected)." in _page(client.get(_console_url()))
+
+
+@pytest.mark.django_db
+def test_a_cut_card_that_is_no_position_in_the_shoe_is_refused(table, dealer, operator):
+    _closed(table)
+    physical(table, operator)
+    client = _client(dealer)
+    _act(client, table, "sign-on")
+    _act(client, table, "open-table")
+    before = _moved()
+    for cut_card, code in (("x", "invalid_input"), ("0", "invalid_cut_card"), ("999", "invalid_cut_card")):
+        response = client.post(_action_url("shuffle"), {"cut_card": cut_card})
+        assert (response.status_code, f"<code>{code}</code>" in _page(response)) == (409, True), cut_card
+    assert _moved() == before
+
+
+@pytest.mark.django_db
+def test_the_dealer_records_a_decision_where_the_table_says_so(table, dealer, operator):
+    # given BJ1 where the dealer records decisions; alice's 10.00 on box 1 dealt TS 9D
+    table_settings_change(
+        table=table, actor=Actor.staff(operator), settings={"dealer_records_decisions": True}
+    )
+    alice = funded_player(table, 10_000)
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    client = _signed_on_open(table, dealer)
+    _stack(table, ["TS", "7H", "9D", "TC"])
+    _act(client, table, "open-betting")
+    round_ = Round.objects.get(table=table)
+    bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    _act(client, table, "close-betting")
+    page = _page(client.get(_console_url()))
+    assert 'action="/dealer/tables/BJ1/do/decision-stand/"' in page
+    # when the dealer records her stand
+    _act(client, table, "decision-stand", box="1")
+    # then the box stood on her word: the dealer played, the round waits to be settled
+    assert Round.objects.get(pk=round_.pk).status == "settling"
+    event = RoundEvent.objects.filter(round=round_, kind="decision").get()
+    assert (event.actor_id, event.role) == (dealer.pk, "dealer")
+    # and each action ran the statements measured (the aim is at most 15)
+    assert MEASURED == {
+        "sign-on": [19],
+        "shuffle": [22],
+        "open-betting": [27],
+        "close-betting": [24],
+        "decision-stand": [17],
+    }
+
+
+@pytest.mark.django_db
+def test_a_dealer_decision_is_refused_where_players_decide_at_terminals(table, dealer):
+    alice = funded_player(table, 10_000)
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    client = _signed_on_open(table, dealer)
+    _stack(table, ["TS", "7H", "9D", "TC"])
+    _act(client, table, "open-betting")
+    round_ = Round.objects.get(table=table)
+    bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    _act(client, table, "close-betting")
+    assert "decision-stand" not in _page(client.get(_console_url()))
+    before = _moved()
+    version = Round.objects.get(pk=round_.pk).version
+    response = client.post(_action_url("decision-stand"), {**_current(table), "box": "1"}, **HTMX)
+    assert response.status_code == 403 and _is_partial(response)
+    assert (
+        "<strong>At this table the players decide at their terminals.</strong> <code>decisions_from_terminals</code>"
+        in _page(response)
+    )
+    assert _moved() == before
+    assert Round.objects.get(pk=round_.pk).version == version
+
+
+@pytest.mark.django_db
+def test_the_dealer_asks_to_void_from_the_console(table, dealer):
+    client = _signed_on_open(table, dealer)
+    _act(client, table, "open-betting")
+    round_ = Round.objects.get(table=table)
+    refused = client.post(_action_url("void"), {**_current(table), "reason": " "})
+    assert refused.status_code == 409 and "<code>reason_required</code>" in _page(refused)
+    _act(client, table, "void", reason="wrong shoe")
+    request = RoundRequest.objects.get(round=round_)
+    assert (request.kind, request.reason, request.requested_by_id) == ("void", "wrong shoe", dealer.pk)
+    assert "Void asked, waiting for the pit boss: wrong shoe" in _page(client.get(_console_url()))
+    # and each action ran the statements measured (the aim is at most 15)
+    assert MEASURED == {"sign-on": [19], "shuffle": [23], "open-betting": [27], "void": [21]}
