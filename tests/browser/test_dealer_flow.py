@@ -1,0 +1,245 @@
+"""The dealer's and the pit boss's main flow in a real browser (Debian's chromium, driven by
+Playwright through ``executable_path``; never a downloaded browser).
+
+The dealer signs on to BJ1 and opens it; three players bet through the terminal API and the
+console shows each bet without a reload; no more bets; the dealer types the cards; the card
+reader misreads one, the dealer asks for its correction and the pit boss approves it; the players
+decide through the API while the countdown runs; the dealer settles; the main bet's payout, above
+the table's threshold, waits for the pit boss, who approves it from the queue; the player's
+balance through the API shows it paid; the round page's replay check says equal.
+
+Each step's screenshot is written to ``var/screens/dealer-flow/`` (``SCREENS_DIR`` overrides the
+folder); ``docs/screens.md`` shows the set.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+from casino.models import Terminal
+from tables.models import Bet, PayoutLine, Round, Table
+from tables.services import Actor, table_settings_change
+from tests.api.conftest import ApiClient, make_device, sign_in
+from tests.factories import staff_user
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SCREENS = Path(os.environ.get("SCREENS_DIR", Path(settings.BASE_DIR) / "var" / "screens")) / "dealer-flow"
+# What the console must show in time: the live update polls every second; two seconds leave room
+# for a loaded machine (the delay itself is measured in bench/live_updates.py).
+SHOWN_WITHIN_MS = 2_000
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        raise RuntimeError(f"the browser tests need chromium at {CHROMIUM} (.ci/run installs it)")
+    pytest.skip(f"no chromium at {CHROMIUM}: apt-get install chromium", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def browser() -> Any:
+    # Playwright's sync API runs an event loop in this thread; the test's own database calls
+    # (through the API client) are plain synchronous ones.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+    del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+
+
+class Screens:
+    def __init__(self) -> None:
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        for old in SCREENS.glob("*.png"):
+            old.unlink()
+        self.count = 0
+
+    def take(self, page: Any, name: str) -> None:
+        self.count += 1
+        page.screenshot(path=str(SCREENS / f"{self.count:02d}-{name}.png"), full_page=True)
+
+
+def _signed_in(browser: Any, live_server: Any, username: str, password: str) -> Any:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(f"{live_server.url}/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    return page
+
+
+def test_a_round_from_the_console_to_the_pit_bosss_approval(
+    browser: Any, live_server: Any, seeded: Any
+) -> None:
+    expect = sync_api.expect
+    screens = Screens()
+    # Given: BJ1 closed, on a physical shoe, wins above 15.00 held for the pit boss
+    table = Table.objects.get(name="BJ1")
+    Table.objects.filter(pk=table.pk).update(is_open=False)
+    table_settings_change(
+        table=table,
+        actor=Actor.staff(staff_user("operator", "operator-flow")),
+        settings={
+            "shoe_kind": "physical",
+            "payout_approval_threshold_minor": 1500,
+            "betting_seconds": 600,
+            "decision_seconds": 600,
+        },
+    )
+    players = {
+        name: ApiClient(device, sign_in(device, card, pin))
+        for name, card, pin, device in (
+            ("agi", "1000000001", "1111", make_device("T-BJ1-1", Terminal.Kind.PLAYER_TERMINAL, "BJ1")),
+            ("bartek", "1000000002", "2222", make_device("T-BJ1-2", Terminal.Kind.PLAYER_TERMINAL, "BJ1")),
+            ("clara", "1000000003", "3333", make_device("T-BJ1-3", Terminal.Kind.PLAYER_TERMINAL, "BJ1")),
+        )
+    }
+    reader = ApiClient(make_device("R-BJ1", Terminal.Kind.CARD_READER, "BJ1"))
+    api = f"/api/v1/tables/{table.pk}"
+    before = players["agi"].get("/api/v1/player/balance/").json()["balance_minor"]
+
+    dealer = _signed_in(browser, live_server, "dealer", "dealer-demo")
+    pit = _signed_in(browser, live_server, "pitboss", "pitboss-demo")
+    pit.goto(f"{live_server.url}/pit/")
+    expect(pit.locator("#queue-empty")).to_be_visible()
+
+    # When: the dealer signs on, opens the table, records the shuffle and opens betting, by keys
+    dealer.goto(f"{live_server.url}/dealer/tables/BJ1/")
+    screens.take(dealer, "console-before-sign-on")
+    dealer.keyboard.press("j")
+    expect(dealer.locator("#dealer-on")).to_contain_text("Dealer dealer since")
+    dealer.keyboard.press("t")
+    expect(dealer.locator("#table-open")).to_have_text("Open for play")
+    dealer.fill("input[name=cut_card]", "70")
+    dealer.press("input[name=cut_card]", "Enter")
+    expect(dealer.locator("#shuffle-due")).to_have_count(0)
+    dealer.keyboard.press("b")
+    expect(dealer.locator("#round-status")).to_have_attribute("data-status", "betting")
+    expect(dealer.locator("#countdown")).to_contain_text("then no more bets")
+    screens.take(dealer, "betting-open")
+    round_ = Round.objects.get(table=table, status="betting")
+    rounds = f"{api}/rounds/{round_.pk}"
+    dealer.evaluate("window.notReloaded = true")
+
+    # Three players bet through the API; the console shows each bet without a reload
+    def bet(player: str, box: int, kind: str, stake: int) -> None:
+        response = players[player].post(
+            f"{rounds}/bets/",
+            {"box": box, "kind": kind, "stake_minor": stake},
+            headers={"Idempotency-Key": f"{player}-{box}-{kind}"},
+        )
+        assert response.status_code == 201, response.content
+        bet_id = response.json()["id"]
+        expect(dealer.locator(f'[data-bet="{bet_id}"]')).to_be_visible(timeout=SHOWN_WITHIN_MS)
+
+    for player, box in (("agi", 1), ("bartek", 2), ("clara", 3)):
+        assert players[player].post(f"{api}/boxes/{box}/take/").status_code == 200
+    bet("agi", 1, "main", 1000)
+    bet("agi", 1, "perfect_pairs", 200)
+    bet("agi", 1, "twenty_one_plus_three", 200)
+    bet("bartek", 2, "main", 1000)
+    bet("bartek", 1, "behind", 500)
+    bet("clara", 3, "main", 2000)
+    assert dealer.evaluate("window.notReloaded") is True
+    screens.take(dealer, "bets-shown-live")
+
+    # No more bets; the dealer types the cards (codes as dealers type them: 9h, 10h)
+    dealer.keyboard.press("n")
+    expect(dealer.locator("#card-entry")).to_be_visible()
+    cards = {
+        ("box", 1): ["TS", "9h"],
+        ("box", 2): ["10h", "8D"],
+        ("box", 3): ["9C", "7S"],
+        ("dealer", None): ["7D", "TC"],
+    }
+
+    def expected_target() -> tuple[str, int | None] | None:
+        wanted = reader.get(f"{api}/state/").json()["round"]["card_expected"]
+        return (wanted["to"], wanted["box"]) if wanted else None
+
+    def type_card(code: str) -> None:
+        dealer.locator("#card-code").fill(code)
+        dealer.locator("#card-code").press("Enter")
+        # the console redrawn: a fresh, empty card field, or none when no card is expected now
+        dealer.wait_for_function(
+            "() => !document.getElementById('card-code') || document.getElementById('card-code').value === ''"
+        )
+
+    type_card(cards[expected_target()].pop(0))  # box 1
+    screens.take(dealer, "first-card-typed")
+    while (target := expected_target()) is not None:
+        type_card(cards[target].pop(0))
+    expect(dealer.locator("#round-status")).to_have_attribute("data-status", "players")
+
+    # The card reader sends a card nobody asked for: a misscan; the dealer asks for its
+    # correction (no card left the shoe), the pit boss approves it from the queue
+    misread = reader.post(f"{rounds}/cards/", {"card": "5D"}, headers={"Idempotency-Key": "read-1"})
+    assert misread.status_code == 409 and misread.json()["code"] == "misscan"
+    expect(dealer.locator("#misscan")).to_be_visible(timeout=SHOWN_WITHIN_MS)
+    dealer.check(".action-correction input[name=no_card]")
+    dealer.fill(".action-correction input[name=reason]", "the reader read the same card twice")
+    dealer.keyboard.press("Escape")
+    dealer.keyboard.press("m")
+    expect(dealer.locator(".pending-request")).to_be_visible()
+    screens.take(dealer, "misscan-correction-asked")
+    expect(pit.locator(".round-request")).to_be_visible(timeout=SHOWN_WITHIN_MS)
+    screens.take(pit, "pit-correction-request")
+    pit.click(".round-request form:first-child button")
+    expect(pit.locator("#queue-done")).to_have_text("Request approved.")
+    expect(dealer.locator("#misscan")).to_have_count(0, timeout=SHOWN_WITHIN_MS)
+
+    # The players decide through the API while the countdown runs
+    expect(dealer.locator("#countdown")).to_contain_text("then stand")
+    expect(dealer.locator("#box-1.turn")).to_be_visible()
+    screens.take(dealer, "decision-countdown")
+    for player, box in (("agi", 1), ("bartek", 2), ("clara", 3)):
+        response = players[player].post(
+            f"{rounds}/decisions/",
+            {"box": box, "decision": "stand"},
+            headers={"Idempotency-Key": f"{player}-s"},
+        )
+        assert response.status_code == 200, response.content
+    # the dealer's 17 (7D and the hole card TC) stands
+    expect(dealer.locator("#round-status")).to_have_attribute("data-status", "settling")
+
+    # The dealer settles: box 1's main bet pays 20.00, above the threshold, and waits
+    dealer.keyboard.press("e")
+    expect(dealer.locator("#payout-summary")).to_be_visible()
+    expect(dealer.locator("#payout-summary")).to_contain_text("Awaiting approval")
+    screens.take(dealer, "settled-payout-held")
+    assert sorted(
+        PayoutLine.objects.filter(round=round_, needs_approval=True).values_list("paid_minor", flat=True)
+    ) == [
+        2000,
+        2000,
+    ]  # Ági's main and Bartek's, both 20.00; the bet behind's 10.00 was paid at once
+    held = PayoutLine.objects.get(round=round_, needs_approval=True, bet__player__card_number="1000000001")
+    assert players["agi"].get("/api/v1/player/balance/").json()["balance_minor"] == before - 1400
+
+    # The pit boss sees it arrive in the queue and approves it
+    row = pit.locator(f'.held-payout[data-line="{held.pk}"]')
+    expect(row).to_be_visible(timeout=SHOWN_WITHIN_MS)
+    screens.take(pit, "pit-payout-held")
+    row.locator("form").first.locator("button").click()
+    expect(pit.locator("#queue-done")).to_have_text("Payout approved and paid.")
+    screens.take(pit, "pit-payout-approved")
+    assert players["agi"].get("/api/v1/player/balance/").json()["balance_minor"] == before - 1400 + 2000
+    expect(dealer.locator("#payout-summary")).to_contain_text("Approved", timeout=SHOWN_WITHIN_MS)
+
+    # The round page's replay check says equal
+    pit.goto(f"{live_server.url}/pit/rounds/{round_.pk}/")
+    expect(pit.locator("body")).to_contain_text("Replay equal")
+    screens.take(pit, "round-replay-equal")
+    assert Bet.objects.filter(round=round_).count() == 6
+    # The pages stop polling before the live server stops.
+    dealer.context.close()
+    pit.context.close()
