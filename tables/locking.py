@@ -54,11 +54,12 @@ def round_lock_take(round_id: int, *, shared: bool) -> None:
     advisory_lock(ROUND_LOCK_NAMESPACE, round_id, shared=shared)
 
 
-def table_lock(table_id: int) -> None:
+def table_lock(table_id: int) -> Table | None:
     """The table row: table-wide commands (opening a round, a shuffle, a configuration change,
     a change of box owners) take turns. Rows referring to the table (a round, a player session,
-    a parked payout) still pass their foreign-key check, made at commit."""
-    row_lock(Table.objects.filter(pk=table_id))
+    a parked payout) still pass their foreign-key check, made at commit. Returns the row as
+    locked (None if there is no such table)."""
+    return row_lock(Table.objects.filter(pk=table_id))
 
 
 def box_lock(table_id: int, number: int) -> Box | None:

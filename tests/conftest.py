@@ -26,8 +26,12 @@ def seeded(db: Any) -> None:
     from casino.seeding import seed_all
 
     seed_all()
-    # The demo's tables start closed, as after `make run` (a dealer signs on and opens one); the
-    # tests of rounds start from an open table. Tests of opening and closing close it again.
+    open_demo_tables()
+
+
+def open_demo_tables() -> None:
+    """The demo's tables start closed, as after `make run` (a dealer signs on and opens one); the
+    tests of rounds start from open tables. Tests of opening and closing close them again."""
     from tables.models import Table
 
     Table.objects.update(is_open=True)

@@ -61,6 +61,7 @@ from tables.services import (
     shoe_shuffle,
     table_settings_change,
 )
+from tests.conftest import open_demo_tables
 from tests.factories import staff_user
 from wallet.models import Account, AccountKind, BalanceAdjustment, Posting, Transfer
 from wallet.selectors import ledger_verify
@@ -138,6 +139,7 @@ class Venue:
 
 def _venue() -> Venue:
     seed_all()
+    open_demo_tables()
     cashier = staff_user("cashier", "stress-cashier")
     dealer = staff_user("dealer", "stress-dealer")
     pit_bosses = (staff_user("pit_boss", "stress-pit-1"), staff_user("pit_boss", "stress-pit-2"))

@@ -73,14 +73,14 @@ def dealer_sign_off(*, table: Table, actor: Actor) -> None:
     its dealer until another signs on or it is closed: signing off an open table is refused
     ``table_open``. Refuses ``not_signed_on`` when no dealer is signed on. Audited."""
     with transaction.atomic():
-        table_lock(table.pk)
+        locked = table_lock(table.pk)
         current = table_dealer_current(table)
         if current is None:
             raise TableError("no dealer is signed on to this table", code="not_signed_on")
         is_own = actor.user is not None and current.dealer_id == actor.user.pk
         if not is_own:
             require_staff(actor, "supervise_pit")
-        if Table.objects.filter(pk=table.pk, is_open=True).exists():
+        if locked is not None and locked.is_open:
             raise TableError("close the table, or let the next dealer sign on", code="table_open")
         TableDealer.objects.filter(pk=current.pk).update(signed_off_at=timezone.now())
         actor.audit(
@@ -124,8 +124,9 @@ def table_close_for_play(*, table: Table, actor: Actor) -> Table:
 def _table_set_open(*, table: Table, actor: Actor, is_open: bool) -> Table:
     _require_signed_on_dealer(actor, table)
     with transaction.atomic():
-        table_lock(table.pk)
-        was_open = Table.objects.filter(pk=table.pk).values_list("is_open", flat=True).get()
+        locked = table_lock(table.pk)
+        assert locked is not None  # the table exists: the caller holds it
+        was_open = locked.is_open
         if was_open == is_open:
             if is_open:
                 raise TableError("the table is open already", code="table_open")

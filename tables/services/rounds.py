@@ -62,8 +62,8 @@ def round_open(*, table: Table, actor: Actor) -> Round:
     """
     require_dealer_or_reader(actor, table)
     with transaction.atomic():
-        table_lock(table.pk)
-        if not Table.objects.filter(pk=table.pk, is_open=True).exists():
+        locked = table_lock(table.pk)
+        if locked is None or not locked.is_open:
             raise TableClosedError("the table is closed: open it for play first")
         if Round.objects.filter(table=table).open().exists():
             raise RoundInProgressError("a round is already open at this table")

@@ -451,10 +451,11 @@ def test_what_each_dealer_command_costs_in_statements(bj1_dealer, bj1_reader, ag
     # this test's transaction), the idempotency record and the stored answer. Each service's own
     # transaction is a savepoint inside it (two more), and each audit record five (its savepoint,
     # the chain's lock, the last link, the insert, the release). The settlement audits twice (the
-    # wallet's posting and the round's seal) and posts the ledger.
+    # wallet's posting and the round's seal) and posts the ledger. Opening a round reads who is
+    # signed on to the table (the round's dealer).
     assert counts == {
         "shoe_shuffle": 17,
-        "round_open": 20,
+        "round_open": 21,
         "round_close_betting": 18,
         "card_enter (dealer terminal)": 11,
         "card_enter (card reader)": 11,

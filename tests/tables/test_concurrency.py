@@ -18,6 +18,7 @@ from casino.seeding import seed_all
 from tables.models import Bet, BetHold, Box, Round, RoundEvent, Table
 from tables.services import Actor, bet_place, box_take, decision_make, round_close_betting, round_open
 from tables.tasks import apply_overdue_defaults
+from tests.conftest import open_demo_tables
 from tests.factories import staff_user
 from tests.tables.conftest import at_terminal, balance, funded_player, stack_shoe
 from wallet.models import Hold
@@ -54,6 +55,7 @@ def _codes(results: list[Any]) -> list[str]:
 @pytest.fixture
 def live(db: Any) -> tuple[Table, Any]:
     seed_all()
+    open_demo_tables()
     return Table.objects.get(name="BJ1"), staff_user("dealer", "dealer-race")
 
 
