@@ -577,7 +577,7 @@ class TableDealer(models.Model):
                 fields=["dealer"], condition=models.Q(signed_off_at__isnull=True), name="dealer_one_table"
             ),
         ]
-        ordering = ["table", "signed_on_at", "id"]
+        ordering = ["id"]
 
     def __str__(self) -> str:
         return f"{self.dealer_id} at {self.table}"

@@ -2,8 +2,8 @@
 long-poll. The state itself comes from ``tables.selectors.table_state``; this module only decides
 whether it changed, without building it.
 
-The version is a digest of a few counters and keys read in three small indexed queries: the
-latest round (id, event ``version``, status, deadline, misscan), its bets (count, last id,
+The version is a digest of a few counters and keys read in one statement
+(``tables.sql.table_version_row``): the latest round (id, event ``version``, status, deadline, misscan), its bets (count, last id,
 cancelled count: bets and cancellations do not write the round row, so the round's own counter
 does not see them), the boxes (owner, "no bets behind me"), the seats (count, last id, sum of win
 streaks), the table's current configuration number and its current shoe (id, rounds dealt), and
@@ -17,16 +17,15 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
-from typing import Any
 
-from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
-from tables.models import Bet, BetStatus, Box, Round, RoundStatus, Seat, Shoe, Table, TableConfigVersion
+from tables.models import RoundStatus
 from tables.services.commands import round_apply_overdue_defaults
+from tables.sql import table_version_row
 
 # Bump when the state's JSON shape changes, so that cached ETags of the old shape never match.
-REPRESENTATION = 1
+REPRESENTATION = 2
 DEADLINE_STATUSES = (RoundStatus.BETTING, RoundStatus.INSURANCE, RoundStatus.PLAYERS)
 
 
@@ -40,89 +39,42 @@ class StateVersion:
         return self.etag.strip('"')
 
 
-def _count(queryset: Any, group: str, aggregate: Any) -> Subquery:
-    return Subquery(queryset.order_by().values(group).annotate(value=aggregate).values("value")[:1])
+# The counters of ``tables.sql.table_version_row`` a terminal's state shows; the ones after them
+# (the dealer's spell, the round's requests, the pit boss's payout decisions) only the console.
+TERMINAL_PARTS = 17
 
 
-def table_state_version(*, table_id: int, for_player_id: int | None) -> StateVersion:
-    seats = Seat.objects.filter(box__table_id=OuterRef("pk"))
-    table = (
-        Table.objects.filter(pk=table_id)
-        .annotate(
-            config_number=Subquery(
-                TableConfigVersion.objects.filter(table_id=OuterRef("pk"), approved_at__isnull=False)
-                .order_by("-number")
-                .values("number")[:1]
-            ),
-            shoe=Subquery(
-                Shoe.objects.filter(table_id=OuterRef("pk"), retired_at__isnull=True)
-                .order_by("-pk")
-                .values("pk")[:1]
-            ),
-            shoe_rounds=Subquery(
-                Shoe.objects.filter(table_id=OuterRef("pk"), retired_at__isnull=True)
-                .order_by("-pk")
-                .values("rounds_dealt")[:1]
-            ),
-            seat_count=_count(seats, "box__table_id", Count("pk")),
-            seat_last=_count(seats, "box__table_id", Max("pk")),
-            seat_streaks=_count(seats, "box__table_id", Sum("win_streak")),
-        )
-        .values_list(
-            "is_open", "config_number", "shoe", "shoe_rounds", "seat_count", "seat_last", "seat_streaks"
-        )
-        .first()
-    )
-    bets = Bet.objects.filter(round_id=OuterRef("pk"))
-    round_ = (
-        Round.objects.filter(table_id=table_id)
-        .order_by("-number")
-        .annotate(
-            bet_count=_count(bets, "round_id", Count("pk")),
-            bet_last=_count(bets, "round_id", Max("pk")),
-            bet_cancelled=_count(bets, "round_id", Count("pk", filter=Q(status=BetStatus.CANCELLED))),
-        )
-        .values_list(
-            "pk",
-            "version",
-            "status",
-            "decision_deadline_at",
-            "awaiting_correction",
-            "bet_count",
-            "bet_last",
-            "bet_cancelled",
-        )
-        .first()
-    )
-    boxes = list(
-        Box.objects.filter(table_id=table_id)
-        .order_by("number")
-        .values_list("number", "owner_id", "accepts_bets_behind")
-    )
-    parts = (REPRESENTATION, table_id, for_player_id, table, round_, boxes)
+def table_state_version(
+    *, table_id: int, for_player_id: int | None, for_console: bool = False
+) -> StateVersion:
+    row = table_version_row(table_id)
+    shown = row if for_console or row is None else row[:TERMINAL_PARTS]
+    parts = (REPRESENTATION, table_id, for_player_id, for_console, shown)
     digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
     overdue = None
-    if round_ is not None:
-        round_id, _, status, deadline, awaiting_correction = round_[:5]
+    if row is not None and row[7] is not None:
+        round_id, status, deadline, awaits_correction = row[7], row[9], row[10], row[11]
         if (
             deadline is not None
             and deadline <= timezone.now()
-            and awaiting_correction is None
+            and not awaits_correction
             and status in DEADLINE_STATUSES
         ):
             overdue = round_id
     return StateVersion(etag=f'"{digest}"', overdue_round_id=overdue)
 
 
-def table_state_version_current(*, table_id: int, for_player_id: int | None) -> StateVersion:
+def table_state_version_current(
+    *, table_id: int, for_player_id: int | None, for_console: bool = False
+) -> StateVersion:
     """The version after applying an overdue default, so that a terminal polling the state sees
     "betting closed" or "stand by default" as soon as the deadline passed, without waiting for
     the Celery task or another command (``round_apply_overdue_defaults`` is idempotent)."""
-    version = table_state_version(table_id=table_id, for_player_id=for_player_id)
+    version = table_state_version(table_id=table_id, for_player_id=for_player_id, for_console=for_console)
     if version.overdue_round_id is not None and round_apply_overdue_defaults(
         round_id=version.overdue_round_id
     ):
-        version = table_state_version(table_id=table_id, for_player_id=for_player_id)
+        version = table_state_version(table_id=table_id, for_player_id=for_player_id, for_console=for_console)
     return version
 
 

@@ -168,7 +168,7 @@ class Migration(migrations.Migration):
                 ),
             ],
             options={
-                "ordering": ["table", "signed_on_at", "id"],
+                "ordering": ["id"],
                 "constraints": [
                     models.UniqueConstraint(
                         condition=models.Q(("signed_off_at__isnull", True)),

@@ -11,12 +11,10 @@ for a round that moved on since it was drawn, is refused ``stale_screen`` with n
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -31,7 +29,7 @@ from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.api.state import table_state_version_current
 from tables.errors import TableError
 from tables.games.cards import Card
-from tables.models import PayoutDecision, Round, RoundRequest, RoundStatus, Table, TableDealer
+from tables.models import Game, Round, RoundRequest, RoundStatus, Table, TableDealer
 from tables.round_audit import BET_KIND_LABELS, ROUND_STATUS_LABELS, round_summary
 from tables.selectors import table_state
 from tables.services import (
@@ -77,30 +75,11 @@ class ConsoleAction:
 
 
 def console_version(table: Table) -> str:
-    """What the console shows, as a version: the terminals' state version (rounds, bets, boxes,
-    seats, shoe, configuration; overdue defaults applied first) and what only the console shows:
-    the dealer signed on, the round's requests and the pit boss's payout decisions on it."""
-    state = table_state_version_current(table_id=table.pk, for_player_id=None)
-    spell = (
-        TableDealer.objects.filter(table=table, signed_off_at__isnull=True)
-        .values_list("pk", flat=True)
-        .first()
-    )
-    latest = Round.objects.filter(table=table).order_by("-number").values_list("pk", flat=True).first()
-    counts = (
-        Round.objects.filter(pk=latest)
-        .annotate(
-            request_count=Count("requests", distinct=True),
-            decided_count=Count("requests__decision", distinct=True),
-        )
-        .values_list("request_count", "decided_count")
-        .first()
-        if latest
-        else None
-    )
-    payouts = PayoutDecision.objects.filter(line__round_id=latest).count() if latest else 0
-    parts = (state.value, spell, latest, counts, payouts)
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
+    """What the console shows, as a version: the terminals' counters (rounds, bets, boxes, seats,
+    shoe, configuration; an overdue default applied first) and what only the console shows (the
+    dealer signed on, the round's requests, the pit boss's payout decisions on it), read in one
+    statement (``tables.sql.table_version_row``)."""
+    return table_state_version_current(table_id=table.pk, for_player_id=None, for_console=True).value
 
 
 def console_actions(
@@ -108,6 +87,8 @@ def console_actions(
 ) -> list[ConsoleAction]:
     """The buttons the dealer may press now, from the table's state (the services refuse the
     rest anyway: this only keeps the screen to what can succeed)."""
+    if state["config"] is None:
+        return []  # a card-room table (canasta) or one without a configuration: nothing to deal
     table = state["table"]
     round_ = state["round"]
     status = round_["status"] if round_ else None
@@ -148,8 +129,13 @@ def console_actions(
     return actions
 
 
-def _context(request: HttpRequest, table: Table, error: ServiceError | None = None) -> dict[str, Any]:
+def _context(
+    request: HttpRequest, table: Table, error: ServiceError | None = None, version: str | None = None
+) -> dict[str, Any]:
     user = staff_user(request)
+    # The version first, then what it stands for: a change committed in between is then drawn
+    # under the older version, and the next poll draws it again (never the other way round).
+    version = version if version is not None else console_version(table)
     state = table_state(table=table)
     spell = table_dealer_current(table)
     config = table_config_current(table)
@@ -200,7 +186,7 @@ def _context(request: HttpRequest, table: Table, error: ServiceError | None = No
         "round_version": last_round.version if last_round else "",
         "pending_requests": pending,
         "summary": round_summary(last_round) if last_round and status == RoundStatus.SETTLED else None,
-        "version": console_version(table),
+        "version": version,
         "ranks": RANKS,
         "suits": SUITS,
         "error": error,
@@ -218,10 +204,12 @@ def _bets_named(state: dict[str, Any]) -> None:
             bet["player_name"] = names.get(bet["player_id"], "")
 
 
-def _render(request: HtmxHttpRequest, table: Table, error: ServiceError | None = None) -> HttpResponse:
+def _render(
+    request: HtmxHttpRequest, table: Table, error: ServiceError | None = None, version: str | None = None
+) -> HttpResponse:
     template = f"{CONSOLE}#console" if request.htmx else CONSOLE
     status = error.status if error is not None else 200
-    response = render(request, template, _context(request, table, error), status=status)
+    response = render(request, template, _context(request, table, error, version), status=status)
     patch_vary_headers(response, ("HX-Request",))
     return response
 
@@ -239,11 +227,12 @@ def console_live(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
     the page as it is). Reading the version applies an overdue default, so that a console left
     open drives the round's timers even without a worker."""
     table = staff_table(request, table_name)
-    if request.GET.get("version") == console_version(table):
+    version = console_version(table)
+    if request.GET.get("version") == version:
         response = HttpResponse(status=204)
         patch_vary_headers(response, ("HX-Request",))
         return response
-    return _render(request, table)
+    return _render(request, table, version=version)
 
 
 @staff_page("run_table")
@@ -282,6 +271,8 @@ def _number(request: HttpRequest, name: str) -> int:
 
 def _perform(request: HttpRequest, table: Table, action: str) -> None:
     actor = Actor.staff(staff_user(request))
+    if table.game != Game.BLACKJACK:
+        raise TableError(_("This console runs blackjack tables only."), code="not_a_blackjack_table")
     if action == "sign-on":
         dealer_sign_on(table=table, actor=actor)
         return

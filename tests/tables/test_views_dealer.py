@@ -521,3 +521,21 @@ def test_the_dealer_asks_to_void_from_the_console(table, dealer):
     assert "Void asked, waiting for the pit boss: wrong shoe" in _page(client.get(_console_url()))
     # and each action ran the statements measured (the aim is at most 15)
     assert MEASURED == {"sign-on": [19], "shuffle": [23], "open-betting": [27], "void": [21]}
+
+
+@pytest.mark.django_db
+def test_a_canasta_table_offers_no_blackjack_action(seeded, dealer):
+    # given the card-room table CA1 (canasta: no blackjack configuration)
+    client = _client(dealer)
+
+    # when its console is drawn, and an action is sent anyway
+    page = client.get(_console_url("CA1"))
+    before = (Round.objects.count(), AuditRecord.objects.count())
+    refused = client.post(_action_url("sign-on", "CA1"), **HTMX)
+
+    # then the page says so and offers no button; the action is refused with nothing written
+    assert page.status_code == 200
+    assert "CA1 is a Canasta table: this console runs blackjack tables only." in _page(page)
+    assert 'data-key="J"' not in _page(page)
+    assert refused.status_code == 409 and "not_a_blackjack_table" in _page(refused)
+    assert (Round.objects.count(), AuditRecord.objects.count()) == before
