@@ -539,3 +539,16 @@ def test_a_canasta_table_offers_no_blackjack_action(seeded, dealer):
     assert 'data-key="J"' not in _page(page)
     assert refused.status_code == 409 and "not_a_blackjack_table" in _page(refused)
     assert (Round.objects.count(), AuditRecord.objects.count()) == before
+
+
+@pytest.mark.django_db
+def test_a_virtual_shoes_commitment_is_shown_once_shuffled(table, dealer):
+    # given a virtual shoe shuffled from the console
+    client = _signed_on_open(table, dealer)
+    shoe = Shoe.objects.get(table=table, retired_at__isnull=True)
+
+    # when the console is drawn
+    page = _page(client.get(_console_url()))
+
+    # then the new shoe's commitment is on it (its first 16 digits, the whole in the title)
+    assert f'title="{shoe.commitment}">commitment {shoe.commitment[:16]}…' in page
