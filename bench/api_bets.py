@@ -40,7 +40,6 @@ import json
 import math
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -54,6 +53,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from _server import free_port, gunicorn_start  # noqa: E402  (bench/, the script's folder)
 
 BENCH_DATABASE = "casino_bench_api"
 SETTINGS = "bench.api_bench_settings"
@@ -163,23 +164,6 @@ def setup() -> tuple[Table, Round, list[Identity], list[Identity]]:
 
 
 # ---------------------------------------------------------------- the web process
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def gunicorn_start(port: int, log: Any) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "GUNICORN_BIND": f"127.0.0.1:{port}",
-        "GUNICORN_WORKERS": str(WORKERS),
-        "GUNICORN_THREADS": str(THREADS),
-    }
-    command = [str(ROOT / ".venv/bin/gunicorn"), "-c", "deploy/gunicorn.conf.py", "casino.wsgi:application"]
-    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
 def gunicorn_wait(port: int, identity: Identity, server: subprocess.Popen[bytes]) -> None:
@@ -486,9 +470,9 @@ def main() -> None:
     setup_started = time.perf_counter()
     table, round_, owners, behind = setup()
     setup_seconds = time.perf_counter() - setup_started
-    port = _free_port()
+    port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="api-bench-gunicorn-", suffix=".log", delete=False)  # noqa: SIM115
-    server = gunicorn_start(port, log)
+    server = gunicorn_start(port, log, workers=WORKERS, threads=THREADS)
     rows: list[Row] = []
     answered = {"bets": 0, "bare": 0, "shape": 0}
     slice_ratios: dict[str, list[float]] = {}

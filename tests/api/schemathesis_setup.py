@@ -18,6 +18,7 @@ from tables.models import Round, Table
 from tables.services.bets import bet_place
 from tables.services.common import Actor
 from tables.services.config import table_settings_change
+from tables.services.dealers import table_open_for_play
 from tables.services.rounds import round_open
 from tables.services.seats import box_take
 from tables.services.shoes import shoe_shuffle
@@ -47,6 +48,8 @@ def main() -> None:
     if round_ is None:
         system = Actor.automatic("schemathesis setup")
         shoe_shuffle(table=table, actor=system)
+        if not Table.objects.filter(pk=table.pk, is_open=True).exists():
+            table_open_for_play(table=table, actor=system)
         round_ = round_open(table=table, actor=system)
     player = Actor.at_terminal(terminal, session.player)
     box_take(table=table, box_number=1, actor=player)

@@ -1,0 +1,485 @@
+"""What the live updates cost: 20 dealer consoles and 100 player terminals polling one table
+every second, against gunicorn and PostgreSQL.
+
+A console polls ``GET /dealer/tables/BJ1/live/?version=V`` (htmx, ``HX-Request``; 204 while
+nothing changed, else the console redrawn, whose ``data-version`` it keeps). A terminal polls
+``GET /api/v1/tables/<BJ1 id>/state/`` with ``If-None-Match: <ETag>`` and its player's token (304 while
+nothing changed, else the state and a new ETag): the conditional GET, not the long-poll
+(``?wait=``), which holds a gunicorn thread for up to 25 s per terminal.
+
+1. one request at a time, POLLS (2,000) of each kind on an unchanging table: round-trip time
+   (median, p95) and the server's CPU per request (gunicorn's workers, and PostgreSQL's backends
+   of the bench database, from /proc); then the load of 20 consoles and 100 terminals polling once
+   a second: 20 x console + 100 x terminal, in CPU-seconds per second, as a share of one core;
+2. the real thing for SECONDS (30): 120 client threads (20 consoles, 100 terminals), each
+   polling once a second at its own phase, while one thread places a bet behind through
+   ``bet_place`` every CHANGE_EVERY seconds (1, jittered by a tenth) and the delay from each bet
+   (its commit) to the first 200 of each console and terminal is recorded: p50/p95/max; the CPU
+   of gunicorn, PostgreSQL and the client threads during the run.
+
+Setup: the database ``casino_bench_live_updates`` on the server of DATABASE_URL is dropped,
+created, migrated and seeded; the demo dealer signs on to BJ1 and opens it, 7 players own its
+boxes, 100 more each sign in at a player terminal of BJ1, and one round is open for bets for ten
+minutes. The consoles are 20 sessions of the demo dealer. The web process is gunicorn with the
+settings of ``bench/api_bets.py`` (``bench.api_bench_settings``: production, DEBUG off, the API's
+throttles off), BENCH_WORKERS (5) x BENCH_THREADS (4).
+
+Run: ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino .venv/bin/python
+bench/live_updates.py [--quick]`` (``--quick``: 300 polls of each kind, 8 s of load). Options
+(environment): BENCH_POLLS, BENCH_SECONDS, BENCH_CHANGE_EVERY, BENCH_WORKERS, BENCH_THREADS,
+BENCH_DATABASE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ["DJANGO_SETTINGS_MODULE"] = "bench.api_bench_settings"
+
+from _scratch import scratch_database_url  # noqa: E402
+from _server import free_port, gunicorn_start  # noqa: E402
+
+os.environ["DATABASE_URL"] = scratch_database_url("live_updates.py", "casino_bench_live_updates", fresh=True)
+
+import django  # noqa: E402
+
+django.setup()
+
+import psutil  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection, connections  # noqa: E402
+from django.test import Client  # noqa: E402
+
+from casino.models import Player, Terminal  # noqa: E402
+from casino.seeding import seed_all  # noqa: E402
+from casino.services import player_create, terminal_credential_issue, terminal_register  # noqa: E402
+from tables.api.sessions import player_session_start  # noqa: E402
+from tables.models import Round, Table  # noqa: E402
+from tables.services import (  # noqa: E402
+    Actor,
+    bet_place,
+    box_take,
+    dealer_sign_on,
+    round_open,
+    shoe_shuffle,
+    table_open_for_play,
+    table_settings_change,
+)
+from wallet.services import system_buy_in  # noqa: E402
+
+CONSOLES, TERMINALS, BOXES, STAKE = 20, 100, 7, 500
+WORKERS = int(os.environ.get("BENCH_WORKERS", "5"))
+THREADS = int(os.environ.get("BENCH_THREADS", "4"))
+DATABASE = connection.settings_dict["NAME"]
+VERSION = re.compile(rb'data-version="([0-9a-f]+)"')
+
+
+# ---------------------------------------------------------------- setup
+
+
+@dataclass
+class Poller:
+    """A console or a terminal: the path it polls, its headers, what it last saw."""
+
+    kind: str  # "console" or "terminal"
+    path: str
+    headers: dict[str, str]
+    version: str = ""
+    answers: list[tuple[float, int]] = field(default_factory=list)  # (answered at, status)
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    conn: http.client.HTTPConnection | None = None
+
+    def request_path(self) -> str:
+        return f"{self.path}?version={self.version}" if self.kind == "console" else self.path
+
+    def request_headers(self) -> dict[str, str]:
+        if self.kind == "terminal" and self.version:
+            return {**self.headers, "If-None-Match": self.version}
+        return self.headers
+
+    def poll(self, port: int) -> tuple[int, float]:
+        """One poll on the poller's keep-alive connection (a new one when the server closed it)."""
+        for attempt in range(2):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            started = time.perf_counter()
+            try:
+                self.conn.request("GET", self.request_path(), headers=self.request_headers())
+                response = self.conn.getresponse()
+                body = response.read()
+            except (OSError, http.client.HTTPException) as error:
+                self.conn.close()
+                self.conn = None
+                if attempt:
+                    self.errors.append(repr(error))
+                    return 599, time.perf_counter() - started
+                continue
+            elapsed = time.perf_counter() - started
+            if response.status == 200:
+                if self.kind == "console":
+                    found = VERSION.search(body)
+                    self.version = found.group(1).decode() if found else ""
+                else:
+                    self.version = response.getheader("ETag", "")
+            elif response.status not in (204, 304):
+                self.errors.append(f"{response.status} {body[:200]!r}")
+            return response.status, elapsed
+        raise AssertionError("unreachable")
+
+
+def setup() -> tuple[Round, list[Poller], list[Poller], list[Player]]:
+    call_command("migrate", verbosity=0)
+    seed_all()
+    users = get_user_model().objects
+    operator, dealer = users.get(username="operator"), users.get(username="dealer")
+    table = Table.objects.get(name="BJ1")
+    casino = table.casino
+    table_settings_change(table=table, actor=Actor.staff(operator), settings={"betting_seconds": 600})
+    for box in range(1, BOXES + 1):
+        owner = player_create(
+            casino=casino, card_number=f"8{box:09d}", display_name=f"Owner {box}", pin="2468"
+        )
+        system_buy_in(player=owner, amount_minor=10**9, by="bench")
+        box_take(table=table, box_number=box, actor=Actor(player=owner))
+    terminals, bettors = [], []
+    for index in range(TERMINALS):
+        card, pin = f"9{index:09d}", "2468"
+        player = player_create(casino=casino, card_number=card, display_name=f"Bench {index}", pin=pin)
+        system_buy_in(player=player, amount_minor=10**9, by="bench")
+        terminal = terminal_register(
+            casino=casino, name=f"LU-{index}", kind=Terminal.Kind.PLAYER_TERMINAL, table=table
+        )
+        _, token = terminal_credential_issue(terminal=terminal)
+        _, player_token = player_session_start(terminal=terminal, card_number=card, pin=pin)
+        headers = {"Authorization": f"Terminal {token}", "X-Player-Token": player_token}
+        terminals.append(Poller("terminal", f"/api/v1/tables/{table.pk}/state/", headers))
+        bettors.append(player)
+    consoles = []
+    for _ in range(CONSOLES):
+        client = Client()
+        client.force_login(dealer)
+        cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+        headers = {"Cookie": cookie, "HX-Request": "true"}
+        consoles.append(Poller("console", f"/dealer/tables/{table.name}/live/", headers))
+    dealer_sign_on(table=table, actor=Actor.staff(dealer))
+    shoe_shuffle(table=table, actor=Actor.staff(dealer))
+    table_open_for_play(table=table, actor=Actor.staff(dealer))
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    connections.close_all()
+    return round_, consoles, terminals, bettors
+
+
+# ---------------------------------------------------------------- the server and its CPU
+
+
+def gunicorn_wait(port: int, poller: Poller, server: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    last = "no answer"
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit("gunicorn exited during start-up; see its log")
+        try:
+            status, _ = poller.poll(port)
+            if status == 200:
+                return
+            last = f"{status} {poller.errors[-1:]}"
+        except OSError:
+            pass
+        poller.conn = None
+        time.sleep(0.2)
+    raise SystemExit(f"gunicorn did not answer 200 within 60 s (the last answer: {last})")
+
+
+class CpuMeter:
+    """CPU seconds (user + system) of gunicorn's processes and of the PostgreSQL backends of the
+    bench database (but not this process's own connection), between ``start`` and ``stop``."""
+
+    def __init__(self, server: subprocess.Popen[bytes]) -> None:
+        self.server = psutil.Process(server.pid)
+        self.own_backend = 0
+
+    def _gunicorn(self) -> dict[int, float]:
+        processes = [self.server, *self.server.children(recursive=True)]
+        return {p.pid: _cpu(p) for p in processes}
+
+    def _postgres(self) -> dict[int, float]:
+        found = {}
+        for process in psutil.process_iter(["pid", "cmdline"]):
+            cmdline = " ".join(process.info["cmdline"] or [])
+            if (
+                cmdline.startswith("postgres:")
+                and f" {DATABASE} " in cmdline
+                and process.pid != self.own_backend
+            ):
+                found[process.pid] = _cpu(process)
+        return found
+
+    def snapshot(self) -> tuple[dict[int, float], dict[int, float], float, float]:
+        own = psutil.Process()
+        return self._gunicorn(), self._postgres(), _cpu(own), time.perf_counter()
+
+    @staticmethod
+    def since(before: Any, after: Any) -> tuple[float, float, float, float]:
+        """gunicorn, PostgreSQL, this process (the clients) CPU seconds, and wall seconds."""
+
+        def delta(old: dict[int, float], new: dict[int, float]) -> float:
+            return sum(value - old.get(pid, 0.0) for pid, value in new.items())
+
+        return (
+            delta(before[0], after[0]),
+            delta(before[1], after[1]),
+            after[2] - before[2],
+            after[3] - before[3],
+        )
+
+
+def _cpu(process: psutil.Process) -> float:
+    try:
+        times = process.cpu_times()
+    except psutil.Error:
+        return 0.0
+    return float(times.user + times.system)
+
+
+# ---------------------------------------------------------------- the figures
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def sequential(port: int, pollers: list[Poller], polls: int, meter: CpuMeter) -> dict[str, Any]:
+    """``polls`` polls, one at a time, round-robin over ``pollers`` (all up to date first)."""
+    for poller in pollers:
+        poller.poll(port)  # its version now current: every poll below is a 204 or a 304
+    statuses: dict[int, int] = {}
+    latencies = []
+    before = meter.snapshot()
+    for index in range(polls):
+        status, elapsed = pollers[index % len(pollers)].poll(port)
+        statuses[status] = statuses.get(status, 0) + 1
+        latencies.append(elapsed)
+    gunicorn, postgres, client, wall = CpuMeter.since(before, meter.snapshot())
+    return {
+        "statuses": statuses,
+        "median": statistics.median(latencies),
+        "p95": _quantile(latencies, 0.95),
+        "gunicorn": gunicorn / polls,
+        "postgres": postgres / polls,
+        "client": client / polls,
+        "wall": wall,
+    }
+
+
+def load(
+    port: int,
+    consoles: list[Poller],
+    terminals: list[Poller],
+    round_: Round,
+    bettors: list[Player],
+    seconds: float,
+    change_every: float,
+    meter: CpuMeter,
+) -> tuple[list[tuple[float, float]], tuple[float, float, float, float]]:
+    pollers = [*consoles, *terminals]
+    for poller in pollers:
+        poller.answers.clear()
+        poller.latencies.clear()
+        poller.poll(port)  # up to date, as a screen that has been showing the table
+    start = time.perf_counter() + 0.5
+    end = start + seconds
+    rng = random.Random(7)
+    phases = [rng.random() for _ in pollers]
+
+    def run(index: int) -> None:
+        poller, tick = pollers[index], start + phases[index]
+        while tick < end:
+            pause = tick - time.perf_counter()
+            if pause > 0:
+                time.sleep(pause)
+            status, elapsed = poller.poll(port)
+            poller.answers.append((time.perf_counter(), status))
+            poller.latencies.append(elapsed)
+            tick += 1.0
+            while tick < time.perf_counter():  # behind by more than a period: skip, as a timer would
+                tick += 1.0
+
+    changes: list[tuple[float, float]] = []  # (before the call, after its commit)
+
+    def change() -> None:
+        tick, number = start + 0.3, 0
+        while tick < end - 1.5:  # the last bet leaves every poller a poll to see it
+            pause = tick - time.perf_counter()
+            if pause > 0:
+                time.sleep(pause)
+            bettor = bettors[number % len(bettors)]
+            before = time.perf_counter()
+            bet_place(
+                round_id=round_.pk,
+                actor=Actor(player=bettor),
+                box_number=number % BOXES + 1,
+                kind="behind",
+                stake_minor=STAKE,
+                idempotency_key=f"live-{round_.pk}-{number}",
+            )
+            changes.append((before, time.perf_counter()))
+            number += 1
+            tick += change_every * rng.uniform(0.9, 1.1)
+        connections.close_all()
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        meter.own_backend = cursor.fetchone()[0]
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(len(pollers))]
+    changer = threading.Thread(target=change)
+    for thread in threads:
+        thread.start()
+    time.sleep(max(0.0, start - time.perf_counter()))
+    before = meter.snapshot()
+    changer.start()
+    for thread in threads:
+        thread.join()
+    after = meter.snapshot()
+    changer.join()
+    return changes, CpuMeter.since(before, after)
+
+
+def delays(pollers: list[Poller], changes: list[tuple[float, float]]) -> tuple[list[float], int]:
+    """For each change and poller: from the change's commit to the poller's first 200 answered
+    after the change began; and how many changes a poller never saw."""
+    found, missed = [], 0
+    for poller in pollers:
+        seen = [answered for answered, status in poller.answers if status == 200]
+        for began, committed in changes:
+            first = next((answered for answered in seen if answered > began), None)
+            if first is None:
+                missed += 1
+            else:
+                found.append(max(0.0, first - committed))
+    return found, missed
+
+
+def _row(name: str, values: list[float], scale: float = 1000.0, unit: str = "ms") -> str:
+    if not values:
+        return f"  {name:<34} -"
+    return (
+        f"  {name:<34} {len(values):>6} {statistics.median(values) * scale:>8.0f} "
+        f"{_quantile(values, 0.95) * scale:>8.0f} {max(values) * scale:>8.0f} {unit}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="300 polls of each kind, 8 s of load")
+    args = parser.parse_args()
+    polls = int(os.environ.get("BENCH_POLLS", "300" if args.quick else "2000"))
+    seconds = float(os.environ.get("BENCH_SECONDS", "8" if args.quick else "30"))
+    change_every = float(os.environ.get("BENCH_CHANGE_EVERY", "1"))
+
+    round_, consoles, terminals, bettors = setup()
+    port = free_port()
+    with tempfile.NamedTemporaryFile(
+        "w+b", prefix="live-updates-gunicorn-", suffix=".log", delete=False
+    ) as log:
+        server = gunicorn_start(port, log, workers=WORKERS, threads=THREADS)
+        try:
+            gunicorn_wait(port, Poller("terminal", terminals[0].path, terminals[0].headers), server)
+            meter = CpuMeter(server)
+            for poller in [*consoles, *terminals]:  # warm every worker and connection
+                poller.poll(port)
+            print(
+                f"gunicorn {WORKERS} workers x {THREADS} threads (bench.api_bench_settings), PostgreSQL "
+                f"{connection.cursor().connection.info.server_version // 10000}, database {DATABASE}; "
+                f"nproc {os.cpu_count()}, Python {sys.version.split()[0]}, load average "
+                f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+            )
+            print(f"\n1. one request at a time, {polls} polls of each kind, the table unchanged")
+            print(
+                f"  {'poll':<34} {'median':>8} {'p95':>8} {'gunicorn CPU':>13} {'PostgreSQL CPU':>15}"
+                f" {'client CPU':>11}  statuses"
+            )
+            single = {}
+            for kind, pollers in (("console live/ (204)", consoles), ("terminal state/ (304)", terminals)):
+                figures = sequential(port, pollers, polls, meter)
+                single[kind] = figures
+                print(
+                    f"  {kind:<34} {figures['median'] * 1e3:>6.1f}ms {figures['p95'] * 1e3:>6.1f}ms"
+                    f" {figures['gunicorn'] * 1e3:>11.1f}ms {figures['postgres'] * 1e3:>13.1f}ms"
+                    f" {figures['client'] * 1e3:>9.1f}ms  {figures['statuses']}"
+                )
+            console, terminal = single["console live/ (204)"], single["terminal state/ (304)"]
+            by_latency = CONSOLES * console["median"] + TERMINALS * terminal["median"]
+            by_cpu = CONSOLES * (console["gunicorn"] + console["postgres"]) + TERMINALS * (
+                terminal["gunicorn"] + terminal["postgres"]
+            )
+            print(
+                f"  load of {CONSOLES} consoles + {TERMINALS} terminals at 1 poll/s ({CONSOLES + TERMINALS} requests/s):\n"
+                f"    by the median round trips: {CONSOLES} x {console['median'] * 1e3:.1f} ms + {TERMINALS} x "
+                f"{terminal['median'] * 1e3:.1f} ms = {by_latency:.2f} CPU-s/s = {by_latency:.0%} of one core\n"
+                f"    by the server's CPU (gunicorn + PostgreSQL): {by_cpu:.2f} CPU-s/s = {by_cpu:.0%} of one core"
+            )
+
+            print(
+                f"\n2. {CONSOLES} consoles + {TERMINALS} terminals polling once a second for {seconds:.0f} s, "
+                f"a bet behind every {change_every:g} s (+-10%) through bet_place"
+            )
+            changes, (gunicorn, postgres, client, wall) = load(
+                port, consoles, terminals, round_, bettors, seconds, change_every, meter
+            )
+            print(f"  {'':<34} {'count':>6} {'p50':>8} {'p95':>8} {'max':>8}")
+            for kind, pollers in (("console", consoles), ("terminal", terminals)):
+                found, missed = delays(pollers, changes)
+                print(_row(f"{kind}: bet committed -> first 200", found) + f"  (never seen: {missed})")
+            for kind, pollers in (("console", consoles), ("terminal", terminals)):
+                latencies = [value for poller in pollers for value in poller.latencies]
+                print(_row(f"{kind}: round trip of a poll", latencies))
+            for kind, pollers in (("console", consoles), ("terminal", terminals)):
+                counts: dict[int, int] = {}
+                for poller in pollers:
+                    for _, status in poller.answers:
+                        counts[status] = counts.get(status, 0) + 1
+                errors = [error for poller in pollers for error in poller.errors]
+                print(f"  {kind} answers: {dict(sorted(counts.items()))}; errors {len(errors)} {errors[:2]}")
+            requests = sum(len(poller.answers) for poller in [*consoles, *terminals])
+            print(
+                f"  {len(changes)} bets; {requests} polls in {wall:.1f} s ({requests / wall:.0f}/s); CPU per second: "
+                f"gunicorn {gunicorn / wall:.2f}, PostgreSQL {postgres / wall:.2f}, the {CONSOLES + TERMINALS} "
+                f"client threads {client / wall:.2f} (of {os.cpu_count()} cores)"
+            )
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+            log.seek(0)
+            lines = log.read().decode("utf-8", "replace").splitlines()
+            problems = [
+                line for line in lines if "Traceback" in line or "ERROR" in line or "CRITICAL" in line
+            ]
+            if sys.exc_info()[0] is not None:
+                print("\n".join(lines[-20:]))
+            if problems:
+                print(f"gunicorn log {log.name}: {len(problems)} problem lines, the first: {problems[:3]}")
+            else:
+                Path(log.name).unlink()
+
+
+if __name__ == "__main__":
+    main()
