@@ -4,6 +4,8 @@ legal and what each choice costs; this module holds the added stakes on the wall
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.utils import timezone
 
 from casino.errors import PermissionRefusedError
@@ -48,10 +50,11 @@ DECISIONS: dict[str, type[Decision]] = {
 }
 
 
-def _decider(actor: Actor, round_: Round, player_id: int | None) -> Player:
+def _decider(actor: Actor, round_: Round, player_id: Callable[[], int | None]) -> Player:
     """Whose decision it is: the player logged in at the terminal; or, at a table whose
     configuration has the dealer record decisions (``dealer_records_decisions``: a player's
-    signal at a live table), the player ``player_id`` on the word of the table's dealer.
+    signal at a live table), the player ``player_id()`` names (read only then) on the word of
+    the table's dealer.
     Refuses ``decisions_from_terminals`` at other tables, and the dealer checks of
     ``require_dealer_or_reader``."""
     if actor.player is not None or actor.user is None:
@@ -61,14 +64,21 @@ def _decider(actor: Actor, round_: Round, player_id: int | None) -> Player:
         raise PermissionRefusedError(
             "At this table the players decide at their terminals.", code="decisions_from_terminals"
         )
+    named = player_id()
     player = (
-        Player.objects.filter(pk=player_id, casino_id=round_.table.casino_id).first()
-        if player_id is not None
+        Player.objects.filter(pk=named, casino_id=round_.table.casino_id).first()
+        if named is not None
         else None
     )
     if player is None:
         raise TableError("no such player at this table", code="not_seated")
     return player
+
+
+def _box_owner(round_: Round, box_number: int) -> int | None:
+    """The player id of the box's owner in this round (the engine's seat), or None."""
+    owner = next((box.owner for box in round_state(round_).boxes if box.number == box_number), None)
+    return int(owner) if owner else None
 
 
 def _insured_bet(round_: Round, bet_id: int, player_id: int) -> Bet:
@@ -98,8 +108,9 @@ def insurance_decide(
     ``no_such_bet``, ``not_bet_owner``, ``insufficient_funds``; nothing is written then."""
 
     def body(round_: Round, applied: list[AppliedDefault]) -> Round:
-        bettor_id = Bet.objects.filter(pk=bet_id).values_list("player_id", flat=True).first()
-        player = _decider(actor, round_, bettor_id)
+        player = _decider(
+            actor, round_, lambda: Bet.objects.filter(pk=bet_id).values_list("player_id", flat=True).first()
+        )
         if round_.status != RoundStatus.INSURANCE:
             raise TableError("insurance is not on offer now", code="insurance_not_offered")
         insured = _insured_bet(round_, bet_id, player.pk)
@@ -165,11 +176,7 @@ def decision_make(*, round_id: int, actor: Actor, box_number: int, decision: str
         raise TableError(f"unknown decision {decision!r}", code="illegal_action")
 
     def body(round_: Round, applied: list[AppliedDefault]) -> Round:
-        if actor.player is None and actor.user is not None:
-            owner = next((box.owner for box in round_state(round_).boxes if box.number == box_number), None)
-            player = _decider(actor, round_, int(owner) if owner else None)
-        else:
-            player = require_player(actor, round_.table)
+        player = _decider(actor, round_, lambda: _box_owner(round_, box_number))
         if any(item.kind == "stand" and item.box == box_number for item in applied):
             raise DecisionDeadlinePassedError("the decision time ran out: the box stood by default")
         if round_.awaiting_correction is not None:

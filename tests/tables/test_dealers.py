@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from casino.errors import ServiceError
 from casino.models import AuditRecord
 from casino.seeding import seed_all
-from tables.models import Round, RoundEvent, Shoe, Table, TableDealer
+from tables.models import Bet, Round, RoundEvent, Shoe, Table, TableDealer
 from tables.services import (
     Actor,
     bet_place,
@@ -21,6 +21,7 @@ from tables.services import (
     card_enter,
     dealer_sign_off,
     dealer_sign_on,
+    insurance_decide,
     round_close_betting,
     round_open,
     round_settle,
@@ -28,6 +29,7 @@ from tables.services import (
     table_close_for_play,
     table_dealer_current,
     table_open_for_play,
+    table_settings_change,
 )
 from tests.factories import staff_user
 from tests.tables.conftest import at_terminal, funded_player, physical, stack_shoe
@@ -393,3 +395,61 @@ def test_two_dealers_signing_on_at_once_leave_one_open_spell():
     assert changed.after["dealer"] == open_spells[0].dealer.username
     assert changed.before == {"dealer": signed_on.after["dealer"]}
     assert {signed_on.after["dealer"], changed.after["dealer"]} == {"dealer-a", "dealer-b"}
+
+
+# ------------------------------------------------------------------ decisions from the dealer
+
+
+def _insurance_offered(table: Table, dealer: Any) -> tuple[Any, Any, Any]:
+    """Alice's main bet on box 1 against the dealer's ace: insurance on offer. (alice, bet, round)"""
+    alice = funded_player(table, 10_000)
+    as_alice, as_dealer = at_terminal(table, alice), Actor.staff(dealer)
+    stack_shoe(table, dealer, ["TS", "AH", "9D", "7C"])
+    box_take(table=table, box_number=1, actor=as_alice)
+    dealer_sign_on(table=table, actor=as_dealer)
+    round_ = round_open(table=table, actor=as_dealer)
+    bet = bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    round_close_betting(round_id=round_.pk, actor=as_dealer)
+    assert Round.objects.get(pk=round_.pk).status == "insurance"
+    return alice, bet, round_
+
+
+@pytest.mark.django_db
+def test_the_dealer_records_a_players_insurance_where_the_table_says_so(table, dealer, operator):
+    # given a table whose dealer records the players' decisions, insurance on offer
+    table_settings_change(
+        table=table, actor=Actor.staff(operator), settings={"dealer_records_decisions": True}
+    )
+    alice, bet, round_ = _insurance_offered(table, dealer)
+
+    # when the dealer records that alice takes insurance
+    insurance_decide(round_id=round_.pk, actor=Actor.staff(dealer), bet_id=bet.pk, take=True)
+
+    # then the insurance bet is alice's, half her stake, and the event names the dealer
+    insurance = Bet.objects.get(round=round_, kind="insurance")
+    assert (insurance.player_id, insurance.stake_minor, insurance.insures_id) == (alice.pk, 500, bet.pk)
+    event = RoundEvent.objects.filter(round=round_, kind="insurance_taken").get()
+    assert (event.actor_id, event.role) == (dealer.pk, "dealer")
+
+
+@pytest.mark.django_db
+def test_elsewhere_the_dealer_may_not_record_insurance_and_nothing_moves(table, dealer):
+    # given a table where the players decide at their terminals, insurance on offer
+    _, bet, round_ = _insurance_offered(table, dealer)
+    before = _written()
+
+    # when the dealer tries to record insurance for the player
+    _refused(
+        "decisions_from_terminals",
+        insurance_decide,
+        round_id=round_.pk,
+        actor=Actor.staff(dealer),
+        bet_id=bet.pk,
+        take=True,
+    )
+
+    # then no bet, event or audit record was written
+    assert _written() == before
+    assert not Bet.objects.filter(round=round_, kind="insurance").exists()
