@@ -83,10 +83,16 @@ def console_version(table: Table) -> str:
 
 
 def console_actions(
-    *, state: dict[str, Any], is_my_table: bool, someone_else_deals: bool, dealer_decides: bool
+    *,
+    state: dict[str, Any],
+    is_my_table: bool,
+    someone_else_deals: bool,
+    dealer_decides: bool,
+    pending: frozenset[str] = frozenset(),
 ) -> list[ConsoleAction]:
-    """The buttons the dealer may press now, from the table's state (the services refuse the
-    rest anyway: this only keeps the screen to what can succeed)."""
+    """The buttons the dealer may press now, from the table's state and the kinds of request
+    already waiting for the pit boss (``pending``; the services refuse the rest anyway: this
+    only keeps the screen to what can succeed)."""
     if state["config"] is None:
         return []  # a card-room table (canasta) or one without a configuration: nothing to deal
     table = state["table"]
@@ -109,7 +115,8 @@ def console_actions(
             actions.append(ConsoleAction("open-table", _("Open the table"), "T", is_primary=True))
             actions.append(ConsoleAction("sign-off", _("Sign off"), "Q"))
     elif round_["awaiting_correction"]:
-        actions.append(ConsoleAction("correction", _("Correct the misscan"), "M", is_primary=True))
+        if "correction" not in pending:
+            actions.append(ConsoleAction("correction", _("Correct the misscan"), "M", is_primary=True))
     elif status == RoundStatus.BETTING:
         actions.append(ConsoleAction("close-betting", _("No more bets"), "N", is_primary=True))
     elif status == RoundStatus.INSURANCE:
@@ -124,7 +131,7 @@ def console_actions(
             ("split", _("Split"), "P"),
         ):
             actions.append(ConsoleAction(f"decision-{name}", label, key))
-    if is_open_round:
+    if is_open_round and "void" not in pending:
         actions.append(ConsoleAction("void", _("Ask to void the round"), "V"))
     return actions
 
@@ -142,17 +149,18 @@ def _context(
     round_ = state["round"]
     is_my_table = spell is not None and spell.dealer_id == user.pk
     dealer_decides = bool(config and config.dealer_records_decisions)
-    actions = console_actions(
-        state=state,
-        is_my_table=is_my_table,
-        someone_else_deals=spell is not None,
-        dealer_decides=dealer_decides,
-    )
     last_round = Round.objects.filter(pk=round_["id"]).select_related("table").first() if round_ else None
     pending = (
         list(RoundRequest.objects.filter(round=last_round, decision__isnull=True).order_by("pk"))
         if last_round
         else []
+    )
+    actions = console_actions(
+        state=state,
+        is_my_table=is_my_table,
+        someone_else_deals=spell is not None,
+        dealer_decides=dealer_decides,
+        pending=frozenset(request.kind for request in pending),
     )
     status = round_["status"] if round_ else None
     _bets_named(state)

@@ -518,7 +518,9 @@ def test_the_dealer_asks_to_void_from_the_console(table, dealer):
     _act(client, table, "void", reason="wrong shoe")
     request = RoundRequest.objects.get(round=round_)
     assert (request.kind, request.reason, request.requested_by_id) == ("void", "wrong shoe", dealer.pk)
-    assert "Void asked, waiting for the pit boss: wrong shoe" in _page(client.get(_console_url()))
+    page = _page(client.get(_console_url()))
+    assert "Void asked, waiting for the pit boss: wrong shoe" in page
+    assert 'data-key="V"' not in page  # a second void request would be refused request_pending
     # and each action ran the statements measured (the aim is at most 15)
     assert MEASURED == {"sign-on": [19], "shuffle": [23], "open-betting": [26], "void": [21]}
 
