@@ -5,10 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import transaction
 
+from casino.errors import ServiceError
 from casino.models import Player
-from tables.models import Shoe, Table
-from tables.services import Actor, shoe_shuffle, table_settings_change
+from tables.models import Round, Shoe, Table
+from tables.services import (
+    Actor,
+    bet_place,
+    box_take,
+    dealer_sign_on,
+    round_open,
+    shoe_shuffle,
+    table_settings_change,
+)
 from tables.services.shoes import shoe_commitment
 from tests.factories import PlayerFactory, TerminalFactory, staff_user
 from wallet.models import Account, AccountKind
@@ -64,3 +74,26 @@ def stack_shoe(table: Table, dealer: Any, cards: list[str]) -> Shoe:
 
 def physical(table: Table, operator: Any) -> None:
     table_settings_change(table=table, actor=Actor.staff(operator), settings={"shoe_kind": "physical"})
+
+
+def refused(code: str, call: Any, **kwargs: Any) -> ServiceError:
+    """``call(**kwargs)`` raised the refusal ``code`` (in a savepoint of its own, so that the
+    test may go on and count what was written)."""
+    with pytest.raises(ServiceError) as info, transaction.atomic():
+        call(**kwargs)
+    assert info.value.code == code, info.value.message
+    return info.value
+
+
+def alice_betting(table: Table, dealer: Any) -> tuple[Player, Round]:
+    """Alice (100.00) bets 10.00 on box 1 of a round dealt by ``dealer``, signed on; betting open."""
+    dealer_sign_on(table=table, actor=Actor.staff(dealer))
+    stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
+    alice = funded_player(table, 10_000)
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    return alice, round_

@@ -8,9 +8,8 @@ import threading
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 
-from casino.errors import ServiceError
 from casino.models import AuditRecord
 from casino.seeding import seed_all
 from tables.models import Bet, Round, RoundEvent, Shoe, Table, TableDealer
@@ -32,14 +31,7 @@ from tables.services import (
     table_settings_change,
 )
 from tests.factories import staff_user
-from tests.tables.conftest import at_terminal, funded_player, physical, stack_shoe
-
-
-def _refused(code: str, call: Any, **kwargs: Any) -> ServiceError:
-    with pytest.raises(ServiceError) as info, transaction.atomic():
-        call(**kwargs)
-    assert info.value.code == code, info.value.message
-    return info.value
+from tests.tables.conftest import at_terminal, funded_player, physical, refused, stack_shoe
 
 
 def _closed(table: Table) -> Table:
@@ -129,14 +121,14 @@ def test_signing_on_elsewhere_ends_the_spell_at_the_first_table(table, dealer):
 def test_signing_on_twice_is_refused_already_signed_on(table, dealer):
     dealer_sign_on(table=table, actor=Actor.staff(dealer))
     before = _written()
-    _refused("already_signed_on", dealer_sign_on, table=table, actor=Actor.staff(dealer))
+    refused("already_signed_on", dealer_sign_on, table=table, actor=Actor.staff(dealer))
     assert _written() == before
 
 
 @pytest.mark.django_db
 def test_a_pit_boss_cannot_sign_on_as_dealer(table, pit_boss):
     before = _written()
-    _refused("permission_denied", dealer_sign_on, table=table, actor=Actor.staff(pit_boss))
+    refused("permission_denied", dealer_sign_on, table=table, actor=Actor.staff(pit_boss))
     assert _written() == before
 
 
@@ -146,7 +138,7 @@ def test_signing_off_an_open_table_is_refused_table_open(table, dealer):
     dealer_sign_on(table=table, actor=Actor.staff(dealer))
     before = _written()
     # when they sign off: refused, still dealing
-    _refused("table_open", dealer_sign_off, table=table, actor=Actor.staff(dealer))
+    refused("table_open", dealer_sign_off, table=table, actor=Actor.staff(dealer))
     assert _written() == before
     assert table_dealer_current(table).dealer_id == dealer.pk
 
@@ -164,7 +156,7 @@ def test_a_dealer_signs_off_a_closed_table(table, dealer):
         {"table": "BJ1"},
     )
     # and signing off again: nobody is signed on
-    _refused("not_signed_on", dealer_sign_off, table=table, actor=Actor.staff(dealer))
+    refused("not_signed_on", dealer_sign_off, table=table, actor=Actor.staff(dealer))
 
 
 @pytest.mark.django_db
@@ -173,7 +165,7 @@ def test_a_pit_boss_signs_a_dealer_off_and_another_dealer_may_not(table, dealer,
     dealer_sign_on(table=table, actor=Actor.staff(dealer))
     other = staff_user("dealer", "dealer-2")
     before = _written()
-    _refused("permission_denied", dealer_sign_off, table=table, actor=Actor.staff(other))
+    refused("permission_denied", dealer_sign_off, table=table, actor=Actor.staff(other))
     assert _written() == before
     dealer_sign_off(table=table, actor=Actor.staff(pit_boss))
     assert table_dealer_current(table) is None
@@ -192,7 +184,7 @@ def test_a_pit_boss_signs_a_dealer_off_and_another_dealer_may_not(table, dealer,
 def test_an_unsigned_dealer_may_not_open_the_table(table, dealer):
     _closed(table)
     before = _written()
-    _refused("not_signed_on", table_open_for_play, table=table, actor=Actor.staff(dealer))
+    refused("not_signed_on", table_open_for_play, table=table, actor=Actor.staff(dealer))
     assert _written() == before
     assert Table.objects.get(pk=table.pk).is_open is False
 
@@ -212,7 +204,7 @@ def test_the_signed_on_dealer_opens_and_closes_the_table(table, dealer):
     )
     # and opening it again is refused
     before = _written()
-    _refused("table_open", table_open_for_play, table=table, actor=Actor.staff(dealer))
+    refused("table_open", table_open_for_play, table=table, actor=Actor.staff(dealer))
     assert _written() == before
     # when they close it
     table_close_for_play(table=table, actor=Actor.staff(dealer))
@@ -224,7 +216,7 @@ def test_the_signed_on_dealer_opens_and_closes_the_table(table, dealer):
     )
     # and closing it again is refused table_closed
     before = _written()
-    _refused("table_closed", table_close_for_play, table=table, actor=Actor.staff(dealer))
+    refused("table_closed", table_close_for_play, table=table, actor=Actor.staff(dealer))
     assert _written() == before
 
 
@@ -234,7 +226,7 @@ def test_closing_is_refused_while_a_round_is_open(table, dealer):
     stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
     round_open(table=table, actor=Actor.staff(dealer))
     before = _written()
-    _refused("round_in_progress", table_close_for_play, table=table, actor=Actor.staff(dealer))
+    refused("round_in_progress", table_close_for_play, table=table, actor=Actor.staff(dealer))
     assert _written() == before
     assert Table.objects.get(pk=table.pk).is_open is True
 
@@ -255,7 +247,7 @@ def test_a_round_is_refused_at_a_closed_table_with_nothing_written(table, dealer
     _closed(table)
     before = _written()
     # when the dealer opens betting: refused, no round row, no event, no audit record
-    _refused("table_closed", round_open, table=table, actor=Actor.staff(dealer))
+    refused("table_closed", round_open, table=table, actor=Actor.staff(dealer))
     assert _written() == before
     assert not AuditRecord.objects.filter(action="round.opened").exists()
 
@@ -265,7 +257,7 @@ def test_a_pit_boss_without_the_dealer_role_runs_no_round(table, dealer, pit_bos
     dealer_sign_on(table=table, actor=Actor.staff(dealer))
     stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
     before = _written()
-    _refused("permission_denied", round_open, table=table, actor=Actor.staff(pit_boss))
+    refused("permission_denied", round_open, table=table, actor=Actor.staff(pit_boss))
     assert _written() == before
 
 
@@ -301,8 +293,8 @@ def test_another_dealer_is_refused_at_a_signed_on_table_and_the_pit_boss_is_not(
     other = Actor.staff(staff_user("dealer", "dealer-2"))
     before = _written()
     # when dealer-2 opens betting, or shuffles: refused, nothing written
-    _refused("not_table_dealer", round_open, table=table, actor=other)
-    _refused("not_table_dealer", shoe_shuffle, table=table, actor=other)
+    refused("not_table_dealer", round_open, table=table, actor=other)
+    refused("not_table_dealer", shoe_shuffle, table=table, actor=other)
     assert _written() == before
     round_ = round_open(table=table, actor=Actor.staff(dealer))
     bet_place(
@@ -310,8 +302,8 @@ def test_another_dealer_is_refused_at_a_signed_on_table_and_the_pit_boss_is_not(
     )
     before = _written()
     # when dealer-2 closes betting or settles: refused, nothing written, the round as it was
-    _refused("not_table_dealer", round_close_betting, round_id=round_.pk, actor=other)
-    _refused("not_table_dealer", round_settle, round_id=round_.pk, actor=other)
+    refused("not_table_dealer", round_close_betting, round_id=round_.pk, actor=other)
+    refused("not_table_dealer", round_settle, round_id=round_.pk, actor=other)
     assert _written() == before
     assert Round.objects.get(pk=round_.pk).status == "betting"
     # and a pit boss (holding the dealer's role too) may close betting
@@ -337,7 +329,7 @@ def test_another_dealer_may_not_enter_a_card_at_a_physical_table(table, dealer, 
     before = _written()
     version = Round.objects.get(pk=round_.pk).version
     # when dealer-2 enters a card: refused, no event, no misscan
-    _refused("not_table_dealer", card_enter, round_id=round_.pk, actor=other, card="TS")
+    refused("not_table_dealer", card_enter, round_id=round_.pk, actor=other, card="TS")
     assert _written() == before
     refreshed = Round.objects.get(pk=round_.pk)
     assert (refreshed.version, refreshed.awaiting_correction) == (version, None)
@@ -441,7 +433,7 @@ def test_elsewhere_the_dealer_may_not_record_insurance_and_nothing_moves(table, 
     before = _written()
 
     # when the dealer tries to record insurance for the player
-    _refused(
+    refused(
         "decisions_from_terminals",
         insurance_decide,
         round_id=round_.pk,

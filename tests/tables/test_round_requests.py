@@ -27,15 +27,15 @@ from tables.services import (
     shoe_shuffle,
 )
 from tests.factories import staff_user
-from tests.tables.conftest import at_terminal, balance, funded_player, physical, stack_shoe
+from tests.tables.conftest import (
+    alice_betting,
+    at_terminal,
+    balance,
+    funded_player,
+    physical,
+    refused,
+)
 from tests.tampering import raw
-
-
-def _refused(code: str, call: Any, **kwargs: Any) -> ServiceError:
-    with pytest.raises(ServiceError) as info, transaction.atomic():
-        call(**kwargs)
-    assert info.value.code == code, info.value.message
-    return info.value
 
 
 def _written() -> tuple[int, int, int, int, int]:
@@ -46,20 +46,6 @@ def _written() -> tuple[int, int, int, int, int]:
         AuditRecord.objects.count(),
         Bet.objects.filter(status="placed").count(),
     )
-
-
-def _betting(table: Any, dealer: Any) -> tuple[Any, Round]:
-    """Alice (100.00) bets 10.00 on box 1 of a round dealt by dealer-1, signed on; betting open."""
-    dealer_sign_on(table=table, actor=Actor.staff(dealer))
-    stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
-    alice = funded_player(table, 10_000)
-    as_alice = at_terminal(table, alice)
-    box_take(table=table, box_number=1, actor=as_alice)
-    round_ = round_open(table=table, actor=Actor.staff(dealer))
-    bet_place(
-        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
-    )
-    return alice, round_
 
 
 def _misscanned(table: Any, dealer: Any, operator: Any) -> Round:
@@ -91,7 +77,7 @@ def _misscanned(table: Any, dealer: Any, operator: Any) -> Round:
 @pytest.mark.django_db
 def test_an_approved_void_request_voids_the_round_and_returns_the_stakes(table, dealer, pit_boss):
     # given alice's 10.00 held in an open round
-    alice, round_ = _betting(table, dealer)
+    alice, round_ = alice_betting(table, dealer)
     assert balance(alice) == (10_000, 1000)
     # when the dealer asks to void it
     request = round_request_create(
@@ -131,8 +117,8 @@ def test_an_approved_void_request_voids_the_round_and_returns_the_stakes(table, 
         f"request {request.pk} of dealer-1: hole card exposed",
     )
     # and deciding it again is refused
-    _refused("request_decided", round_request_approve, request_id=request.pk, actor=Actor.staff(pit_boss))
-    _refused(
+    refused("request_decided", round_request_approve, request_id=request.pk, actor=Actor.staff(pit_boss))
+    refused(
         "request_decided",
         round_request_reject,
         request_id=request.pk,
@@ -143,11 +129,11 @@ def test_an_approved_void_request_voids_the_round_and_returns_the_stakes(table, 
 
 @pytest.mark.django_db
 def test_a_rejected_void_request_leaves_the_round_open(table, dealer, pit_boss):
-    alice, round_ = _betting(table, dealer)
+    alice, round_ = alice_betting(table, dealer)
     request = round_request_create(round_id=round_.pk, actor=Actor.staff(dealer), kind="void", reason="why")
     # when the pit boss rejects without a reason: refused, nothing written
     before = _written()
-    _refused(
+    refused(
         "reason_required",
         round_request_reject,
         request_id=request.pk,
@@ -175,19 +161,19 @@ def test_the_requester_may_not_approve_their_own_request(table, dealer, pit_boss
     # given a pit boss who also deals, signed on, asks to void
     pit_boss.groups.add(*dealer.groups.all())
     boss_dealer = type(pit_boss).objects.get(pk=pit_boss.pk)
-    alice, round_ = _betting(table, boss_dealer)
+    alice, round_ = alice_betting(table, boss_dealer)
     request = round_request_create(
         round_id=round_.pk, actor=Actor.staff(boss_dealer), kind="void", reason="r"
     )
     before = _written()
     # when they approve it themselves: refused, nothing written
-    _refused(
+    refused(
         "approval_by_requester_refused",
         round_request_approve,
         request_id=request.pk,
         actor=Actor.staff(boss_dealer),
     )
-    _refused(
+    refused(
         "approval_by_requester_refused",
         round_request_reject,
         request_id=request.pk,
@@ -200,24 +186,24 @@ def test_the_requester_may_not_approve_their_own_request(table, dealer, pit_boss
 
 @pytest.mark.django_db
 def test_a_dealer_may_not_approve_or_reject(table, dealer):
-    alice, round_ = _betting(table, dealer)
+    alice, round_ = alice_betting(table, dealer)
     request = round_request_create(round_id=round_.pk, actor=Actor.staff(dealer), kind="void", reason="r")
     other = Actor.staff(staff_user("dealer", "dealer-2"))
     before = _written()
     for actor in (Actor.staff(dealer), other):
-        error = _refused("permission_denied", round_request_approve, request_id=request.pk, actor=actor)
+        error = refused("permission_denied", round_request_approve, request_id=request.pk, actor=actor)
         assert error.details == {"permission": "void_round"}
-        _refused("permission_denied", round_request_reject, request_id=request.pk, actor=actor, reason="no")
+        refused("permission_denied", round_request_reject, request_id=request.pk, actor=actor, reason="no")
     assert _written() == before
     assert (Round.objects.get(pk=round_.pk).status, balance(alice)) == ("betting", (10_000, 1000))
 
 
 @pytest.mark.django_db
-def test_a_second_pending_void_request_is_refused(table, dealer):
-    _alice, round_ = _betting(table, dealer)
+def test_a_second_pending_void_request_isrefused(table, dealer):
+    _alice, round_ = alice_betting(table, dealer)
     round_request_create(round_id=round_.pk, actor=Actor.staff(dealer), kind="void", reason="one")
     before = _written()
-    _refused(
+    refused(
         "request_pending",
         round_request_create,
         round_id=round_.pk,
@@ -230,20 +216,20 @@ def test_a_second_pending_void_request_is_refused(table, dealer):
 
 @pytest.mark.django_db
 def test_request_refusals_write_nothing(table, dealer, pit_boss):
-    _alice, round_ = _betting(table, dealer)
+    _alice, round_ = alice_betting(table, dealer)
     other = Actor.staff(staff_user("dealer", "dealer-2"))
     before = _written()
     as_dealer = Actor.staff(dealer)
-    _refused(
+    refused(
         "reason_required", round_request_create, round_id=round_.pk, actor=as_dealer, kind="void", reason=""
     )
-    _refused(
+    refused(
         "invalid_request", round_request_create, round_id=round_.pk, actor=as_dealer, kind="nap", reason="r"
     )
-    _refused(
+    refused(
         "not_table_dealer", round_request_create, round_id=round_.pk, actor=other, kind="void", reason="r"
     )
-    _refused(
+    refused(
         "permission_denied",
         round_request_create,
         round_id=round_.pk,
@@ -251,18 +237,18 @@ def test_request_refusals_write_nothing(table, dealer, pit_boss):
         kind="void",
         reason="r",
     )
-    _refused("not_found", round_request_approve, request_id=987654, actor=Actor.staff(pit_boss))
+    refused("not_found", round_request_approve, request_id=987654, actor=Actor.staff(pit_boss))
     assert _written() == before
 
 
 @pytest.mark.django_db
-def test_a_void_request_on_a_settled_round_is_refused(table, dealer, pit_boss):
-    _alice, round_ = _betting(table, dealer)
+def test_a_void_request_on_a_settled_round_isrefused(table, dealer, pit_boss):
+    _alice, round_ = alice_betting(table, dealer)
     from tables.services import round_void
 
     round_void(round_id=round_.pk, actor=Actor.staff(pit_boss), reason="done")
     before = _written()
-    _refused(
+    refused(
         "round_not_open",
         round_request_create,
         round_id=round_.pk,
@@ -278,9 +264,9 @@ def test_a_void_request_on_a_settled_round_is_refused(table, dealer, pit_boss):
 
 @pytest.mark.django_db
 def test_a_correction_request_needs_a_misscan(table, dealer):
-    _alice, round_ = _betting(table, dealer)
+    _alice, round_ = alice_betting(table, dealer)
     before = _written()
-    _refused(
+    refused(
         "no_misscan",
         round_request_create,
         round_id=round_.pk,
@@ -303,7 +289,7 @@ def test_an_approved_correction_deals_the_card(table, dealer, operator, pit_boss
     )
     assert (request.kind, request.card, request.misscan) == ("correction", "7H", misscan)
     # and a second correction request meanwhile is refused
-    _refused(
+    refused(
         "request_pending",
         round_request_create,
         round_id=round_.pk,
@@ -356,7 +342,7 @@ def test_approving_a_correction_whose_card_is_refused_too_writes_nothing(table, 
     before = _written()
     version = Round.objects.get(pk=round_.pk).version
     # when the pit boss approves: the engine's refusal, no decision row, the request pending
-    _refused("card_not_in_shoe", round_request_approve, request_id=request.pk, actor=Actor.staff(pit_boss))
+    refused("card_not_in_shoe", round_request_approve, request_id=request.pk, actor=Actor.staff(pit_boss))
     assert _written() == before
     assert not RoundRequestDecision.objects.filter(request=request).exists()
     refreshed = Round.objects.get(pk=round_.pk)
@@ -371,7 +357,7 @@ def test_approving_a_correction_whose_card_is_refused_too_writes_nothing(table, 
 
 @pytest.mark.django_db
 def test_requests_and_decisions_are_append_only(table, dealer, pit_boss):
-    _alice, round_ = _betting(table, dealer)
+    _alice, round_ = alice_betting(table, dealer)
     request = round_request_create(round_id=round_.pk, actor=Actor.staff(dealer), kind="void", reason="r")
     round_request_reject(request_id=request.pk, actor=Actor.staff(pit_boss), reason="no")
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():

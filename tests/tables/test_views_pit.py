@@ -25,7 +25,7 @@ from tables.services import (
     table_settings_change,
 )
 from tests.factories import staff_user
-from tests.tables.conftest import at_terminal, balance, funded_player, stack_shoe
+from tests.tables.conftest import alice_betting, at_terminal, balance, funded_player, stack_shoe
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 REFUSED_TEXT = "This page is not for your role"
@@ -292,15 +292,7 @@ def test_an_unknown_payout_or_decision_is_refused(table, dealer, pit_boss, opera
 
 
 def _void_requested(table: Table, dealer: Any) -> tuple[Any, RoundRequest]:
-    dealer_sign_on(table=table, actor=Actor.staff(dealer))
-    stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
-    alice = funded_player(table, 10_000)
-    as_alice = at_terminal(table, alice)
-    box_take(table=table, box_number=1, actor=as_alice)
-    round_ = round_open(table=table, actor=Actor.staff(dealer))
-    bet_place(
-        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
-    )
+    alice, round_ = alice_betting(table, dealer)
     request = round_request_create(
         round_id=round_.pk, actor=Actor.staff(dealer), kind="void", reason="wrong shoe"
     )
