@@ -1,11 +1,12 @@
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from casino import api
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("v1/terminal/", api.terminal_identity, name="api-terminal-identity"),
     path("v1/", include("tables.api.urls")),
     # Last: whatever else is under /api/ (newlines in the path too) is a problem+json 404, never an

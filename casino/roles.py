@@ -34,9 +34,9 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
 ROLE_HOME = {
     DEALER: "casino:dealer_home",
     PIT_BOSS: "tables:floor",
-    OPERATOR: "casino:operator_home",
-    AUDITOR: "casino:audit_home",
-    CASHIER: "casino:cage_home",
+    OPERATOR: "operator:home",
+    AUDITOR: "audit:home",
+    CASHIER: "cage:home",
 }
 
 ROLE_ORDER = (PIT_BOSS, OPERATOR, DEALER, CASHIER, AUDITOR)

@@ -9,7 +9,6 @@ urlpatterns = [
     path("login/", views.login_view, name="login"),
     path("logout/", views.logout_view, name="logout"),
     path("dealer/", views.dealer_home, name="dealer_home"),
-    path("operator/", views.operator_home, name="operator_home"),
     path("operator/terminals/", views.terminals, name="terminals"),
     path(
         "operator/terminals/<int:terminal_id>/credentials/",
@@ -21,6 +20,4 @@ urlpatterns = [
         views.terminal_credential_revoke_view,
         name="terminal_credential_revoke",
     ),
-    path("audit/", views.audit_home, name="audit_home"),
-    path("cage/", views.cage_home, name="cage_home"),
 ]

@@ -6,6 +6,9 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("casino.api_urls")),
+    path("operator/", include("tables.operator_urls")),
+    path("cage/", include("wallet.urls")),
+    path("audit/", include("casino.audit_urls")),
     path("", include("tables.urls")),
     path("", include("casino.staff_urls")),
 ]

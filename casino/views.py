@@ -16,11 +16,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
-from casino.audit import audit_verify
 from casino.errors import ServiceError
-from casino.models import Player, Terminal, TerminalCredential
+from casino.models import Terminal, TerminalCredential
 from casino.roles import ROLE_HOME, role_of
-from casino.selectors import audit_record_list, casino_for_user, terminal_list
+from casino.selectors import casino_for_user, terminal_list
 from casino.services import (
     AccountLockedError,
     LoginRefusedError,
@@ -29,7 +28,7 @@ from casino.services import (
     terminal_credential_revoke,
     terminal_register,
 )
-from tables.models import RuleSet, SideBetPaytable, Table
+from tables.models import Table
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -109,30 +108,7 @@ def dealer_home(request: HttpRequest) -> HttpResponse:
     return render(request, "casino/dealer_home.html", {"tables": _tables(request)})
 
 
-@staff_page("configure_tables")
-def operator_home(request: HttpRequest) -> HttpResponse:
-    context = {
-        "tables": _tables(request),
-        "rule_sets": RuleSet.objects.prefetch_related("versions").order_by("game", "name"),
-        "paytables": SideBetPaytable.objects.prefetch_related("versions").order_by("kind", "name"),
-    }
-    return render(request, "casino/operator_home.html", context)
 
-
-@staff_page("view_audit")
-def audit_home(request: HtmxHttpRequest) -> HttpResponse:
-    context: dict[str, Any] = {"records": audit_record_list(limit=100, action=request.GET.get("action", ""))}
-    if request.GET.get("verify"):
-        context["verification"] = audit_verify()
-    template = "casino/audit_home.html#audit-records" if request.htmx else "casino/audit_home.html"
-    return render(request, template, context)
-
-
-@staff_page("operate_cage")
-def cage_home(request: HttpRequest) -> HttpResponse:
-    casino = casino_for_user(request.user)
-    players = Player.objects.filter(casino=casino).order_by("display_name")
-    return render(request, "casino/cage_home.html", {"players": players})
 
 
 @staff_page("manage_terminals")

@@ -436,7 +436,7 @@ def test_money_is_major_units_with_two_decimals():
 
 @pytest.mark.django_db
 def test_the_audit_trail_links_the_records_of_a_round_to_its_page(pit_client, rounds):
-    response = pit_client.get(reverse("casino:audit_home"))
+    response = pit_client.get(reverse("audit:home"))
     html = response.content.decode()
     url = reverse("tables:round_detail", args=[rounds["settled"].pk])
     assert response.status_code == 200
