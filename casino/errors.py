@@ -39,3 +39,24 @@ class NotFoundError(ServiceError):
 class ConflictError(ServiceError):
     code = "conflict"
     status = 409
+
+
+class ReasonRequiredError(ServiceError):
+    """A command that must say why (a lock, a void, a rejection, an adjustment) was given none."""
+
+    code = "reason_required"
+    status = 422
+
+
+# Reasons are kept to this length in the records they go into.
+REASON_MAX_LENGTH = 300
+
+
+def reason_required(
+    reason: str | None, message: str, *, error: type[ReasonRequiredError] = ReasonRequiredError
+) -> str:
+    """``reason`` stripped and cut to ``REASON_MAX_LENGTH``; ``error(message)`` when it is blank."""
+    cleaned = (reason or "").strip()
+    if not cleaned:
+        raise error(message)
+    return cleaned[:REASON_MAX_LENGTH]

@@ -7,7 +7,13 @@ keeping their code (``not_your_turn``, ``double_not_allowed``, ``card_not_in_sho
 
 from __future__ import annotations
 
-from casino.errors import ConflictError, NotFoundError, PermissionRefusedError, ServiceError
+from casino.errors import (
+    ConflictError,
+    NotFoundError,
+    PermissionRefusedError,
+    ReasonRequiredError,
+    ServiceError,
+)
 from tables.games.errors import GameError
 
 
@@ -122,8 +128,30 @@ class VersionImmutableError(ConflictError):
     code = "version_immutable"
 
 
+class ConfigChangePendingError(ConflictError):
+    """A change of the table's configuration waits for a second person's approval."""
+
+    code = "config_change_pending"
+
+
+class ProposalDecidedError(ConflictError):
+    """The configuration change was approved or rejected already."""
+
+    code = "proposal_decided"
+
+
 class TableNotFoundError(NotFoundError):
     code = "table_not_found"
+
+
+class TableReasonRequiredError(ReasonRequiredError):
+    """A reason missing from a table command: 409, as the terminal API has always answered it."""
+
+    status = 409
+
+
+class TableNameTakenError(ConflictError):
+    code = "table_name_taken"
 
 
 class GameRefusedError(TableError):

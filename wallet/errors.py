@@ -3,7 +3,13 @@ command changed nothing."""
 
 from __future__ import annotations
 
-from casino.errors import ConflictError, NotFoundError, PermissionRefusedError, ServiceError
+from casino.errors import (
+    ConflictError,
+    NotFoundError,
+    PermissionRefusedError,
+    ReasonRequiredError,
+    ServiceError,
+)
 from wallet.idempotency import IdempotencyKeyReusedError
 
 __all__ = [
@@ -54,11 +60,6 @@ class InvalidAmountError(ServiceError):
 
 class SameAccountError(ServiceError):
     code = "same_account"
-    status = 422
-
-
-class ReasonRequiredError(ServiceError):
-    code = "reason_required"
     status = 422
 
 

@@ -30,7 +30,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino.audit import audit_append
-from casino.errors import ServiceError
+from casino.errors import ServiceError, reason_required
 from casino.models import Casino, Player
 from casino.services import require_permission
 from tables.models import Table
@@ -45,7 +45,6 @@ from wallet.errors import (
     InsufficientFundsError,
     InvalidAmountError,
     PayoutNotPendingError,
-    ReasonRequiredError,
     RoundAlreadySettledError,
     SameAccountError,
     TransferAlreadyReversedError,
@@ -110,10 +109,7 @@ def _require_amount(amount_minor: Any, *, positive: bool = True) -> int:
 
 
 def _require_reason(reason: str) -> str:
-    reason = (reason or "").strip()
-    if not reason:
-        raise ReasonRequiredError("A reason is required.")
-    return reason[:300]
+    return reason_required(reason, "A reason is required.")
 
 
 def _player_spec(player: Player) -> AccountSpec:

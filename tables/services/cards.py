@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from tables.errors import AwaitingCorrectionError, MisscanError, RoundNotOpenError, TableError
+from casino.errors import reason_required
+from tables.errors import (
+    AwaitingCorrectionError,
+    MisscanError,
+    RoundNotOpenError,
+    TableError,
+    TableReasonRequiredError,
+)
 from tables.games.blackjack import DealCard
 from tables.games.cards import Card
 from tables.games.errors import GameError
@@ -97,9 +104,7 @@ def card_correct(*, round_id: int, actor: Actor, card: str | None, reason: str) 
     correction is then audited as that terminal's."""
     if actor.terminal is None:
         require_staff(actor, "void_round")
-    reason = (reason or "").strip()
-    if not reason:
-        raise TableError("a reason is required", code="reason_required")
+    reason = reason_required(reason, "a reason is required", error=TableReasonRequiredError)
 
     def body(round_: Round, applied: list[AppliedDefault]) -> Round:
         if actor.terminal is not None and not is_dealer_terminal_at(actor, round_.table):

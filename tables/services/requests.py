@@ -9,11 +9,13 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from casino.errors import reason_required
 from tables.errors import (
     ApprovalByRequesterRefusedError,
     RequestPendingError,
     RoundNotOpenError,
     TableError,
+    TableReasonRequiredError,
 )
 from tables.games.cards import Card
 from tables.locking import lock_round
@@ -30,10 +32,7 @@ from tables.services.rounds import round_void
 
 
 def _reason(reason: str) -> str:
-    reason = (reason or "").strip()
-    if not reason:
-        raise TableError("a reason is required", code="reason_required")
-    return reason
+    return reason_required(reason, "a reason is required", error=TableReasonRequiredError)
 
 
 def round_request_create(
