@@ -16,7 +16,7 @@ ON_DATABASE_AS_SUPERUSER := $(BIN)/python -m casino.embedded_database --superuse
 MIGRATE := $(BIN)/python manage.py migrate --noinput
 SEED := $(BIN)/python manage.py seed --show-logins
 
-.PHONY: install run test lint typecheck importlint check migrate seed bench clean
+.PHONY: install run test lint typecheck importlint check migrate seed bench clean messages
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,16 @@ importlint: install
 	$(BIN)/lint-imports
 
 check: lint typecheck importlint test
+
+# The translation catalogs of locale/ (Hungarian, Polish, Russian): the texts extracted again from
+# the code and the templates, then compiled. Needs GNU gettext (msgfmt, xgettext); the compiled
+# .mo files are committed, so that run and test never need it. Neither command connects to the
+# database: a placeholder URL satisfies the settings.
+MESSAGES_ENV := DATABASE_URL=$${DATABASE_URL:-postgres://127.0.0.1/unused}
+messages: install
+	$(MESSAGES_ENV) $(BIN)/python manage.py makemessages -l hu -l pl -l ru --no-obsolete \
+		--ignore='.venv/*' --ignore='var/*'
+	$(MESSAGES_ENV) $(BIN)/python manage.py compilemessages --ignore='.venv/*' --ignore='var/*'
 
 # Every script of bench/ but the API bench's settings and URLconf, which its web process loads.
 bench: install

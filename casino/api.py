@@ -35,6 +35,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from casino.authentication import TerminalTokenAuthentication
 from casino.errors import ServiceError
 from casino.models import Terminal, TerminalCredential
+from casino.refusals import refusal_text
 from casino.schema import TerminalApiSchema
 from tables.api.throttling import TerminalRateThrottle
 from tables.errors import GAME_ERROR_STATUS
@@ -85,11 +86,12 @@ def problem_response(*, status: int, code: str, detail: Any, title: str = "") ->
 
 
 def problem_for_error(error: ServiceError | GameError) -> Response:
-    """The problem response of a refusal by a service or by the engine."""
+    """The problem response of a refusal by a service or by the engine, its ``detail`` in the
+    request's language (``casino.refusals``: in English, the refusal's own message)."""
     if isinstance(error, ServiceError):
-        return problem_response(status=error.status, code=error.code, detail=error.message)
+        return problem_response(status=error.status, code=error.code, detail=refusal_text(error))
     return problem_response(
-        status=GAME_ERROR_STATUS.get(error.code, 409), code=error.code, detail=error.message
+        status=GAME_ERROR_STATUS.get(error.code, 409), code=error.code, detail=refusal_text(error)
     )
 
 

@@ -11,9 +11,11 @@ class CasinoConfig(AppConfig):
         from django.db.models.signals import post_migrate
 
         from casino import schema, signals  # noqa: F401
+        from casino.audit_jobs import register_audit_jobs
         from casino.checks import anchor_keys_check, audit_hmac_keys_check
         from casino.database_roles import grant_after_migrate
 
         post_migrate.connect(grant_after_migrate, sender=self)
         checks.register(audit_hmac_keys_check, "audit")
         checks.register(anchor_keys_check, "audit")
+        register_audit_jobs()

@@ -21,7 +21,7 @@ import datetime as dt
 import hashlib
 import hmac
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -218,9 +218,15 @@ def _anchor_problem(anchor: StoredAnchor, record: AuditRecord) -> str:
     return f"differs from the anchor of #{anchor.anchor.sequence} ({anchor.location})"
 
 
-def audit_verify() -> AuditVerification:
+# Records verified between two calls of ``audit_verify``'s progress callback.
+VERIFY_PROGRESS_EVERY = 500
+
+
+def audit_verify(*, progress: Callable[[int, int], None] | None = None) -> AuditVerification:
     """Walk the chain from the first record, check every anchor against it, and report the first
-    record that breaks it.
+    record that breaks it. ``progress(done, total)``, when given, is called as the walk goes (every
+    ``VERIFY_PROGRESS_EVERY`` records, and at the end) with the records walked and the records
+    there were at the start.
 
     Catches an altered record (its HMAC no longer matches, or it names a key version that is not
     configured), a deleted one (a gap in the sequence or a previous-hash mismatch), reordered ones
@@ -247,8 +253,11 @@ def audit_verify() -> AuditVerification:
             head_sequence=checked,
         )
 
+    total = AuditRecord.objects.count() if progress is not None else 0
     previous: AuditRecord | None = None
     for record in _records():
+        if progress is not None and checked % VERIFY_PROGRESS_EVERY == 0:
+            progress(checked, max(total, checked))
         reason = _link_problem(record, sequence=checked + 1, previous=previous, keyring=keyring)
         if reason:
             return found(record.sequence, reason)
@@ -267,6 +276,8 @@ def audit_verify() -> AuditVerification:
             unkeyed += 1
         checked += 1
         previous = record
+    if progress is not None:
+        progress(checked, max(total, checked))
     beyond = [anchor for anchor in stored if anchor.anchor.sequence > checked]
     if beyond:
         first = min(beyond, key=lambda anchor: anchor.anchor.sequence)

@@ -8,4 +8,8 @@ app_name = "audit"
 
 urlpatterns = [
     path("", audit_views.home, name="home"),
+    path("export.csv", audit_views.export, name="export"),
+    path("records/<int:sequence>/", audit_views.record, name="record"),
+    path("checks/<slug:check>/start/", audit_views.check_start, name="check_start"),
+    path("checks/<int:job_id>/", audit_views.check, name="check"),
 ]

@@ -108,8 +108,11 @@ MUTABLE_TABLES = frozenset(
         "casino_player",
         "casino_playersession",
         "casino_staffloginstate",
+        "casino_staffpreference",
         "casino_terminal",
         "casino_terminalcredential",
+        # Background jobs: their status, progress and result change as the work goes on.
+        "casino_backgroundjob",
         # Live tables: tables, seats, boxes, shoes, rounds, bets, and the configuration.
         "tables_table",
         "tables_seat",
@@ -118,6 +121,7 @@ MUTABLE_TABLES = frozenset(
         "tables_round",
         "tables_bet",
         "tables_tabledealer",
+        "tables_tableconfigproposal",
         "tables_ruleset",
         "tables_rulesetversion",
         "tables_sidebetpaytable",

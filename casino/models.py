@@ -6,6 +6,7 @@ import datetime as dt
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
 
@@ -216,3 +217,54 @@ class PlayerSession(models.Model):
 
     def __str__(self) -> str:
         return f"session of player {self.player_id} at terminal {self.terminal_id}"
+
+
+class BackgroundJob(models.Model):
+    """A piece of work run outside the request that asked for it (``casino.jobs``): what to run
+    (``kind`` and ``params``), how far it got, and what it found. A working record, not money:
+    its rows are updated as the work goes on."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=80)
+    params = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    stage = models.CharField(max_length=120, blank=True)
+    result = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["kind", "status", "-created_at"], name="background_job_kind_idx")]
+
+    def __str__(self) -> str:
+        return f"job {self.pk} {self.kind} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.Status.SUCCEEDED, self.Status.FAILED}
+
+
+class StaffPreference(models.Model):
+    """What a staff member chose for their screens, kept across logins and devices: the language
+    (a code of ``settings.LANGUAGES``, checked by ``casino.services.staff_language_set``)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_preference"
+    )
+    language = models.CharField(max_length=16)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"preferences of user {self.user_id}"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.utils.translation import pgettext_lazy
+
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
 
@@ -14,11 +16,11 @@ AUDITOR = "auditor"
 CASHIER = "cashier"
 
 ROLE_LABELS = {
-    DEALER: "Dealer",
-    PIT_BOSS: "Pit boss",
-    OPERATOR: "Operator",
-    AUDITOR: "Auditor",
-    CASHIER: "Cashier",
+    DEALER: pgettext_lazy("staff role", "Dealer"),
+    PIT_BOSS: pgettext_lazy("staff role", "Pit boss"),
+    OPERATOR: pgettext_lazy("staff role", "Operator"),
+    AUDITOR: pgettext_lazy("staff role", "Auditor"),
+    CASHIER: pgettext_lazy("staff role", "Cashier"),
 }
 
 # Codenames of permissions declared on casino.Casino (app label "casino").

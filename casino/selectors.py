@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import TYPE_CHECKING
 
 from django.db.models import QuerySet
@@ -18,10 +19,55 @@ def casino_for_user(user: User | AnonymousUser) -> Casino | None:
 
 
 def audit_record_list(*, limit: int = 50, action: str = "") -> QuerySet[AuditRecord]:
+    return audit_record_search(action=action)[:limit]
+
+
+def audit_record_search(
+    *,
+    actor: str = "",
+    role: str = "",
+    action: str = "",
+    object_type: str = "",
+    object_id: str = "",
+    recorded_from: dt.datetime | None = None,
+    recorded_to: dt.datetime | None = None,
+) -> QuerySet[AuditRecord]:
+    """The audit records, newest first, with their terminals: those whose actor's name contains
+    ``actor`` (any case), of exactly ``role``, whose action starts with ``action``, about exactly
+    ``object_type`` and ``object_id``, recorded from ``recorded_from`` (included) to
+    ``recorded_to`` (excluded). An empty filter filters nothing."""
     records = AuditRecord.objects.select_related("terminal").order_by("-sequence")
+    if actor:
+        records = records.filter(actor_name__icontains=actor)
+    if role:
+        records = records.filter(role=role)
     if action:
         records = records.filter(action__startswith=action)
-    return records[:limit]
+    if object_type:
+        records = records.filter(object_type=object_type)
+    if object_id:
+        records = records.filter(object_id=object_id)
+    if recorded_from is not None:
+        records = records.filter(recorded_at__gte=recorded_from)
+    if recorded_to is not None:
+        records = records.filter(recorded_at__lt=recorded_to)
+    return records
+
+
+def audit_record_neighbours(record: AuditRecord) -> tuple[AuditRecord | None, AuditRecord | None]:
+    """The records just before and just after ``record`` in the chain, None where there is none."""
+    around = AuditRecord.objects.filter(sequence__in=[record.sequence - 1, record.sequence + 1]).only(
+        "sequence", "action", "hash"
+    )
+    by_sequence = {neighbour.sequence: neighbour for neighbour in around}
+    return by_sequence.get(record.sequence - 1), by_sequence.get(record.sequence + 1)
+
+
+def audit_roles() -> list[str]:
+    """The roles the audit records name, in order."""
+    return sorted(
+        role for role in AuditRecord.objects.order_by().values_list("role", flat=True).distinct() if role
+    )
 
 
 def terminal_list(*, casino: Casino) -> QuerySet[Terminal]:

@@ -11,17 +11,22 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth import SESSION_KEY, authenticate, get_user_model
 from django.contrib.auth.hashers import check_password, make_password
 from django.contrib.auth.models import Group, Permission
-from django.db import transaction
+from django.contrib.auth.password_validation import validate_password
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.contrib.sessions.models import Session
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.utils import timezone
 
 from casino.audit import audit_append
-from casino.errors import PermissionRefusedError, ServiceError
-from casino.locking import credential_lock, player_card_lock, staff_login_state_lock
-from casino.models import Casino, Player, StaffLoginState, Terminal, TerminalCredential
+from casino.errors import ConflictError, NotFoundError, PermissionRefusedError, ServiceError, reason_required
+from casino.locking import credential_lock, row_lock, staff_login_state_lock
+from casino.locking import player_card_lock as active_card_lock
+from casino.models import Casino, Player, StaffLoginState, StaffPreference, Terminal, TerminalCredential
 from casino.roles import ROLE_PERMISSIONS
 from casino.sql import credential_with_terminal
 
@@ -40,6 +45,11 @@ class LoginRefusedError(ServiceError):
 class AccountLockedError(ServiceError):
     code = "account_locked"
     status = 423
+
+
+class AccountDisabledError(LoginRefusedError):
+    code = "account_disabled"
+    status = 403
 
 
 class TerminalCredentialError(ServiceError):
@@ -83,12 +93,21 @@ def roles_sync() -> list[str]:
 
 
 def staff_role_assign(*, user: User, role: str, by: User | None = None) -> None:
-    """Give a staff account exactly one role (replacing any other role group)."""
+    """Give a staff account exactly one role (replacing any other role group).
+
+    ``by`` None is the system (seeding, setup). A person needs ``manage_staff`` and may give any
+    role to any account but their own and a superuser's (see "staff accounts" below). Locks the
+    account's row, then the audit chain. Raises ``unknown_role``, ``permission_denied``,
+    ``self_role_grant_refused``, ``superuser_not_managed``.
+    """
     if role not in ROLE_PERMISSIONS:
         raise ServiceError(f"unknown role {role!r}", code="unknown_role")
+    if by is not None:
+        _staff_may_manage(by=by, user=user, self_refusal=SelfRoleGrantRefusedError)
     # Audited here with before and after, not by the signal (casino.signals reads the flag).
     user._audit_by_service = True  # type: ignore[attr-defined]  # an instance flag, not a field
     with transaction.atomic():
+        _staff_account_lock(user)
         before = sorted(user.groups.values_list("name", flat=True))
         user.groups.remove(*Group.objects.filter(name__in=ROLE_PERMISSIONS).exclude(name=role))
         user.groups.add(Group.objects.get(name=role))
@@ -131,6 +150,16 @@ def staff_login(*, request: HttpRequest | None, username: str, password: str) ->
             raise AccountLockedError(_locked_message(state.locked_until), locked_until=state.locked_until)
     authenticated = authenticate(request, username=username, password=password)
     if authenticated is None:
+        # A disabled account (ModelBackend authenticates active users only) is told so, but only
+        # to someone who knows its password; anyone else sees an ordinary failure.
+        if user is not None and not user.is_active and user.check_password(password):
+            audit_append(
+                action="staff.login_refused_disabled",
+                object_type="auth.user",
+                object_id=user.pk,
+                actor_name=username,
+            )
+            raise AccountDisabledError("This account is disabled. Ask an operator to enable it.")
         _record_failure(user, username, now)
         raise LoginRefusedError("Wrong username or password.")
     with transaction.atomic():
@@ -178,6 +207,13 @@ def _record_failure(user: User | None, username: str, now: dt.datetime) -> None:
 
 
 def staff_unlock(*, user: User, by: User | None) -> None:
+    """Clear a staff account's login lock and its count of failed logins.
+
+    ``by`` None is the system; a person needs ``manage_staff``. Locks the login state, then the
+    audit chain. Raises ``permission_denied``.
+    """
+    if by is not None:
+        require_permission(by, "manage_staff")
     with transaction.atomic():
         state = staff_login_state_lock(user_id=user.pk)
         before = {"locked_until": state.locked_until, "failed_attempts": state.failed_attempts}
@@ -232,7 +268,7 @@ def player_check_pin(*, card_number: str, pin: str, terminal: Terminal | None = 
     """
     now = timezone.now()
     with transaction.atomic():
-        player = player_card_lock(
+        player = active_card_lock(
             card_number=card_number, casino_id=terminal.casino_id if terminal is not None else None
         )
         if player is None:
@@ -268,6 +304,77 @@ def player_check_pin(*, card_number: str, pin: str, terminal: Terminal | None = 
             "This card is locked after too many wrong PINs; ask staff for help.", code="player_locked"
         )
     raise PlayerSignInError("Unknown card or wrong PIN.")
+
+
+class PlayerCardAlreadyLockedError(ConflictError):
+    code = "card_already_locked"
+
+
+class PlayerCardNotLockedError(ConflictError):
+    code = "card_not_locked"
+
+
+def player_card_lock(*, player: Player, reason: str, by: User | AnonymousUser) -> Player:
+    """The cage locks a player's card (lost, stolen, the player's own request): ``is_active``
+    becomes False, so the card is refused at terminal sign-in (``player_check_pin`` finds no
+    active card) and an open player session is refused on its next request (``player_inactive``).
+
+    Needs ``casino.operate_cage`` and a reason. Locks the player row, then the audit chain.
+    Raises ``permission_denied``, ``reason_required``, ``card_already_locked``.
+    """
+    require_permission(by, "operate_cage")
+    reason = reason_required(reason, "A reason is required to lock a card.")
+    with transaction.atomic():
+        locked = row_lock(Player.objects.filter(pk=player.pk))
+        if locked is None:
+            raise NotFoundError(f"No player {player.pk}.")
+        if not locked.is_active:
+            raise PlayerCardAlreadyLockedError(f"Card {locked.card_number} is locked already.")
+        locked.is_active = False
+        locked.save(update_fields=["is_active"])
+        audit_append(
+            action="player.card_locked",
+            actor=by if isinstance(by, User) else None,
+            object_type="casino.player",
+            object_id=locked.pk,
+            before={"is_active": True},
+            after={"is_active": False, "reason": reason},
+        )
+    return locked
+
+
+def player_card_unlock(*, player: Player, by: User | AnonymousUser) -> Player:
+    """The cage unlocks a player's card: active again, and the PIN lockout cleared
+    (``failed_pin_attempts`` 0, ``locked_until`` None), so the player may sign in at once.
+
+    Needs ``casino.operate_cage``. Locks the player row, then the audit chain. Raises
+    ``permission_denied``, ``card_not_locked`` (active and not PIN-locked: nothing to undo).
+    """
+    require_permission(by, "operate_cage")
+    with transaction.atomic():
+        locked = row_lock(Player.objects.filter(pk=player.pk))
+        if locked is None:
+            raise NotFoundError(f"No player {player.pk}.")
+        if locked.is_active and not locked.failed_pin_attempts and locked.locked_until is None:
+            raise PlayerCardNotLockedError(f"Card {locked.card_number} is not locked.")
+        before = {
+            "is_active": locked.is_active,
+            "failed_pin_attempts": locked.failed_pin_attempts,
+            "locked_until": locked.locked_until,
+        }
+        locked.is_active = True
+        locked.failed_pin_attempts = 0
+        locked.locked_until = None
+        locked.save(update_fields=["is_active", "failed_pin_attempts", "locked_until"])
+        audit_append(
+            action="player.card_unlocked",
+            actor=by if isinstance(by, User) else None,
+            object_type="casino.player",
+            object_id=locked.pk,
+            before=before,
+            after={"is_active": True, "failed_pin_attempts": 0, "locked_until": None},
+        )
+    return locked
 
 
 # ---------------------------------------------------------------- terminals
@@ -376,3 +483,264 @@ def terminal_authenticate(*, token: str) -> TerminalCredential:
 def require_permission(user: User | AnonymousUser, codename: str) -> None:
     if not user.has_perm(f"casino.{codename}"):
         raise PermissionRefusedError("You do not have permission to do that.")
+
+
+# ---------------------------------------------------------------- staff accounts
+#
+# Who may do what to a staff account (the operator's staff pages, permission ``manage_staff``):
+# - any account of the venue but their own: nobody disables, re-roles or resets themselves, so
+#   no one widens or keeps their own access without a second person;
+# - never a superuser: those accounts are the installation's (``createsuperuser``), outside the
+#   staff pages, so that a staff manager cannot lock out or take over the people who run the
+#   system;
+# - every role: the staff manager is the venue's administrator of accounts, and each grant is
+#   audited with the groups before and after, for the auditor to review.
+# Every command locks the account's row, then the audit chain (casino.locking's order).
+
+
+class UsernameTakenError(ConflictError):
+    code = "username_taken"
+
+
+class InvalidUsernameError(ServiceError):
+    code = "invalid_username"
+
+
+class InvalidPasswordError(ServiceError):
+    code = "invalid_password"
+
+
+class UnknownRoleError(ServiceError):
+    code = "unknown_role"
+
+
+class SelfDisableRefusedError(PermissionRefusedError):
+    code = "self_disable_refused"
+
+
+class SelfRoleGrantRefusedError(PermissionRefusedError):
+    code = "self_role_grant_refused"
+
+
+class SelfPasswordResetRefusedError(PermissionRefusedError):
+    code = "self_password_reset_refused"
+
+
+class SuperuserNotManagedError(PermissionRefusedError):
+    code = "superuser_not_managed"
+
+
+class AccountAlreadyDisabledError(ConflictError):
+    code = "account_already_disabled"
+
+
+class AccountAlreadyEnabledError(ConflictError):
+    code = "account_already_enabled"
+
+
+# Letters and digits that cannot be mistaken for one another when read aloud or copied by hand.
+TEMPORARY_PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+TEMPORARY_PASSWORD_GROUPS = 4
+
+
+def _staff_account_lock(user: User) -> User:
+    """The account's row, locked, as read under the lock."""
+    locked = row_lock(User.objects.filter(pk=user.pk))
+    if locked is None:
+        raise NotFoundError(f"No staff account {user.pk}.")
+    return locked
+
+
+def _staff_may_manage(*, by: User | AnonymousUser, user: User, self_refusal: type[ServiceError]) -> None:
+    require_permission(by, "manage_staff")
+    if by.pk == user.pk:
+        raise self_refusal("You cannot do that to your own account; ask another operator.")
+    if user.is_superuser:
+        raise SuperuserNotManagedError("Superuser accounts are not managed on the staff pages.")
+
+
+def _staff_sessions_end(user_id: int) -> int:
+    """Delete the account's sessions; returns how many. Sessions are rows of the database session
+    store, which holds the user's id only inside the encoded data, so every unexpired session is
+    decoded: a venue has tens to hundreds of them. With another session store nothing is deleted;
+    a disabled account's session is still refused on its next request (ModelBackend.get_user)."""
+    if settings.SESSION_ENGINE != "django.contrib.sessions.backends.db":
+        return 0
+    ended = [
+        session.pk
+        for session in Session.objects.filter(expire_date__gt=timezone.now())
+        if session.get_decoded().get(SESSION_KEY) == str(user_id)
+    ]
+    Session.objects.filter(pk__in=ended).delete()
+    return len(ended)
+
+
+def staff_create(
+    *, username: str, first_name: str, last_name: str, role: str, password: str, by: User | AnonymousUser
+) -> User:
+    """Create a staff account with one role and an initial password.
+
+    Needs ``manage_staff``. The username is unique regardless of case; the password must pass
+    Django's password validators (``AUTH_PASSWORD_VALIDATORS``, which compare it with the names
+    given). Writes the user, its role (``staff_role_assign``, audited on its own) and a
+    ``staff.created`` record. Raises ``permission_denied``, ``invalid_username``,
+    ``username_taken``, ``unknown_role``, ``invalid_password`` (``details["messages"]``: the
+    validators' messages).
+    """
+    require_permission(by, "manage_staff")
+    username = (username or "").strip()
+    first_name = (first_name or "").strip()[:150]
+    last_name = (last_name or "").strip()[:150]
+    try:
+        UnicodeUsernameValidator()(username)
+        if not username or len(username) > 150:
+            raise ValidationError("length")
+    except ValidationError as error:
+        raise InvalidUsernameError(
+            "A username is 1 to 150 letters, digits and @ . + - _ characters."
+        ) from error
+    if role not in ROLE_PERMISSIONS:
+        raise UnknownRoleError(f"unknown role {role!r}")
+    if User.objects.filter(username__iexact=username).exists():
+        raise UsernameTakenError(f"The username {username} is taken.")
+    candidate = User(username=username, first_name=first_name, last_name=last_name)
+    try:
+        validate_password(password, user=candidate)
+    except ValidationError as error:
+        raise InvalidPasswordError(" ".join(error.messages), messages=list(error.messages)) from error
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                user = User.objects.create_user(
+                    username=username, password=password, first_name=first_name, last_name=last_name
+                )
+        except IntegrityError as error:
+            raise UsernameTakenError(f"The username {username} is taken.") from error
+        audit_append(
+            action="staff.created",
+            actor=by if isinstance(by, User) else None,
+            object_type="auth.user",
+            object_id=user.pk,
+            after={"username": username, "first_name": first_name, "last_name": last_name, "role": role},
+        )
+        staff_role_assign(user=user, role=role, by=by if isinstance(by, User) else None)
+    return user
+
+
+def staff_disable(*, user: User, reason: str, by: User | AnonymousUser) -> User:
+    """Disable a staff account: it can no longer log in (``staff_login`` refuses it with
+    ``account_disabled``), and its sessions end: they are deleted here, and any session left (a
+    store that cannot be listed) is refused on its next request, as Django's ModelBackend finds
+    no active user for it; deleting them also keeps a later ``staff_enable`` from reviving them.
+
+    Needs ``manage_staff`` and a reason. Locks the account's row, then the audit chain. Raises
+    ``permission_denied``, ``self_disable_refused``, ``superuser_not_managed``,
+    ``reason_required``, ``account_already_disabled``.
+    """
+    _staff_may_manage(by=by, user=user, self_refusal=SelfDisableRefusedError)
+    reason = reason_required(reason, "A reason is required to disable an account.")
+    with transaction.atomic():
+        locked = _staff_account_lock(user)
+        if not locked.is_active:
+            raise AccountAlreadyDisabledError(f"The account {locked.username} is disabled already.")
+        locked.is_active = False
+        locked.save(update_fields=["is_active"])
+        sessions_ended = _staff_sessions_end(locked.pk)
+        audit_append(
+            action="staff.disabled",
+            actor=by if isinstance(by, User) else None,
+            object_type="auth.user",
+            object_id=locked.pk,
+            before={"is_active": True},
+            after={"is_active": False, "reason": reason, "sessions_ended": sessions_ended},
+        )
+    return locked
+
+
+def staff_enable(*, user: User, by: User | AnonymousUser) -> User:
+    """Enable a disabled staff account again (its role and password are as they were).
+
+    Needs ``manage_staff``. Locks the account's row, then the audit chain. Raises
+    ``permission_denied``, ``superuser_not_managed``, ``account_already_enabled`` (and
+    ``self_disable_refused`` for one's own account, which is active while one uses it).
+    """
+    _staff_may_manage(by=by, user=user, self_refusal=SelfDisableRefusedError)
+    with transaction.atomic():
+        locked = _staff_account_lock(user)
+        if locked.is_active:
+            raise AccountAlreadyEnabledError(f"The account {locked.username} is enabled already.")
+        locked.is_active = True
+        locked.save(update_fields=["is_active"])
+        audit_append(
+            action="staff.enabled",
+            actor=by if isinstance(by, User) else None,
+            object_type="auth.user",
+            object_id=locked.pk,
+            before={"is_active": False},
+            after={"is_active": True},
+        )
+    return locked
+
+
+def staff_password_reset(*, user: User, by: User | AnonymousUser) -> str:
+    """Give a staff account a new random temporary password and return it (to be shown once; only
+    its hash is stored, and the audit record says a reset happened, never the password). The old
+    password stops working and the account's sessions end (Django checks each session against a
+    hash of the password on every request).
+
+    Needs ``manage_staff``. Locks the account's row, then the audit chain. Raises
+    ``permission_denied``, ``self_password_reset_refused``, ``superuser_not_managed``.
+    """
+    _staff_may_manage(by=by, user=user, self_refusal=SelfPasswordResetRefusedError)
+    password = "-".join(
+        "".join(secrets.choice(TEMPORARY_PASSWORD_ALPHABET) for _ in range(4))
+        for _ in range(TEMPORARY_PASSWORD_GROUPS)
+    )
+    with transaction.atomic():
+        locked = _staff_account_lock(user)
+        locked.set_password(password)
+        locked.save(update_fields=["password"])
+        audit_append(
+            action="staff.password_reset",
+            actor=by if isinstance(by, User) else None,
+            object_type="auth.user",
+            object_id=locked.pk,
+            after={"temporary_password_issued": True},
+        )
+    return password
+
+
+# ---------------------------------------------------------------- staff preferences
+
+
+class UnknownLanguageError(ServiceError):
+    code = "unknown_language"
+    status = 400
+
+
+def staff_language_set(*, user: User, language: str) -> StaffPreference:
+    """Remember the language a staff member chose for their screens (a code of
+    ``settings.LANGUAGES``), for every later login on any device. Locks the account's row;
+    audited as ``staff.language_set`` when it changes. Raises UnknownLanguageError
+    (``unknown_language``) for a code the back office has no catalog for: nothing is written."""
+    if language not in dict(settings.LANGUAGES):
+        raise UnknownLanguageError(f"Unknown language {language!r}.", language=language)
+    with transaction.atomic():
+        row_lock(User.objects.filter(pk=user.pk))  # one change of a person's preferences at a time
+        preference = StaffPreference.objects.filter(user=user).first()
+        before = preference.language if preference else ""
+        if preference is None:
+            preference = StaffPreference.objects.create(user=user, language=language)
+        elif before != language:
+            preference.language = language
+            preference.save(update_fields=["language", "updated_at"])
+        if before != language:
+            audit_append(
+                action="staff.language_set",
+                actor=user,
+                object_type="auth.user",
+                object_id=user.pk,
+                before={"language": before} if before else None,
+                after={"language": language},
+            )
+    return preference

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from casino import views
+from casino import i18n_views, staff_views, views
 
 app_name = "casino"
 
@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("login/", views.login_view, name="login"),
     path("logout/", views.logout_view, name="logout"),
+    path("language/", i18n_views.language_switch, name="language"),
     path("dealer/", views.dealer_home, name="dealer_home"),
     path("operator/terminals/", views.terminals, name="terminals"),
     path(
@@ -19,5 +20,18 @@ urlpatterns = [
         "operator/credentials/<int:credential_id>/revoke/",
         views.terminal_credential_revoke_view,
         name="terminal_credential_revoke",
+    ),
+    path("operator/staff/", staff_views.staff_list, name="staff_list"),
+    path("operator/staff/new/", staff_views.staff_create_view, name="staff_create"),
+    path("operator/staff/<int:user_id>/", staff_views.staff_member, name="staff_member"),
+    path(
+        "operator/staff/<int:user_id>/password/",
+        staff_views.staff_password_reset_view,
+        name="staff_password_reset",
+    ),
+    path(
+        "operator/staff/<int:user_id>/<slug:action>/",
+        staff_views.staff_member_action,
+        name="staff_member_action",
     ),
 ]

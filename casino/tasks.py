@@ -53,3 +53,12 @@ def audit_anchor_task() -> str:
         return ""
     logger.info("audit anchor %s", anchor.line())
     return anchor.line()
+
+
+@shared_task
+def job_run_task(job_id: int) -> str:
+    """Run a background job (``casino.jobs.job_run``); a job already running or finished is left
+    as it is, so a task delivered twice runs it once. Returns the job's status."""
+    from casino.jobs import job_run
+
+    return str(job_run(job_id).status)

@@ -13,11 +13,14 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from casino.errors import ServiceError
+from casino.middleware import language_cookie_set, staff_language_at_login
 from casino.models import Terminal, TerminalCredential
+from casino.refusals import refusal_text
 from casino.roles import ROLE_HOME, role_of
 from casino.selectors import casino_for_user, terminal_list
 from casino.services import (
@@ -71,14 +74,18 @@ def login_view(request: HttpRequest) -> HttpResponse:
         try:
             user = staff_login(request=request, username=username, password=password)
         except AccountLockedError as error:
-            context.update(error=error.message, error_code=error.code)
+            context.update(error=refusal_text(error), error_code=error.code)
             status = 423
         except LoginRefusedError as error:
-            context.update(error=error.message, error_code=error.code)
+            context.update(error=refusal_text(error), error_code=error.code)
             status = 401
         else:
             login(request, user)
-            return redirect("casino:home")
+            chosen = staff_language_at_login(request, user)
+            response = redirect("casino:home")
+            if chosen:
+                language_cookie_set(response, chosen)  # the login page after logout speaks it too
+            return response
     return render(request, "casino/login.html", context, status=status)
 
 
@@ -108,9 +115,6 @@ def dealer_home(request: HttpRequest) -> HttpResponse:
     return render(request, "casino/dealer_home.html", {"tables": _tables(request)})
 
 
-
-
-
 @staff_page("manage_terminals")
 @require_http_methods(["GET", "POST"])
 def terminals(request: HttpRequest) -> HttpResponse:
@@ -128,9 +132,9 @@ def terminals(request: HttpRequest) -> HttpResponse:
                 by=staff_user(request),
             )
         except ServiceError as error:
-            messages.error(request, error.message)
+            messages.error(request, refusal_text(error))
         else:
-            messages.success(request, f"Terminal {terminal.name} registered.")
+            messages.success(request, _("Terminal %(name)s registered.") % {"name": terminal.name})
     context["terminals"] = terminal_list(casino=casino) if casino else []
     return render(request, "casino/terminals.html", context)
 
@@ -143,7 +147,7 @@ def terminal_credential_issue_view(request: HttpRequest, terminal_id: int) -> Ht
     try:
         credential, token = terminal_credential_issue(terminal=terminal, by=staff_user(request))
     except ServiceError as error:
-        messages.error(request, error.message)
+        messages.error(request, refusal_text(error))
         return redirect("casino:terminals")
     # The token is shown on this response only; it is not stored anywhere in clear.
     return render(
@@ -161,7 +165,7 @@ def terminal_credential_revoke_view(request: HttpRequest, credential_id: int) ->
     try:
         terminal_credential_revoke(credential=credential, by=staff_user(request))
     except ServiceError as error:
-        messages.error(request, error.message)
+        messages.error(request, refusal_text(error))
     else:
-        messages.success(request, f"Credential {credential.token_prefix}… revoked.")
+        messages.success(request, _("Credential %(prefix)s… revoked.") % {"prefix": credential.token_prefix})
     return redirect("casino:terminals")

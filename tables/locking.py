@@ -22,6 +22,7 @@ from tables.models import (
     SideBetPaytable,
     SideBetPaytableVersion,
     Table,
+    TableConfigProposal,
 )
 
 # Namespaces of the advisory lock keys of a round and of a payout line (``advisory_lock``).
@@ -114,3 +115,12 @@ def paytable_version_lock(version_id: int) -> SideBetPaytableVersion:
     if version is None:
         raise SideBetPaytableVersion.DoesNotExist(f"no paytable version {version_id}")
     return version
+
+
+def config_proposal_lock(proposal_id: int) -> TableConfigProposal | None:
+    """A table's configuration proposal (lock its table first: ``table_lock``)."""
+    return row_lock(
+        TableConfigProposal.objects.select_related("table", "table__rule_set", "based_on").filter(
+            pk=proposal_id
+        )
+    )

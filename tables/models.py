@@ -46,6 +46,11 @@ class RuleSetVersion(models.Model):
     options = models.JSONField()
     source = models.CharField(max_length=200, blank=True, help_text="Where the options come from")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Who proposed it (null: the system, or a version made before authors were recorded); a
+    # second person approves it (tables.services.config).
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
@@ -91,6 +96,11 @@ class SideBetPaytableVersion(models.Model):
     number = models.PositiveIntegerField()
     payouts = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True)
+    # Who proposed it (null: the system, or a version made before authors were recorded); a
+    # second person approves it (tables.services.config).
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
@@ -135,8 +145,9 @@ class Table(models.Model):
 
 class TableConfigVersion(models.Model):
     """Everything a round of one table runs with: rule set and paytable versions, limits per bet
-    type and the table settings. Numbered per table; a change is a new version (made and approved
-    by an operator in one step), taking effect from the next round. Immutable once approved."""
+    type and the table settings. Numbered per table; a change is a new version taking effect from
+    the next round: approved with the change, or, for a limit change above the casino's step,
+    proposed and approved by a second person. Immutable once approved."""
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="config_versions")
     number = models.PositiveIntegerField()
@@ -167,6 +178,11 @@ class TableConfigVersion(models.Model):
         default=False, help_text="The dealer enters the seated players' decisions from their signals"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Who proposed it (null: the system, or a version made before authors were recorded); a
+    # second person approves it (tables.services.config).
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
@@ -226,6 +242,47 @@ class TableConfigVersion(models.Model):
         out["perfect_pairs_version_id"] = self.perfect_pairs_version_id
         out["twenty_one_plus_three_version_id"] = self.twenty_one_plus_three_version_id
         return out
+
+
+class TableConfigProposal(models.Model):
+    """A change of a table's configuration that waits for a second person (a limit change above
+    the casino's step, ``TABLE_LIMIT_CHANGE_APPROVAL_MINOR``). Approved, it becomes the table's
+    next configuration version; rejected, it stays here with the reason. At most one waits per
+    table, and no other change of the table is made while it waits."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        APPROVED = "approved", "approved"
+        REJECTED = "rejected", "rejected"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="config_proposals")
+    # The changed fields with their new values (versions by id), as table_config_change takes them.
+    changes = models.JSONField()
+    based_on = models.ForeignKey(TableConfigVersion, on_delete=models.PROTECT, related_name="+")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True)
+    version = models.OneToOneField(
+        TableConfigVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="proposal"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table"],
+                condition=models.Q(status="pending"),
+                name="table_config_one_pending_proposal",
+            ),
+        ]
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.table} config proposal {self.pk} ({self.status})"
 
 
 # The numbers of a blackjack table's boxes (a rule set may use fewer of them).

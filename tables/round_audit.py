@@ -3,7 +3,8 @@ casino's rounds with their totals, one round's summary (cards, bets, payout line
 approval), its event log in words and the audit records that name it.
 
 Money is integer minor units throughout; :func:`money` writes an amount as major units with two
-decimals (no floats: ``divmod`` by 100).
+decimals (no floats: ``divmod`` by 100) the way the active language writes numbers, and with the
+casino's currency when given; :func:`money_plain` writes it the same in every language, for files.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 from django.utils.functional import Promise
+from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from casino.models import AuditRecord, Player
@@ -73,23 +75,119 @@ ROUND_STATUS_LABELS: dict[str, Promise] = {
     RoundStatus.BETTING: _("Betting"),
     RoundStatus.DEALING: _("Dealing"),
     RoundStatus.INSURANCE: _("Insurance"),
-    RoundStatus.PLAYERS: _("Players"),
-    RoundStatus.DEALER: _("Dealer"),
+    RoundStatus.PLAYERS: pgettext_lazy("round status", "Players"),
+    RoundStatus.DEALER: pgettext_lazy("round status", "Dealer"),
     RoundStatus.SETTLING: _("Played, awaiting settlement"),
     RoundStatus.SETTLED: _("Settled"),
     RoundStatus.VOIDED: _("Voided"),
 }
 
+# A payout line's outcome in words (the side bets' combinations show as their names).
+OUTCOME_LABELS: dict[str, Promise] = {
+    "win": pgettext_lazy("payout outcome", "win"),
+    "lose": pgettext_lazy("payout outcome", "lose"),
+    "push": pgettext_lazy("payout outcome", "push"),
+    "blackjack": pgettext_lazy("payout outcome", "blackjack"),
+    "bust": pgettext_lazy("payout outcome", "bust"),
+    "surrender": pgettext_lazy("payout outcome", "surrender"),
+    "refund": pgettext_lazy("payout outcome", "refund"),
+    "even_money": pgettext_lazy("payout outcome", "even money"),
+    "perfect": pgettext_lazy("payout outcome", "perfect pair"),
+    "coloured": pgettext_lazy("payout outcome", "coloured pair"),
+    "mixed": pgettext_lazy("payout outcome", "mixed pair"),
+    "suited_trips": pgettext_lazy("payout outcome", "suited three of a kind"),
+    "straight_flush": pgettext_lazy("payout outcome", "straight flush"),
+    "three_of_a_kind": pgettext_lazy("payout outcome", "three of a kind"),
+    "straight": pgettext_lazy("payout outcome", "straight"),
+    "flush": pgettext_lazy("payout outcome", "flush"),
+}
+
+# A player's decision in words, as the event log and the console's countdown name it.
+DECISION_LABELS: dict[str, Promise] = {
+    "hit": pgettext_lazy("blackjack decision", "hit"),
+    "stand": pgettext_lazy("blackjack decision", "stand"),
+    "double": pgettext_lazy("blackjack decision", "double"),
+    "split": pgettext_lazy("blackjack decision", "split"),
+    "surrender": pgettext_lazy("blackjack decision", "surrender"),
+}
+
+# What happened in a round, in words (the event log's first column; any other kind shows its code).
+EVENT_KIND_LABELS: dict[str, Promise] = {
+    "betting_opened": pgettext_lazy("round event", "betting opened"),
+    "bet_placed": pgettext_lazy("round event", "bet placed"),
+    "bet_cancelled": pgettext_lazy("round event", "bet cancelled"),
+    "bet_refused": pgettext_lazy("round event", "bet refused"),
+    "betting_closed": pgettext_lazy("round event", "no more bets"),
+    "card_dealt": pgettext_lazy("round event", "card dealt"),
+    "decision": pgettext_lazy("round event", "decision"),
+    "default_applied": pgettext_lazy("round event", "default applied"),
+    "insurance_taken": pgettext_lazy("round event", "insurance taken"),
+    "insurance_declined": pgettext_lazy("round event", "insurance declined"),
+    "insurance_closed": pgettext_lazy("round event", "insurance closed"),
+    "misscan": pgettext_lazy("round event", "misscan"),
+    "card_corrected": pgettext_lazy("round event", "card corrected"),
+    "voided": pgettext_lazy("round event", "voided"),
+    "settled": pgettext_lazy("round event", "settled"),
+}
+
 SUIT_SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 
 
-def money(amount_minor: int | None) -> str:
-    """``123456`` -> ``"1,234.56"``, ``-5`` -> ``"-0.05"``; None (no amount) -> ``""``."""
+@dataclass(frozen=True)
+class MoneyStyle:
+    """How a language writes an amount: the separator of thousands, the decimal mark, and whether
+    the currency comes before the number (``€1,234.56``) or after it (``1 234,56 €``)."""
+
+    group: str
+    decimal: str
+    currency_first: bool
+
+
+NO_BREAK_SPACE = "\u00a0"
+MONEY_STYLES = {
+    "en": MoneyStyle(group=",", decimal=".", currency_first=True),
+    "hu": MoneyStyle(group=NO_BREAK_SPACE, decimal=",", currency_first=False),
+    "pl": MoneyStyle(group=NO_BREAK_SPACE, decimal=",", currency_first=False),
+    "ru": MoneyStyle(group=NO_BREAK_SPACE, decimal=",", currency_first=False),
+}
+# ISO 4217 codes with a symbol every language of the back office writes; any other currency
+# shows its code.
+CURRENCY_SYMBOLS = {"EUR": "€", "USD": "$", "GBP": "£"}
+
+
+def money_style(language: str | None = None) -> MoneyStyle:
+    """The style of ``language`` (by default the active one; English for any other)."""
+    code = (language or get_language() or "en").split("-")[0].lower()
+    return MONEY_STYLES.get(code, MONEY_STYLES["en"])
+
+
+def money(amount_minor: int | None, *, currency: str = "", language: str | None = None) -> str:
+    """An amount in the active language (or ``language``): in English ``123456`` ->
+    ``"1,234.56"``, ``-5`` -> ``"-0.05"``, with ``currency="EUR"`` ``"€1,234.56"``; in Hungarian,
+    Polish and Russian ``"1 234,56"`` and ``"1 234,56 €"`` (no-break spaces). A currency without
+    a symbol shows its code (``"CHF 1,234.56"``, ``"1 234,56 CHF"``). None (no amount) -> ``""``."""
+    if amount_minor is None:
+        return ""
+    style = money_style(language)
+    sign = "-" if amount_minor < 0 else ""
+    major, minor = divmod(abs(int(amount_minor)), 100)
+    number = f"{major:,}".replace(",", style.group) + f"{style.decimal}{minor:02d}"
+    if not currency:
+        return f"{sign}{number}"
+    symbol = CURRENCY_SYMBOLS.get(currency.upper())
+    if style.currency_first:
+        return f"{sign}{symbol}{number}" if symbol else f"{sign}{currency}{NO_BREAK_SPACE}{number}"
+    return f"{sign}{number}{NO_BREAK_SPACE}{symbol or currency}"
+
+
+def money_plain(amount_minor: int | None) -> str:
+    """An amount for a file (CSV, JSON): the same in every language, ``123456`` -> ``"1234.56"``,
+    ``-5`` -> ``"-0.05"``; None -> ``""``."""
     if amount_minor is None:
         return ""
     sign = "-" if amount_minor < 0 else ""
     major, minor = divmod(abs(int(amount_minor)), 100)
-    return f"{sign}{major:,}.{minor:02d}"
+    return f"{sign}{major}.{minor:02d}"
 
 
 def status_label(status: str) -> str:
@@ -262,6 +360,7 @@ class LineView:
     pk: int
     hand: int | None
     outcome: str
+    outcome_label: str
     rule: str
     multiplier: str
     stake: str
@@ -382,6 +481,7 @@ def round_summary(round_: Round) -> RoundSummary:
                     pk=line.pk,
                     hand=line.hand,
                     outcome=line.outcome,
+                    outcome_label=str(OUTCOME_LABELS.get(line.outcome, line.outcome.replace("_", " "))),
                     rule=line.rule,
                     multiplier=f"{line.multiplier_numerator}/{line.multiplier_denominator}",
                     stake=money(line.stake_minor),
@@ -438,6 +538,7 @@ class EventView:
     sequence: int
     created_at: dt.datetime
     kind: str
+    kind_label: str
     actor_name: str
     role: str
     terminal_name: str
@@ -501,7 +602,11 @@ def event_description(kind: str, payload: dict[str, Any], names: dict[str, str])
         "split",
         "surrender",
     ):
-        text = _("box %(box)s: %(decision)s") % {"box": action.get("box"), "decision": action.get("type")}
+        decision = str(action.get("type"))
+        text = _("box %(box)s: %(decision)s") % {
+            "box": action.get("box"),
+            "decision": DECISION_LABELS.get(decision, decision),
+        }
         if kind == "default_applied":
             text = _("%(text)s (by default, the time ran out)") % {"text": text}
         return str(text)
@@ -578,6 +683,7 @@ def round_event_log(round_: Round) -> list[EventView]:
             sequence=event.sequence,
             created_at=event.created_at,
             kind=event.kind,
+            kind_label=str(EVENT_KIND_LABELS.get(event.kind, event.kind.replace("_", " "))),
             actor_name=event.actor_name,
             role=event.role,
             terminal_name=event.terminal.name if event.terminal else "",
@@ -601,6 +707,8 @@ __all__ = [
     "RoundSummary",
     "event_description",
     "money",
+    "money_plain",
+    "money_style",
     "round_audit_records",
     "round_event_log",
     "round_list_for_audit",

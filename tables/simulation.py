@@ -10,6 +10,7 @@ from django.db import transaction
 
 from casino.errors import ServiceError
 from casino.models import Player
+from tables.errors import InvalidConfigurationError
 from tables.games.blackjack import Decision, DeclineInsurance, TakeInsurance, legal_actions
 from tables.models import Box, Round, RoundStatus, Table
 from tables.services import (
@@ -85,7 +86,11 @@ def simulate_table(*, table: Table, rounds: int, players: int, seed: int) -> Sim
     boxes_ensure(table=table)
     config = table_config_current(table)
     if config is None or config.shoe_kind != "virtual":
-        config = table_settings_change(table=table, actor=system, settings={"shoe_kind": "virtual"})
+        # The system's change is a version at once (never a proposal waiting for a person).
+        table_settings_change(table=table, actor=system, settings={"shoe_kind": "virtual"})
+        config = table_config_current(table)
+    if config is None:
+        raise InvalidConfigurationError(f"{table.name} has no configuration")
     venue_accounts_open(casino=table.casino)
     _tray(table)
     people = simulation_players(table, players)

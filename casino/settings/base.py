@@ -65,6 +65,10 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's LocaleMiddleware (the language cookie of the login page's switch, else the
+    # browser's Accept-Language), except that a person signed in gets the language kept in their
+    # session at login (casino/middleware.py).
+    "casino.middleware.StaffLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -171,6 +175,15 @@ LANGUAGE_CODE = "en-gb"
 TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
+# The back office's languages, each named in itself (the switch in the header shows these names).
+# Dates and numbers follow the active language: Django 5 always localizes (no USE_L10N).
+LANGUAGES = [
+    ("en", "English"),
+    ("hu", "Magyar"),
+    ("pl", "Polski"),
+    ("ru", "Русский"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
@@ -215,6 +228,9 @@ CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
+# Background jobs (casino.jobs): with a broker, Celery tasks; without one, threads of the web
+# process; inline (before job_start returns) when this is set, as in the tests.
+BACKGROUND_JOBS_INLINE = env_bool("BACKGROUND_JOBS_INLINE", False)
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TASK_ACKS_LATE = True
@@ -254,6 +270,9 @@ TERMINAL_CREDENTIAL_DAYS = int(os.environ.get("TERMINAL_CREDENTIAL_DAYS", "90"))
 
 # Balance adjustments above this many minor units wait for a second pit boss's approval.
 ADJUSTMENT_APPROVAL_THRESHOLD_MINOR = int(os.environ.get("ADJUSTMENT_APPROVAL_THRESHOLD_MINOR", "50000"))
+# A table limit moved by more than this many minor units waits for a second person's approval
+# (tables.services.config.table_config_change).
+TABLE_LIMIT_CHANGE_APPROVAL_MINOR = int(os.environ.get("TABLE_LIMIT_CHANGE_APPROVAL_MINOR", "100000"))
 
 LOGGING: dict[str, Any] = {
     "version": 1,

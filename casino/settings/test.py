@@ -36,3 +36,6 @@ AUDIT_ANCHOR_DIR = str(_AUDIT_DIR / "anchors")
 AUDIT_ANCHOR_SIGNING_KEY_FILE = str(_AUDIT_DIR / "anchor-signing-key.pem")
 AUDIT_ANCHOR_PUBLIC_KEYS = []
 AUDIT_KEYS_GENERATE = True
+
+# Background jobs (casino.jobs) run inline, before job_start returns, in the test's transaction.
+BACKGROUND_JOBS_INLINE = True

@@ -11,18 +11,27 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone
 
-from tables.errors import InvalidConfigurationError, VersionImmutableError
+from casino.errors import reason_required
+from tables.errors import (
+    ApprovalByRequesterRefusedError,
+    ConfigChangePendingError,
+    InvalidConfigurationError,
+    ProposalDecidedError,
+    VersionImmutableError,
+)
 from tables.games.blackjack.betting import StakeLimits
 from tables.games.blackjack.rules import RuleSet as EngineRuleSet
 from tables.games.blackjack.rules import ruleset_from_dict
 from tables.games.errors import InvalidRuleSetError
 from tables.locking import (
+    config_proposal_lock,
     paytable_lock,
     paytable_version_lock,
     rule_set_lock,
@@ -36,6 +45,7 @@ from tables.models import (
     SideBetPaytable,
     SideBetPaytableVersion,
     Table,
+    TableConfigProposal,
     TableConfigVersion,
 )
 from tables.services.common import Actor, require_staff
@@ -63,6 +73,10 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "dealer_records_decisions": False,
 }
 SHOE_KINDS = ("virtual", "physical")
+VERSION_FIELDS = ("rule_set_version", "perfect_pairs_version", "twenty_one_plus_three_version")
+# A limit moved by more than this (EUR 1,000.00) waits for a second person; the setting
+# TABLE_LIMIT_CHANGE_APPROVAL_MINOR overrides it.
+DEFAULT_LIMIT_CHANGE_APPROVAL_MINOR = 100_000
 
 
 def table_config_current(table: Table) -> TableConfigVersion | None:
@@ -224,75 +238,215 @@ def _config_rules(config: TableConfigVersion) -> EngineRuleSet:
     )
 
 
-def table_config_change(
-    *, table: Table, actor: Actor, changes: dict[str, Any], action: str = "table.config_changed"
-) -> TableConfigVersion:
-    """Make and approve a new configuration version of a table from the current one plus
-    ``changes`` (limit and setting fields, ``rule_set_version``, ``perfect_pairs_version``,
-    ``twenty_one_plus_three_version``). Takes effect from the next round opened.
+def limit_change_approval_step_minor() -> int:
+    """A limit moved by more than this many minor units waits for a second person."""
+    return int(getattr(settings, "TABLE_LIMIT_CHANGE_APPROVAL_MINOR", DEFAULT_LIMIT_CHANGE_APPROVAL_MINOR))
 
-    Needs ``casino.configure_tables``. Locks the table row (two changes never get one number).
-    Audited with the old and new values (``before`` is null for the first version).
-    Raises ``permission_denied``, ``invalid_configuration``.
-    """
-    if not actor.system:
-        require_staff(actor, "configure_tables")
-    known = {
-        *TableConfigVersion.LIMIT_FIELDS,
-        *TableConfigVersion.SETTING_FIELDS,
-        "rule_set_version",
-        "perfect_pairs_version",
-        "twenty_one_plus_three_version",
+
+def _config_values(table: Table, current: TableConfigVersion | None) -> dict[str, Any]:
+    """The values a new version starts from: the current version's, or the defaults."""
+    if current is None:
+        rule_version = table.rule_set.current_version()
+        if rule_version is None:
+            raise InvalidConfigurationError(f"rule set {table.rule_set} has no approved version")
+        return {
+            **DEFAULT_LIMITS,
+            **DEFAULT_SETTINGS,
+            "rule_set_version": rule_version,
+            "perfect_pairs_version": _default_paytable(SideBetPaytable.Kind.PERFECT_PAIRS),
+            "twenty_one_plus_three_version": _default_paytable(SideBetPaytable.Kind.TWENTY_ONE_PLUS_THREE),
+        }
+    values: dict[str, Any] = {
+        name: getattr(current, name)
+        for name in (*TableConfigVersion.LIMIT_FIELDS, *TableConfigVersion.SETTING_FIELDS)
     }
+    values["rule_set_version"] = current.rule_set_version
+    values["perfect_pairs_version"] = current.perfect_pairs_version
+    values["twenty_one_plus_three_version"] = current.twenty_one_plus_three_version
+    return values
+
+
+def _changes_checked(values: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with ``changes`` applied, validated (``invalid_configuration``)."""
+    known = {*TableConfigVersion.LIMIT_FIELDS, *TableConfigVersion.SETTING_FIELDS, *VERSION_FIELDS}
     unknown = set(changes) - known
     if unknown:
         raise InvalidConfigurationError(f"unknown settings {sorted(unknown)}")
+    merged = {**values, **changes}
+    if merged["rule_set_version"].rule_set.game != Game.BLACKJACK:
+        raise InvalidConfigurationError("a blackjack table needs a blackjack rule set")
+    _validate(merged)
+    return merged
+
+
+def _changes_stored(changes: dict[str, Any]) -> dict[str, Any]:
+    """Changes as JSON (versions by id), for a proposal."""
+    return {
+        name: (value.pk if name in VERSION_FIELDS and value is not None else value)
+        for name, value in changes.items()
+    }
+
+
+def _changes_loaded(stored: dict[str, Any]) -> dict[str, Any]:
+    loaded = dict(stored)
+    if loaded.get("rule_set_version") is not None:
+        loaded["rule_set_version"] = RuleSetVersion.objects.get(pk=loaded["rule_set_version"])
+    for name in ("perfect_pairs_version", "twenty_one_plus_three_version"):
+        if loaded.get(name) is not None:
+            loaded[name] = SideBetPaytableVersion.objects.get(pk=loaded[name])
+    return loaded
+
+
+def _needs_second_person(current: TableConfigVersion | None, values: dict[str, Any]) -> bool:
+    if current is None:
+        return False
+    step = limit_change_approval_step_minor()
+    return any(abs(values[name] - getattr(current, name)) > step for name in TableConfigVersion.LIMIT_FIELDS)
+
+
+def _version_write(
+    *,
+    table: Table,
+    current: TableConfigVersion | None,
+    values: dict[str, Any],
+    actor: Actor,
+    created_by: Any,
+    action: str,
+) -> TableConfigVersion:
+    version = TableConfigVersion.objects.create(
+        table=table,
+        number=(current.number + 1) if current else 1,
+        created_by=created_by,
+        approved_at=timezone.now(),
+        approved_by=actor.user,
+        **values,
+    )
+    actor.audit(
+        action=action,
+        object_type="tables.tableconfigversion",
+        object_id=version.pk,
+        before=current.values() if current else None,
+        after={"table": table.name, "number": version.number, **version.values()},
+    )
+    return version
+
+
+def table_config_change(
+    *, table: Table, actor: Actor, changes: dict[str, Any], action: str = "table.config_changed"
+) -> TableConfigVersion | TableConfigProposal:
+    """Change a table's configuration from the current version plus ``changes`` (limit and
+    setting fields, ``rule_set_version``, ``perfect_pairs_version``,
+    ``twenty_one_plus_three_version``). Takes effect from the next round opened.
+
+    A change that moves any limit by more than ``limit_change_approval_step_minor()`` is not
+    made: it becomes a ``TableConfigProposal`` that a second person approves
+    (``table_config_proposal_approve``); anything else is a new approved version at once. The
+    system (seeds) changes directly.
+
+    Needs ``casino.configure_tables``. Locks the table row (two changes never get one number).
+    Audited with the old and new values (``before`` is null for the first version).
+    Raises ``permission_denied``, ``invalid_configuration``, ``config_change_pending`` (a
+    proposal of this table waits: decide it first).
+    """
+    if not actor.system:
+        require_staff(actor, "configure_tables")
     with transaction.atomic():
         table_lock(table.pk)
+        if TableConfigProposal.objects.filter(
+            table=table, status=TableConfigProposal.Status.PENDING
+        ).exists():
+            raise ConfigChangePendingError(
+                f"A change of {table.name}'s configuration waits for approval: approve or reject it first."
+            )
         current = table_config_current(table)
-        values: dict[str, Any]
-        if current is None:
-            rule_version = table.rule_set.current_version()
-            if rule_version is None:
-                raise InvalidConfigurationError(f"rule set {table.rule_set} has no approved version")
-            values = {
-                **DEFAULT_LIMITS,
-                **DEFAULT_SETTINGS,
-                "rule_set_version": rule_version,
-                "perfect_pairs_version": _default_paytable(SideBetPaytable.Kind.PERFECT_PAIRS),
-                "twenty_one_plus_three_version": _default_paytable(
-                    SideBetPaytable.Kind.TWENTY_ONE_PLUS_THREE
-                ),
-            }
-        else:
-            values = {
-                name: getattr(current, name)
-                for name in (*TableConfigVersion.LIMIT_FIELDS, *TableConfigVersion.SETTING_FIELDS)
-            }
-            values["rule_set_version"] = current.rule_set_version
-            values["perfect_pairs_version"] = current.perfect_pairs_version
-            values["twenty_one_plus_three_version"] = current.twenty_one_plus_three_version
-        values.update(changes)
-        if values["rule_set_version"].rule_set.game != Game.BLACKJACK:
-            raise InvalidConfigurationError("a blackjack table needs a blackjack rule set")
-        _validate(values)
-        version = TableConfigVersion.objects.create(
-            table=table,
-            number=(current.number + 1) if current else 1,
-            approved_at=timezone.now(),
-            approved_by=actor.user,
-            **values,
+        values = _changes_checked(_config_values(table, current), changes)
+        if actor.user is not None and current is not None and _needs_second_person(current, values):
+            proposal = TableConfigProposal.objects.create(
+                table=table, changes=_changes_stored(changes), based_on=current, created_by=actor.user
+            )
+            actor.audit(
+                action="table.config_proposed",
+                object_type="tables.tableconfigproposal",
+                object_id=proposal.pk,
+                before=current.values(),
+                after={"table": table.name, "changes": proposal.changes},
+            )
+            return proposal
+        return _version_write(
+            table=table, current=current, values=values, actor=actor, created_by=actor.user, action=action
         )
-        before = current.values() if current else None
-        after = version.values()
-        actor.audit(
-            action=action,
-            object_type="tables.tableconfigversion",
-            object_id=version.pk,
-            before=before,
-            after={"table": table.name, "number": version.number, **after},
+
+
+def _proposal_locked(proposal: TableConfigProposal) -> TableConfigProposal:
+    """Locks the proposal's table, then the proposal (the order table_config_change uses)."""
+    table_lock(proposal.table_id)
+    locked = config_proposal_lock(proposal.pk)
+    if locked is None:
+        raise ProposalDecidedError("This proposal no longer exists.")
+    if locked.status != TableConfigProposal.Status.PENDING:
+        raise ProposalDecidedError(f"This proposal is already {locked.get_status_display()}.")
+    return locked
+
+
+def table_config_proposal_approve(*, proposal: TableConfigProposal, actor: Actor) -> TableConfigVersion:
+    """Approve a waiting configuration change: it becomes the table's next version (created by the
+    proposer, approved by ``actor``), used from the next round.
+
+    Needs ``casino.supervise_pit`` (pit bosses and operators); never the proposer
+    (``approval_by_requester_refused``). Locks the table, then the proposal. Raises
+    ``proposal_decided``, ``invalid_configuration`` (the change is checked again).
+    """
+    require_staff(actor, "supervise_pit")
+    with transaction.atomic():
+        locked = _proposal_locked(proposal)
+        if actor.user is not None and locked.created_by_id == actor.user.pk:
+            raise ApprovalByRequesterRefusedError(
+                "You proposed this change: a second person must approve it."
+            )
+        current = table_config_current(locked.table)
+        values = _changes_checked(_config_values(locked.table, current), _changes_loaded(locked.changes))
+        version = _version_write(
+            table=locked.table,
+            current=current,
+            values=values,
+            actor=actor,
+            created_by=locked.created_by,
+            action="table.config_approved",
+        )
+        TableConfigProposal.objects.filter(pk=locked.pk).update(
+            status=TableConfigProposal.Status.APPROVED,
+            decided_by=actor.user,
+            decided_at=version.approved_at,
+            version=version,
         )
     return version
+
+
+def table_config_proposal_reject(
+    *, proposal: TableConfigProposal, actor: Actor, reason: str
+) -> TableConfigProposal:
+    """Reject a waiting configuration change with a reason; the table keeps its configuration.
+    Needs ``casino.supervise_pit``, or is the proposer withdrawing their own. Raises ``reason_required``,
+    ``proposal_decided``."""
+    withdrawn = actor.user is not None and proposal.created_by_id == actor.user.pk
+    if not withdrawn:
+        require_staff(actor, "supervise_pit")
+    reason = reason_required(reason, "Give the reason for rejecting the change.")
+    with transaction.atomic():
+        locked = _proposal_locked(proposal)
+        TableConfigProposal.objects.filter(pk=locked.pk).update(
+            status=TableConfigProposal.Status.REJECTED,
+            decided_by=actor.user,
+            decided_at=timezone.now(),
+            decision_reason=reason,
+        )
+        actor.audit(
+            action="table.config_rejected",
+            object_type="tables.tableconfigproposal",
+            object_id=locked.pk,
+            after={"table": locked.table.name, "changes": locked.changes, "reason": reason},
+        )
+    return TableConfigProposal.objects.get(pk=locked.pk)
 
 
 def _default_paytable(kind: str) -> SideBetPaytableVersion | None:
@@ -303,7 +457,9 @@ def _default_paytable(kind: str) -> SideBetPaytableVersion | None:
     return paytable.current_version() if paytable else None
 
 
-def table_limits_change(*, table: Table, actor: Actor, limits: dict[str, int]) -> TableConfigVersion:
+def table_limits_change(
+    *, table: Table, actor: Actor, limits: dict[str, int]
+) -> TableConfigVersion | TableConfigProposal:
     """Change the stake limits (``main_min_minor`` ... ``behind_max_minor``); see table_config_change."""
     unknown = set(limits) - set(TableConfigVersion.LIMIT_FIELDS)
     if unknown:
@@ -311,7 +467,9 @@ def table_limits_change(*, table: Table, actor: Actor, limits: dict[str, int]) -
     return table_config_change(table=table, actor=actor, changes=limits, action="table.limits_changed")
 
 
-def table_settings_change(*, table: Table, actor: Actor, settings: dict[str, Any]) -> TableConfigVersion:
+def table_settings_change(
+    *, table: Table, actor: Actor, settings: dict[str, Any]
+) -> TableConfigVersion | TableConfigProposal:
     """Change table settings (boxes, boxes_per_player, shuffle_every_rounds, decision_seconds,
     betting_seconds, bets_behind_allowed, payout_approval_threshold_minor, shoe_kind) and the
     rule set / paytable versions; see table_config_change."""
@@ -321,8 +479,9 @@ def table_settings_change(*, table: Table, actor: Actor, settings: dict[str, Any
 def rule_set_version_create(
     *, rule_set: RuleSet, options: dict[str, Any], actor: Actor, source: str = ""
 ) -> RuleSetVersion:
-    """A new draft version of a rule set (not used by any table until approved). Options are
-    checked by the engine (``invalid_configuration``). Needs ``casino.configure_tables``."""
+    """A new draft version of a rule set, proposed by ``actor`` (not used by any table until a
+    second person approves it). Options are checked by the engine (``invalid_configuration``).
+    Needs ``casino.configure_tables``."""
     require_staff(actor, "configure_tables")
     if rule_set.game == Game.BLACKJACK:
         try:
@@ -333,7 +492,7 @@ def rule_set_version_create(
         rule_set_lock(rule_set.pk)
         number = (rule_set.versions.aggregate(top=Max("number"))["top"] or 0) + 1
         version = RuleSetVersion.objects.create(
-            rule_set=rule_set, number=number, options=options, source=source
+            rule_set=rule_set, number=number, options=options, source=source, created_by=actor.user
         )
         actor.audit(
             action="ruleset.version_created",
@@ -344,14 +503,23 @@ def rule_set_version_create(
     return version
 
 
+def _second_person_checked(actor: Actor, version: RuleSetVersion | SideBetPaytableVersion) -> None:
+    """The rule of every draft version: a pit boss or an operator decides it (``supervise_pit``),
+    never its author; an approved version is never decided again."""
+    require_staff(actor, "supervise_pit")
+    if version.approved_at is not None:
+        raise VersionImmutableError(f"{version} is already approved")
+    if actor.user is not None and version.created_by_id == actor.user.pk:
+        raise ApprovalByRequesterRefusedError("You made this version: a second person must approve it.")
+
+
 def rule_set_version_approve(*, version: RuleSetVersion, actor: Actor) -> RuleSetVersion:
     """Approve a draft: from now on it is immutable and tables may use it. Audited with the
-    options of the version it replaces. Raises ``version_immutable`` if already approved."""
-    require_staff(actor, "configure_tables")
+    options of the version it replaces. Needs ``casino.supervise_pit``, never the author
+    (``approval_by_requester_refused``). Raises ``version_immutable`` if already approved."""
     with transaction.atomic():
         locked = rule_set_version_lock(version.pk)
-        if locked.approved_at is not None:
-            raise VersionImmutableError(f"{locked} is already approved")
+        _second_person_checked(actor, locked)
         previous = locked.rule_set.current_version()
         RuleSetVersion.objects.filter(pk=locked.pk).update(approved_at=timezone.now(), approved_by=actor.user)
         actor.audit(
@@ -364,10 +532,28 @@ def rule_set_version_approve(*, version: RuleSetVersion, actor: Actor) -> RuleSe
     return RuleSetVersion.objects.get(pk=version.pk)
 
 
+def rule_set_version_reject(*, version: RuleSetVersion, actor: Actor, reason: str) -> None:
+    """Reject a draft with a reason: it is removed (its number is free again) and the audit
+    record keeps its options. Same rights and refusals as approving, ``reason_required`` too."""
+    reason = reason_required(reason, "Give the reason for rejecting the version.")
+    with transaction.atomic():
+        locked = rule_set_version_lock(version.pk)
+        _second_person_checked(actor, locked)
+        actor.audit(
+            action="ruleset.version_rejected",
+            object_type="tables.rulesetversion",
+            object_id=locked.pk,
+            before={"rule_set": locked.rule_set.name, "number": locked.number, "options": locked.options},
+            after={"reason": reason},
+        )
+        locked.delete()
+
+
 def paytable_version_create(
     *, paytable: SideBetPaytable, payouts: dict[str, int], actor: Actor
 ) -> SideBetPaytableVersion:
-    """A new draft paytable version (X of X:1 per outcome), checked by the engine."""
+    """A new draft paytable version (X of X:1 per outcome), checked by the engine, proposed by
+    ``actor`` for a second person's approval. Needs ``casino.configure_tables``."""
     require_staff(actor, "configure_tables")
     key = "perfect_pairs" if paytable.kind == SideBetPaytable.Kind.PERFECT_PAIRS else "twenty_one_plus_three"
     try:
@@ -377,7 +563,9 @@ def paytable_version_create(
     with transaction.atomic():
         paytable_lock(paytable.pk)
         number = (paytable.versions.aggregate(top=Max("number"))["top"] or 0) + 1
-        version = SideBetPaytableVersion.objects.create(paytable=paytable, number=number, payouts=payouts)
+        version = SideBetPaytableVersion.objects.create(
+            paytable=paytable, number=number, payouts=payouts, created_by=actor.user
+        )
         actor.audit(
             action="paytable.version_created",
             object_type="tables.sidebetpaytableversion",
@@ -388,12 +576,11 @@ def paytable_version_create(
 
 
 def paytable_version_approve(*, version: SideBetPaytableVersion, actor: Actor) -> SideBetPaytableVersion:
-    """Approve a draft paytable version (immutable afterwards). Raises ``version_immutable``."""
-    require_staff(actor, "configure_tables")
+    """Approve a draft paytable version (immutable afterwards). Needs ``casino.supervise_pit``,
+    never the author (``approval_by_requester_refused``). Raises ``version_immutable``."""
     with transaction.atomic():
         locked = paytable_version_lock(version.pk)
-        if locked.approved_at is not None:
-            raise VersionImmutableError(f"{locked} is already approved")
+        _second_person_checked(actor, locked)
         previous = locked.paytable.current_version()
         SideBetPaytableVersion.objects.filter(pk=locked.pk).update(
             approved_at=timezone.now(), approved_by=actor.user
@@ -406,3 +593,20 @@ def paytable_version_approve(*, version: SideBetPaytableVersion, actor: Actor) -
             after={"paytable": locked.paytable.name, "number": locked.number, "payouts": locked.payouts},
         )
     return SideBetPaytableVersion.objects.get(pk=version.pk)
+
+
+def paytable_version_reject(*, version: SideBetPaytableVersion, actor: Actor, reason: str) -> None:
+    """Reject a draft paytable version with a reason (removed; the audit record keeps it). Same
+    rights and refusals as approving, ``reason_required`` too."""
+    reason = reason_required(reason, "Give the reason for rejecting the version.")
+    with transaction.atomic():
+        locked = paytable_version_lock(version.pk)
+        _second_person_checked(actor, locked)
+        actor.audit(
+            action="paytable.version_rejected",
+            object_type="tables.sidebetpaytableversion",
+            object_id=locked.pk,
+            before={"paytable": locked.paytable.name, "number": locked.number, "payouts": locked.payouts},
+            after={"reason": reason},
+        )
+        locked.delete()

@@ -20,17 +20,18 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.http import require_GET, require_POST
 
 from casino.errors import ServiceError
 from casino.models import Player
+from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.api.state import table_state_version_current
 from tables.errors import TableError
 from tables.games.cards import Card
 from tables.models import Game, Round, RoundRequest, RoundStatus, Table, TableDealer
-from tables.round_audit import BET_KIND_LABELS, ROUND_STATUS_LABELS, round_summary
+from tables.round_audit import BET_KIND_LABELS, DECISION_LABELS, ROUND_STATUS_LABELS, round_summary
 from tables.selectors import table_state
 from tables.services import (
     Actor,
@@ -60,7 +61,7 @@ SUITS = (("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣"))
 DEFAULTS = {
     RoundStatus.BETTING: gettext_lazy("no more bets"),
     RoundStatus.INSURANCE: gettext_lazy("no insurance"),
-    RoundStatus.PLAYERS: gettext_lazy("stand"),
+    RoundStatus.PLAYERS: DECISION_LABELS["stand"],
 }
 
 
@@ -125,10 +126,10 @@ def console_actions(
         actions.append(ConsoleAction("settle", _("Settle"), "E", is_primary=True))
     if is_open_round and status == RoundStatus.PLAYERS and dealer_decides and not round_["card_expected"]:
         for name, label, key in (
-            ("hit", _("Hit"), "H"),
-            ("stand", _("Stand"), "S"),
-            ("double", _("Double"), "D"),
-            ("split", _("Split"), "P"),
+            ("hit", pgettext("blackjack decision", "Hit"), "H"),
+            ("stand", pgettext("blackjack decision", "Stand"), "S"),
+            ("double", pgettext("blackjack decision", "Double"), "D"),
+            ("split", pgettext("blackjack decision", "Split"), "P"),
         ):
             actions.append(ConsoleAction(f"decision-{name}", label, key))
     if is_open_round and "void" not in pending:
@@ -198,6 +199,7 @@ def _context(
         "ranks": RANKS,
         "suits": SUITS,
         "error": error,
+        "error_text": refusal_text(error) if error is not None else "",
     }
 
 

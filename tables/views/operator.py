@@ -1,21 +1,707 @@
-"""The operator's configuration pages (``/operator/``): tables, rule sets and paytables."""
+"""The operator's configuration pages (``/operator/``): tables (create, edit, the history of their
+configuration versions side by side), rule sets and side-bet paytables (a new version from an
+existing one), the house edge of each choice where it is made, and the approvals a second person
+gives (``/operator/approvals/``, for pit bosses and operators).
+
+Every change is one service call of ``tables.services`` (``table_create``,
+``table_config_change``, ``rule_set_version_create``, ``paytable_version_create`` and their
+approvals); a refusal redraws the form with the reason and a 4xx status, and changes nothing.
+"""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from typing import Any
 
-from casino.selectors import casino_for_user
-from casino.views import staff_page
-from tables.models import RuleSet, SideBetPaytable, Table
+from django.contrib import messages
+from django.db.models import Count, Q
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from casino.errors import ServiceError
+from casino.models import BackgroundJob, Casino
+from casino.views import HtmxHttpRequest, staff_page, staff_user
+from tables.errors import TableError
+from tables.forms import (
+    LIMIT_LABELS,
+    OUTCOME_LABELS,
+    OUTCOMES,
+    SETTING_LABELS,
+    SHOE_LABELS,
+    VERSION_LABELS,
+    PaytableVersionForm,
+    RuleSetVersionForm,
+    TableConfigForm,
+    TableCreateForm,
+    option_value_label,
+)
+from tables.games.errors import InvalidRuleSetError
+from tables.models import (
+    Game,
+    RuleSet,
+    RuleSetVersion,
+    SideBetPaytable,
+    SideBetPaytableVersion,
+    Table,
+    TableConfigProposal,
+    TableConfigVersion,
+)
+from tables.odds_jobs import main_game_edge_job, main_game_edge_start, percent, side_bet_edge, version_rules
+from tables.round_audit import money
+from tables.services import (
+    Actor,
+    paytable_version_approve,
+    paytable_version_create,
+    paytable_version_reject,
+    rule_set_version_approve,
+    rule_set_version_create,
+    rule_set_version_reject,
+    table_config_change,
+    table_config_current,
+    table_config_proposal_approve,
+    table_config_proposal_reject,
+)
+from tables.services.table_setup import table_create
+from tables.views.access import staff_casino_id, staff_table
+
+# How many of a table's versions the history shows side by side (newest first).
+HISTORY_VERSIONS = 8
+
+
+def _vary(response: HttpResponse) -> HttpResponse:
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+def _refused(error: ServiceError) -> str:
+    return f"{error.message} ({error.code})"
+
+
+# ------------------------------------------------------------------------------------ the house edge
+
+
+def _main_edge(version: RuleSetVersion | None) -> dict[str, Any]:
+    """The main game's edge of ``version`` as far as it is known: a finished job's result, a job
+    in progress, or nothing yet (the page offers to compute it)."""
+    if version is None:
+        return {"version": None}
+    job = main_game_edge_job(version)
+    edge: dict[str, Any] = {
+        "version": version,
+        "job": job,
+        "running": job is not None
+        and job.status in (BackgroundJob.Status.QUEUED, BackgroundJob.Status.RUNNING),
+        "can_start": job is None or job.status == BackgroundJob.Status.FAILED,
+    }
+    if job is not None and job.status == BackgroundJob.Status.SUCCEEDED and job.result:
+        edge["percent"] = percent(job.result["house_edge"])
+    return edge
+
+
+def _side_edge(version: SideBetPaytableVersion | None, decks: int) -> dict[str, Any] | None:
+    if version is None:
+        return None
+    edge = side_bet_edge(version.paytable.kind, decks, version.payouts)
+    return {
+        "version": version,
+        "percent": percent(edge.house_edge),
+        "hit_percent": percent(edge.hit_frequency),
+    }
+
+
+def _decks(version: RuleSetVersion | None) -> int:
+    return int(version.options.get("decks", 6)) if version is not None else 6
+
+
+def _edges(
+    rule_version: RuleSetVersion | None,
+    perfect_pairs: SideBetPaytableVersion | None,
+    twenty_one_plus_three: SideBetPaytableVersion | None,
+) -> dict[str, Any]:
+    decks = _decks(rule_version)
+    return {
+        "decks": decks,
+        "main": _main_edge(rule_version),
+        "perfect_pairs": _side_edge(perfect_pairs, decks),
+        "twenty_one_plus_three": _side_edge(twenty_one_plus_three, decks),
+    }
+
+
+# ------------------------------------------------------------------------------------ home
+
+
+def _casino(request: HtmxHttpRequest) -> Casino:
+    return get_object_or_404(Casino, pk=staff_casino_id(request))
+
+
+def _waiting_counts(casino_id: int) -> dict[str, int]:
+    return {
+        "proposals": TableConfigProposal.objects.filter(
+            table__casino_id=casino_id, status=TableConfigProposal.Status.PENDING
+        ).count(),
+        "rule_sets": RuleSetVersion.objects.filter(approved_at__isnull=True).count(),
+        "paytables": SideBetPaytableVersion.objects.filter(approved_at__isnull=True).count(),
+    }
 
 
 @staff_page("configure_tables")
-def home(request: HttpRequest) -> HttpResponse:
-    casino = casino_for_user(request.user)
+@require_GET
+def home(request: HtmxHttpRequest) -> HttpResponse:
+    casino_id = staff_casino_id(request)
+    tables = list(
+        Table.objects.filter(casino_id=casino_id)
+        .select_related("pit", "rule_set")
+        .annotate(
+            waiting=Count(
+                "config_proposals", filter=Q(config_proposals__status=TableConfigProposal.Status.PENDING)
+            )
+        )
+        .order_by("name")
+    )
+    rows = [{"table": table, "config": table_config_current(table)} for table in tables]
     context = {
-        "tables": Table.objects.filter(casino=casino).select_related("pit", "rule_set").order_by("name"),
-        "rule_sets": RuleSet.objects.prefetch_related("versions").order_by("game", "name"),
-        "paytables": SideBetPaytable.objects.prefetch_related("versions").order_by("kind", "name"),
+        "rows": rows,
+        "rule_sets": RuleSet.objects.annotate(
+            approved=Count("versions", filter=Q(versions__approved_at__isnull=False)),
+            drafts=Count("versions", filter=Q(versions__approved_at__isnull=True)),
+        ).order_by("game", "name"),
+        "paytables": SideBetPaytable.objects.annotate(
+            approved=Count("versions", filter=Q(versions__approved_at__isnull=False)),
+            drafts=Count("versions", filter=Q(versions__approved_at__isnull=True)),
+        ).order_by("kind", "name"),
+        "waiting": _waiting_counts(casino_id),
+        "money": money,
     }
-    return render(request, "tables/operator/home.html", context)
+    return _vary(render(request, "tables/operator/home.html", context))
+
+
+# ------------------------------------------------------------------------------------ tables
+
+
+@staff_page("configure_tables")
+@require_http_methods(["GET", "POST"])
+def table_new(request: HtmxHttpRequest) -> HttpResponse:
+    casino = _casino(request)
+    form = TableCreateForm(request.POST or None, casino_id=casino.pk)
+    error = None
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                table = table_create(
+                    casino=casino,
+                    pit=form.cleaned_data["pit"],
+                    name=form.cleaned_data["name"],
+                    rule_set=form.cleaned_data["rule_set"],
+                    actor=Actor.staff(staff_user(request)),
+                )
+            except ServiceError as refused:
+                error, status = refused, refused.status
+            else:
+                messages.success(
+                    request, _("Table %(name)s created, closed for play.") % {"name": table.name}
+                )
+                return redirect("operator:table", table_name=table.name)
+        else:
+            status = 422
+    return _vary(
+        render(request, "tables/operator/table_new.html", {"form": form, "error": error}, status=status)
+    )
+
+
+def _history(table: Table) -> dict[str, Any]:
+    """The table's latest versions side by side: one row per field, one column per version,
+    each cell marked when it differs from the version before it."""
+    versions = list(
+        TableConfigVersion.objects.filter(table=table, approved_at__isnull=False)
+        .select_related(
+            "rule_set_version__rule_set",
+            "perfect_pairs_version__paytable",
+            "twenty_one_plus_three_version__paytable",
+            "created_by",
+            "approved_by",
+        )
+        .order_by("-number")[: HISTORY_VERSIONS + 1]
+    )
+    shown = versions[:HISTORY_VERSIONS]
+
+    def shown_value(version: TableConfigVersion, name: str) -> str:
+        value = getattr(version, name)
+        if name.endswith("_minor"):
+            return money(value)
+        if isinstance(value, bool):
+            return _("yes") if value else _("no")
+        if name in VERSION_LABELS:
+            return str(value) if value is not None else _("not offered")
+        if name == "shoe_kind":
+            return str(SHOE_LABELS.get(value, value))
+        return str(value)
+
+    rows = []
+    labels = {**VERSION_LABELS, **LIMIT_LABELS, **SETTING_LABELS}
+    for name, label in labels.items():
+        cells = []
+        for index, version in enumerate(shown):
+            older = versions[index + 1] if index + 1 < len(versions) else None
+            changed = older is not None and getattr(older, name) != getattr(version, name)
+            cells.append({"value": shown_value(version, name), "changed": changed})
+        rows.append({"label": label, "cells": cells})
+    return {"versions": shown, "rows": rows}
+
+
+def _table_context(table: Table, form: TableConfigForm, config: TableConfigVersion) -> dict[str, Any]:
+    # The edge of what the form holds: the current choices, or the ones just submitted.
+    submitted = getattr(form, "cleaned_data", {}) if form.is_bound else None
+    chosen = {
+        name: submitted.get(name) if submitted is not None else getattr(config, name)
+        for name in TableConfigForm.VERSIONS
+    }
+    return {
+        "table": table,
+        "config": config,
+        "form": form,
+        "version_fields": [form[name] for name in TableConfigForm.VERSIONS],
+        "limit_fields": [form[name] for name in TableConfigForm.LIMITS],
+        "setting_fields": [form[name] for name in TableConfigForm.SETTINGS],
+        "edges": _edges(
+            chosen["rule_set_version"] or config.rule_set_version,
+            chosen["perfect_pairs_version"],
+            chosen["twenty_one_plus_three_version"],
+        ),
+        "history": _history(table),
+        "proposal": TableConfigProposal.objects.filter(table=table, status=TableConfigProposal.Status.PENDING)
+        .select_related("created_by")
+        .first(),
+        "proposals": TableConfigProposal.objects.filter(table=table)
+        .exclude(status=TableConfigProposal.Status.PENDING)
+        .select_related("created_by", "decided_by", "version")
+        .order_by("-pk")[:5],
+    }
+
+
+def _blackjack_table(request: HtmxHttpRequest, table_name: str) -> tuple[Table, TableConfigVersion]:
+    table = staff_table(request, table_name)
+    config = table_config_current(table) if table.game == Game.BLACKJACK else None
+    if config is None:
+        raise Http404(_("%(name)s has no blackjack configuration.") % {"name": table.name})
+    return table, config
+
+
+@staff_page("configure_tables")
+@require_http_methods(["GET", "POST"])
+def table_detail(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
+    """A table's configuration form, the house edge of what it chooses, its pending change and the
+    history of its versions. POST makes the change (a version, or a proposal above the step)."""
+    table, config = _blackjack_table(request, table_name)
+    if request.method == "GET":
+        form = TableConfigForm(initial=TableConfigForm.initial_from(config))
+        return _vary(render(request, "tables/operator/table.html", _table_context(table, form, config)))
+    form = TableConfigForm(request.POST)
+    error: ServiceError | None = None
+    if form.is_valid():
+        changes = form.changes_from(config)
+        if not changes:
+            error = TableError(
+                _("Nothing changed: the form holds the current configuration."), code="no_change"
+            )
+            error.status = 422
+        else:
+            try:
+                result = table_config_change(
+                    table=table, actor=Actor.staff(staff_user(request)), changes=changes
+                )
+            except ServiceError as refused:
+                error = refused
+            else:
+                if isinstance(result, TableConfigProposal):
+                    messages.warning(
+                        request,
+                        _(
+                            "The change moves a limit by more than the step a second person must approve: "
+                            "it waits for a pit boss or another operator."
+                        ),
+                    )
+                else:
+                    messages.success(
+                        request,
+                        _("Version %(number)s of %(table)s saved: it is used from the next round.")
+                        % {"number": result.number, "table": table.name},
+                    )
+                return redirect("operator:table", table_name=table.name)
+    context = _table_context(table, form, config)
+    context["error"] = error
+    status = error.status if error is not None else 422
+    return _vary(render(request, "tables/operator/table.html", context, status=status))
+
+
+@staff_page("configure_tables")
+@require_GET
+def table_edge(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
+    """The house-edge panel for the rule set and paytables the form holds now (htmx, as the
+    operator changes a choice)."""
+    table, config = _blackjack_table(request, table_name)
+
+    def chosen(model: Any, name: str, default: Any) -> Any:
+        value = request.GET.get(name)
+        if value is None:
+            return default
+        if value == "":
+            return None
+        found = model.objects.filter(pk=value, approved_at__isnull=False).first() if value.isdigit() else None
+        return found if found is not None else default
+
+    rule_version = (
+        chosen(RuleSetVersion, "rule_set_version", config.rule_set_version) or config.rule_set_version
+    )
+    edges = _edges(
+        rule_version,
+        chosen(SideBetPaytableVersion, "perfect_pairs_version", config.perfect_pairs_version),
+        chosen(SideBetPaytableVersion, "twenty_one_plus_three_version", config.twenty_one_plus_three_version),
+    )
+    return _vary(render(request, "tables/operator/_edges.html", {"edges": edges, "table": table}))
+
+
+# ------------------------------------------------------------------------------------ the main game's edge
+
+
+@staff_page("configure_tables")
+@require_http_methods(["GET", "POST"])
+def main_edge(request: HtmxHttpRequest, version_id: int) -> HttpResponse:
+    """The main-game edge of a rule-set version: POST starts (or joins) its computation; GET
+    shows it, polled every second by the progress bar while it runs."""
+    version = get_object_or_404(RuleSetVersion.objects.select_related("rule_set"), pk=version_id)
+    error = None
+    if request.method == "POST":
+        try:
+            main_game_edge_start(version, by=staff_user(request))
+        except ServiceError as refused:
+            error = refused
+        if not request.htmx:
+            if error is not None:
+                messages.error(request, _refused(error))
+            return redirect(
+                request.POST.get("next") or reverse("operator:rule_set", args=[version.rule_set_id])
+            )
+    edge = _main_edge(version)
+    context = {"main": edge, "error": error}
+    return _vary(
+        render(request, "tables/operator/_main-edge.html", context, status=error.status if error else 200)
+    )
+
+
+# ------------------------------------------------------------------------------------ rule sets
+
+
+def _options_rows(versions: list[RuleSetVersion]) -> list[dict[str, Any]]:
+    names: list[str] = []
+    for version in versions:
+        for name in version.options:
+            if name not in names:
+                names.append(name)
+    rows = []
+    for name in names:
+        cells = []
+        for index, version in enumerate(versions):
+            older = versions[index + 1] if index + 1 < len(versions) else None
+            value = version.options.get(name)
+            changed = older is not None and older.options.get(name) != value
+            cells.append({"value": _option_text(value), "changed": changed})
+        rows.append({"name": name, "cells": cells})
+    return rows
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if isinstance(value, dict):
+        return ", ".join(f"{OUTCOME_LABELS.get(key, key)} {pays}:1" for key, pays in value.items())
+    if value is None:
+        return _("not offered")
+    return option_value_label(str(value))
+
+
+@staff_page("configure_tables")
+@require_http_methods(["GET", "POST"])
+def rule_set_detail(request: HtmxHttpRequest, rule_set_id: int) -> HttpResponse:
+    """A rule set's versions side by side, each with its main-game edge, and a form for a new
+    version from one of them (``?from=<version id>``, the current one by default)."""
+    rule_set = get_object_or_404(RuleSet, pk=rule_set_id)
+    versions = list(rule_set.versions.select_related("created_by", "approved_by").order_by("-number"))
+    base = next(
+        (v for v in versions if str(v.pk) == (request.POST.get("base") or request.GET.get("from"))), None
+    )
+    base = base or rule_set.current_version() or (versions[0] if versions else None)
+    editable = rule_set.game == Game.BLACKJACK and base is not None
+    form = None
+    error = None
+    status = 200
+    if editable and base is not None:
+        # Every option with its value, the engine's default where the version leaves one out.
+        initial = version_rules(base).to_dict()
+        form = RuleSetVersionForm(request.POST or None, initial=initial)
+        if request.method == "POST":
+            if form.is_valid():
+                try:
+                    draft = rule_set_version_create(
+                        rule_set=rule_set,
+                        options=form.options_from(base.options),
+                        actor=Actor.staff(staff_user(request)),
+                        source=form.cleaned_data["source"],
+                    )
+                except ServiceError as refused:
+                    error, status = refused, refused.status
+                else:
+                    messages.success(
+                        request,
+                        _("Version %(number)s of %(name)s proposed: it waits for a second person's approval.")
+                        % {"number": draft.number, "name": rule_set.name},
+                    )
+                    return redirect("operator:rule_set", rule_set_id=rule_set.pk)
+            else:
+                status = 422
+    elif request.method == "POST":
+        error = TableError(_("Versions of this game's rule sets are not edited here."), code="not_editable")
+        status = 422
+    context = {
+        "rule_set": rule_set,
+        "versions": versions,
+        "rows": _options_rows(versions),
+        "edges": {version.pk: _main_edge(version) for version in versions if rule_set.game == Game.BLACKJACK},
+        "base": base,
+        "form": form,
+        "error": error,
+    }
+    return _vary(render(request, "tables/operator/rule_set.html", context, status=status))
+
+
+# ------------------------------------------------------------------------------------ paytables
+
+
+def _paytable_preview(paytable: SideBetPaytable, form: PaytableVersionForm) -> dict[str, Any]:
+    """The exact odds of the payouts the form holds, or why they cannot be computed."""
+    if not form.is_valid():
+        return {"invalid": True}
+    try:
+        edge = side_bet_edge(paytable.kind, form.cleaned_data["decks"], form.payouts())
+    except (InvalidRuleSetError, TypeError) as error:
+        return {"invalid": True, "reason": str(error)}
+    return {
+        "decks": edge.decks,
+        "percent": percent(edge.house_edge),
+        "hit_percent": percent(edge.hit_frequency),
+        "outcomes": [
+            {
+                "label": OUTCOME_LABELS.get(row.outcome, row.outcome),
+                "percent": percent(row.probability),
+                "one_in": row.one_in,
+                "pays": row.pays,
+            }
+            for row in edge.outcomes
+        ],
+    }
+
+
+@staff_page("configure_tables")
+@require_http_methods(["GET", "POST"])
+def paytable_detail(request: HtmxHttpRequest, paytable_id: int) -> HttpResponse:
+    """A paytable's versions side by side with their house edge, and a new version's form whose
+    odds are recomputed as the operator types (``paytable_preview``)."""
+    paytable = get_object_or_404(SideBetPaytable, pk=paytable_id)
+    versions = list(paytable.versions.select_related("created_by", "approved_by").order_by("-number"))
+    base = paytable.current_version() or (versions[0] if versions else None)
+    initial: dict[str, Any] = {"decks": 6, **(base.payouts if base else {})}
+    form = PaytableVersionForm(request.POST or None, kind=paytable.kind, initial=initial)
+    error = None
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                draft = paytable_version_create(
+                    paytable=paytable, payouts=form.payouts(), actor=Actor.staff(staff_user(request))
+                )
+            except ServiceError as refused:
+                error, status = refused, refused.status
+            else:
+                messages.success(
+                    request,
+                    _("Version %(number)s of %(name)s proposed: it waits for a second person's approval.")
+                    % {"number": draft.number, "name": paytable.name},
+                )
+                return redirect("operator:paytable", paytable_id=paytable.pk)
+        else:
+            status = 422
+    decks = form.cleaned_data["decks"] if form.is_bound and form.is_valid() else 6
+    preview_form = form if form.is_bound else PaytableVersionForm(initial, kind=paytable.kind)
+    context = {
+        "paytable": paytable,
+        "versions": versions,
+        "version_edges": [(version, _side_edge(version, decks)) for version in versions],
+        "outcomes": [OUTCOME_LABELS[name] for name in form.outcomes],
+        "payout_rows": [
+            {
+                "label": OUTCOME_LABELS[name],
+                "cells": [version.payouts.get(name) for version in versions],
+            }
+            for name in form.outcomes
+        ],
+        "form": form,
+        "preview": _paytable_preview(paytable, preview_form),
+        "error": error,
+    }
+    return _vary(render(request, "tables/operator/paytable.html", context, status=status))
+
+
+@staff_page("configure_tables")
+@require_GET
+def paytable_preview(request: HtmxHttpRequest, paytable_id: int) -> HttpResponse:
+    paytable = get_object_or_404(SideBetPaytable, pk=paytable_id)
+    form = PaytableVersionForm(request.GET, kind=paytable.kind)
+    context = {"preview": _paytable_preview(paytable, form)}
+    return _vary(render(request, "tables/operator/_paytable-preview.html", context))
+
+
+# ------------------------------------------------------------------------------------ approvals
+
+
+def _approvals_context(casino_id: int) -> dict[str, Any]:
+    """What waits for a second person, each with its change shown as old and new values."""
+    labels = {**VERSION_LABELS, **LIMIT_LABELS, **SETTING_LABELS}
+    proposals = [
+        {
+            "item": proposal,
+            "rows": [
+                {
+                    "label": labels.get(name, name),
+                    "old": _config_value_text(name, proposal.based_on.values().get(_value_key(name))),
+                    "new": _config_value_text(name, value),
+                }
+                for name, value in proposal.changes.items()
+            ],
+        }
+        for proposal in TableConfigProposal.objects.filter(
+            table__casino_id=casino_id, status=TableConfigProposal.Status.PENDING
+        )
+        .select_related("table", "created_by", "based_on")
+        .order_by("pk")
+    ]
+    rule_drafts = []
+    for rule_draft in RuleSetVersion.objects.filter(approved_at__isnull=True).select_related(
+        "rule_set", "created_by"
+    ):
+        current_rules = rule_draft.rule_set.current_version()
+        old_options = current_rules.options if current_rules else {}
+        rows = [
+            {"label": name, "old": _option_text(old_options.get(name)), "new": _option_text(value)}
+            for name, value in rule_draft.options.items()
+            if old_options.get(name) != value
+        ]
+        rule_drafts.append({"item": rule_draft, "rows": rows, "edge": _main_edge(rule_draft)})
+    paytable_drafts = []
+    for paytable_draft in SideBetPaytableVersion.objects.filter(approved_at__isnull=True).select_related(
+        "paytable", "created_by"
+    ):
+        current_payouts = paytable_draft.paytable.current_version()
+        old_payouts = current_payouts.payouts if current_payouts else {}
+        paytable_drafts.append(
+            {
+                "item": paytable_draft,
+                "rows": [
+                    {
+                        "label": OUTCOME_LABELS.get(name, name),
+                        "old": old_payouts.get(name, "-"),
+                        "new": paytable_draft.payouts.get(name, "-"),
+                    }
+                    for name in OUTCOMES[SideBetPaytable.Kind(paytable_draft.paytable.kind)]
+                ],
+                "edge": _side_edge(paytable_draft, 6),
+                "current_edge": _side_edge(current_payouts, 6),
+            }
+        )
+    return {"proposals": proposals, "rule_drafts": rule_drafts, "paytable_drafts": paytable_drafts}
+
+
+def _value_key(name: str) -> str:
+    """The key of a field in ``TableConfigVersion.values()`` (versions by id)."""
+    return f"{name}_id" if name in VERSION_LABELS else name
+
+
+def _config_value_text(name: str, value: Any) -> str:
+    if name.endswith("_minor") and isinstance(value, int):
+        return money(value)
+    if name == "rule_set_version" and value is not None:
+        return str(RuleSetVersion.objects.select_related("rule_set").filter(pk=value).first() or value)
+    if name in VERSION_LABELS:
+        return str(
+            SideBetPaytableVersion.objects.select_related("paytable").filter(pk=value).first()
+            or _("not offered")
+        )
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    return str(value)
+
+
+@staff_page("supervise_pit")
+@require_GET
+def approvals(request: HtmxHttpRequest) -> HttpResponse:
+    context = _approvals_context(staff_casino_id(request))
+    template = (
+        "tables/operator/approvals.html#approvals" if request.htmx else "tables/operator/approvals.html"
+    )
+    return _vary(render(request, template, context))
+
+
+@staff_page("supervise_pit")
+@require_POST
+def approval_decide(request: HtmxHttpRequest, kind: str, item_id: int, decision: str) -> HttpResponse:
+    """Approve or reject a waiting table change (``kind`` table), rule-set version (rule-set) or
+    paytable version (paytable)."""
+    casino_id = staff_casino_id(request)
+    actor = Actor.staff(staff_user(request))
+    reason = request.POST.get("reason", "")
+    error: ServiceError | None = None
+    try:
+        if decision not in ("approve", "reject"):
+            raise TableError(_("No such decision."), code="no_such_decision")
+        if kind == "table":
+            proposal = get_object_or_404(TableConfigProposal, pk=item_id, table__casino_id=casino_id)
+            if decision == "approve":
+                table_config_proposal_approve(proposal=proposal, actor=actor)
+            else:
+                table_config_proposal_reject(proposal=proposal, actor=actor, reason=reason)
+        elif kind == "rule-set":
+            version = get_object_or_404(RuleSetVersion, pk=item_id)
+            if decision == "approve":
+                rule_set_version_approve(version=version, actor=actor)
+            else:
+                rule_set_version_reject(version=version, actor=actor, reason=reason)
+        elif kind == "paytable":
+            paytable_version = get_object_or_404(SideBetPaytableVersion, pk=item_id)
+            if decision == "approve":
+                paytable_version_approve(version=paytable_version, actor=actor)
+            else:
+                paytable_version_reject(version=paytable_version, actor=actor, reason=reason)
+        else:
+            raise Http404(kind)
+    except ServiceError as refused:
+        error = refused
+    done = (
+        _("Approved: tables may use it from their next round.") if decision == "approve" else _("Rejected.")
+    )
+    if request.htmx:
+        context = {**_approvals_context(casino_id), "error": error, "done": "" if error else done}
+        return _vary(
+            render(
+                request,
+                "tables/operator/approvals.html#approvals",
+                context,
+                status=error.status if error else 200,
+            )
+        )
+    if error is not None:
+        messages.error(request, _refused(error))
+    else:
+        messages.success(request, done)
+    return redirect("operator:approvals")

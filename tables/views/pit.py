@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from casino.errors import ServiceError
+from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.errors import TableError
 from tables.models import (
@@ -236,12 +237,17 @@ def _decided(request: HtmxHttpRequest, error: ServiceError | None, done: str) ->
     """The queue again (htmx) with the refusal or what was done, or back to the page."""
     casino_id = staff_casino_id(request)
     if request.htmx:
-        context = {**_queue_context(casino_id), "error": error, "done": "" if error else done}
+        context = {
+            **_queue_context(casino_id),
+            "error": error,
+            "error_text": refusal_text(error) if error else "",
+            "done": "" if error else done,
+        }
         return _vary(
             render(request, "tables/pit/queue.html#queue", context, status=error.status if error else 200)
         )
     if error is not None:
-        messages.error(request, f"{error.message} ({error.code})")
+        messages.error(request, f"{refusal_text(error)} ({error.code})")
     else:
         messages.success(request, done)
     return redirect(request.POST.get("next") or "tables:queue")

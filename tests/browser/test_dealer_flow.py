@@ -14,74 +14,31 @@ folder); ``docs/screens.md`` shows the set.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings
+from playwright import sync_api
 
 from casino.models import Terminal
 from tables.models import Bet, PayoutLine, Round, Table
 from tables.services import Actor, table_settings_change
 from tests.api.conftest import ApiClient, make_device, sign_in
+from tests.browser.conftest import Screens, signed_in
 from tests.factories import staff_user
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-SCREENS = Path(os.environ.get("SCREENS_DIR", Path(settings.BASE_DIR) / "var" / "screens")) / "dealer-flow"
 # What the console must show in time: the live update polls every second; two seconds leave room
 # for a loaded machine (the delay itself is measured in bench/live_updates.py).
 SHOWN_WITHIN_MS = 2_000
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        raise RuntimeError(f"the browser tests need chromium at {CHROMIUM} (.ci/run installs it)")
-    pytest.skip(f"no chromium at {CHROMIUM}: apt-get install chromium", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def browser() -> Any:
-    # Playwright's sync API runs an event loop in this thread; the test's own database calls
-    # (through the API client) are plain synchronous ones.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield browser
-        browser.close()
-    del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
-
-
-class Screens:
-    def __init__(self) -> None:
-        SCREENS.mkdir(parents=True, exist_ok=True)
-        for old in SCREENS.glob("*.png"):
-            old.unlink()
-        self.count = 0
-
-    def take(self, page: Any, name: str) -> None:
-        self.count += 1
-        page.screenshot(path=str(SCREENS / f"{self.count:02d}-{name}.png"), full_page=True)
-
-
-def _signed_in(browser: Any, live_server: Any, username: str, password: str) -> Any:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.goto(f"{live_server.url}/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", password)
-    page.click("button[type=submit]")
-    return page
 
 
 def test_a_round_from_the_console_to_the_pit_bosss_approval(
     browser: Any, live_server: Any, seeded: Any
 ) -> None:
     expect = sync_api.expect
-    screens = Screens()
+    screens = Screens("dealer-flow")
     # Given: BJ1 closed, on a physical shoe, wins above 15.00 held for the pit boss
     table = Table.objects.get(name="BJ1")
     Table.objects.filter(pk=table.pk).update(is_open=False)
@@ -107,8 +64,8 @@ def test_a_round_from_the_console_to_the_pit_bosss_approval(
     api = f"/api/v1/tables/{table.pk}"
     before = players["agi"].get("/api/v1/player/balance/").json()["balance_minor"]
 
-    dealer = _signed_in(browser, live_server, "dealer", "dealer-demo")
-    pit = _signed_in(browser, live_server, "pitboss", "pitboss-demo")
+    dealer = signed_in(browser, live_server, "dealer", "dealer-demo")
+    pit = signed_in(browser, live_server, "pitboss", "pitboss-demo")
     pit.goto(f"{live_server.url}/pit/")
     expect(pit.locator("#queue-empty")).to_be_visible()
 

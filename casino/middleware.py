@@ -1,0 +1,90 @@
+"""The language of each request: for a person signed in, the one kept in their session; for
+anyone else, what Django's LocaleMiddleware finds (the cookie of the login page's switch, then
+the browser's ``Accept-Language``).
+
+A staff member's choice lives in ``StaffPreference`` and is read once, when they log in
+(``staff_language_remember``), into the session, which every staff page loads anyway: no
+statement per request. The session ends at logout; a choice made on another device meanwhile
+shows at the next login there. A signed-in person without a choice keeps the language the login
+page was shown in (English when they logged in some other way), so a signed-in page depends on
+the session alone, not on ``Accept-Language``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY
+from django.http import HttpRequest, HttpResponseBase
+from django.middleware.locale import LocaleMiddleware
+from django.utils import translation
+
+from casino.models import StaffPreference
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+STAFF_LANGUAGE_SESSION_KEY = "casino_language"
+
+
+def supported_language(language: str | None) -> str | None:
+    """The code of ``settings.LANGUAGES`` that ``language`` names (``hu``, ``hu-HU``), or None."""
+    if not language:
+        return None
+    try:
+        return translation.get_supported_language_variant(language)
+    except LookupError:
+        return None
+
+
+def staff_language_remember(request: HttpRequest, language: str) -> None:
+    """Keep ``language`` for the rest of the signed-in person's session, active from now on."""
+    request.session[STAFF_LANGUAGE_SESSION_KEY] = language
+    translation.activate(language)
+    request.LANGUAGE_CODE = translation.get_language()
+
+
+def staff_language_at_login(request: HttpRequest, user: User) -> str | None:
+    """Right after ``login``: the language the staff member chose (one read), else the one the
+    login page was shown in, kept in the session. Returns their own choice (None without one),
+    which the caller also puts in the language cookie for the login page after they log out."""
+    chosen = supported_language(
+        StaffPreference.objects.filter(user=user).values_list("language", flat=True).first()
+    )
+    staff_language_remember(request, chosen or translation.get_language())
+    return chosen
+
+
+def language_cookie_set(response: HttpResponseBase, language: str) -> None:
+    """The cookie LocaleMiddleware reads for visitors who are not signed in (the login page)."""
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        language,
+        max_age=settings.LANGUAGE_COOKIE_AGE,
+        path=settings.LANGUAGE_COOKIE_PATH,
+        domain=settings.LANGUAGE_COOKIE_DOMAIN,
+        secure=settings.LANGUAGE_COOKIE_SECURE,
+        httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+        samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+    )
+
+
+class StaffLocaleMiddleware(LocaleMiddleware):
+    """Django's LocaleMiddleware, except for a signed-in person, whose language comes from their
+    session (and whose pages then vary with the session cookie, not with ``Accept-Language``)."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        if SESSION_KEY not in request.session:
+            super().process_request(request)
+            return
+        language = supported_language(request.session.get(STAFF_LANGUAGE_SESSION_KEY))
+        translation.activate(language or supported_language(settings.LANGUAGE_CODE) or "en")
+        request.LANGUAGE_CODE = translation.get_language()
+        request.staff_language = True  # type: ignore[attr-defined]  # read by process_response
+
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        if getattr(request, "staff_language", False):
+            response.headers.setdefault("Content-Language", translation.get_language())
+            return response
+        return super().process_response(request, response)

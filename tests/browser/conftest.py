@@ -1,0 +1,67 @@
+"""What every browser test shares: Debian's chromium driven by Playwright through
+``executable_path`` (never a downloaded browser), the screenshots of a flow, and signing in.
+
+Without chromium at ``CHROMIUM`` (``/usr/bin/chromium``) a browser test is skipped on a
+workstation and fails in CI (``CI`` set), where ``.ci/run`` installs it. Screenshots go to
+``var/screens/<flow>/`` (``SCREENS_DIR`` moves them); ``docs/screens.md`` shows the sets.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from playwright import sync_api
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+def screens_root() -> Path:
+    return Path(os.environ.get("SCREENS_DIR", Path(settings.BASE_DIR) / "var" / "screens"))
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            raise RuntimeError(f"the browser tests need chromium at {CHROMIUM} (.ci/run installs it)")
+        pytest.skip(f"no chromium at {CHROMIUM}: apt-get install chromium")
+    # Playwright's sync API runs an event loop in this thread; the test's own database calls
+    # are plain synchronous ones.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+    del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+
+
+class Screens:
+    """The numbered screenshots of one flow, in ``var/screens/<flow>/`` (emptied first)."""
+
+    def __init__(self, flow: str) -> None:
+        self.folder = screens_root() / flow
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for old in self.folder.glob("*.png"):
+            old.unlink()
+        self.count = 0
+
+    def take(self, page: Any, name: str) -> None:
+        self.count += 1
+        page.screenshot(path=str(self.folder / f"{self.count:02d}-{name}.png"), full_page=True)
+
+
+def signed_in(browser: Any, live_server: Any, username: str, password: str) -> Any:
+    """A page of a new browser context, signed in as ``username`` through the login form."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("main button[type=submit]")
+    return page

@@ -1,0 +1,107 @@
+"""The cage's forms: what a cashier types, checked and turned into the services' arguments.
+
+Amounts typed by people (``150``, ``150.50``, ``150,50``, ``1,250.50``, ``-20`` for a debit) become
+integer minor units in one place, :func:`amount_minor_parse`, with decimal arithmetic (never a
+float). A form that moves money carries a one-time ``form_token`` (a UUID drawn when the form is
+drawn): the view runs the service once per token (``wallet.idempotency.idempotent``), so a double
+submit moves nothing twice.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from decimal import Decimal
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+# Amounts with more digits than this are keying errors (the services refuse more than 10**15).
+AMOUNT_MAX_LENGTH = 20
+AMOUNT_PATTERN = re.compile(r"^[+-]?[0-9]{1,15}(?:\.[0-9]{1,2})?$")
+AMOUNT_HELP = _("Enter an amount such as 150 or 150.50.")
+
+
+def amount_minor_parse(text: str, *, signed: bool = False) -> int:
+    """``"150"`` -> ``15000``, ``"150.50"`` and ``"150,50"`` -> ``15050``, ``"1,250.50"`` ->
+    ``125050``; with ``signed``, ``"-20"`` -> ``-2000`` and ``"+20"`` -> ``2000``. At most two
+    decimals, more than zero (not zero when signed). Raises ``forms.ValidationError``."""
+    cleaned = (text or "").strip().replace(" ", "").replace("\u00a0", "")
+    # With a point too (1,250.50) a comma groups thousands; alone (150,50) it is the decimal mark.
+    cleaned = cleaned.replace(",", "" if "." in cleaned else ".")
+    if not AMOUNT_PATTERN.match(cleaned):
+        raise forms.ValidationError(AMOUNT_HELP, code="invalid_amount")
+    if cleaned[0] in "+-" and not signed:
+        raise forms.ValidationError(_("Enter the amount without a sign."), code="invalid_amount")
+    minor = Decimal(cleaned) * 100
+    if minor == 0:
+        raise forms.ValidationError(_("The amount must be more than zero."), code="invalid_amount")
+    return int(minor)
+
+
+def form_token() -> str:
+    """A fresh one-time token for a form that moves money."""
+    return str(uuid.uuid4())
+
+
+class PlayerSearchForm(forms.Form):
+    q = forms.CharField(label=_("Card number or name"), required=False, max_length=120)
+
+
+PIN_ATTRIBUTES = {"inputmode": "numeric", "autocomplete": "new-password"}
+
+
+class PlayerRegisterForm(forms.Form):
+    display_name = forms.CharField(label=_("Name"), max_length=120)
+    card_number = forms.CharField(
+        label=_("Card number"), max_length=32, widget=forms.TextInput(attrs={"autocomplete": "off"})
+    )
+    pin = forms.CharField(label=_("PIN"), max_length=8, widget=forms.PasswordInput(attrs=PIN_ATTRIBUTES))
+    pin_again = forms.CharField(
+        label=_("PIN again"), max_length=8, widget=forms.PasswordInput(attrs=PIN_ATTRIBUTES)
+    )
+
+    def clean_display_name(self) -> str:
+        return str(self.cleaned_data["display_name"]).strip()
+
+    def clean_card_number(self) -> str:
+        return str(self.cleaned_data["card_number"]).strip()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("pin") and data.get("pin_again") and data["pin"] != data["pin_again"]:
+            self.add_error("pin_again", forms.ValidationError(_("The two PINs differ."), code="pin_mismatch"))
+        return data
+
+
+class _OneTimeForm(forms.Form):
+    form_token = forms.UUIDField(widget=forms.HiddenInput)
+
+    def clean_form_token(self) -> str:
+        return str(self.cleaned_data["form_token"])
+
+
+class CageMoneyForm(_OneTimeForm):
+    """A buy-in or a cash-out: an amount in major units."""
+
+    amount = forms.CharField(label=_("Amount"), max_length=AMOUNT_MAX_LENGTH)
+
+    def clean_amount(self) -> int:
+        return amount_minor_parse(self.cleaned_data["amount"])
+
+
+class AdjustmentForm(_OneTimeForm):
+    """A balance adjustment: a signed amount (``-20.00`` takes from the player) and a reason."""
+
+    amount = forms.CharField(label=_("Amount (+ or -)"), max_length=AMOUNT_MAX_LENGTH)
+    reason = forms.CharField(label=_("Reason"), max_length=300, required=False)
+
+    def clean_amount(self) -> int:
+        return amount_minor_parse(self.cleaned_data["amount"], signed=True)
+
+
+class ReasonForm(forms.Form):
+    """A card lock or an adjustment's rejection: the reason (the service refuses an empty one)."""
+
+    reason = forms.CharField(label=_("Reason"), max_length=300, required=False)
