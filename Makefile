@@ -50,7 +50,7 @@ lint: install
 # migrations excluded). Needs no database: the settings give mypy's Django plugin a placeholder URL.
 typecheck: install
 	$(BIN)/mypy --strict tables/games
-	$(BIN)/mypy casino tables wallet
+	$(BIN)/mypy accounting casino tables wallet
 
 importlint: install
 	$(BIN)/lint-imports

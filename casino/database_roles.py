@@ -79,7 +79,24 @@ APPEND_ONLY_TABLES = frozenset(
 # (no such statement in the code; none in a run of the whole test suite, pg_stat_user_tables'
 # n_tup_upd and n_tup_del), and nothing cascades into them (PROTECT).
 INSERT_ONLY_TABLES = frozenset(
-    {"auth_permission", "django_content_type", "tables_tableconfigversion", "tables_bethold"}
+    {
+        "auth_permission",
+        "django_content_type",
+        "tables_tableconfigversion",
+        "tables_bethold",
+        # The pit's accounting records (accounting/models.py): a closed gaming day, tray counts,
+        # their lines and signatures, variance investigations and their resolutions, slips, their
+        # lines and signed steps. Written once; a correction is a new record naming the old.
+        "accounting_gamingdayclose",
+        "accounting_traycount",
+        "accounting_traycountline",
+        "accounting_traycountsignature",
+        "accounting_varianceinvestigation",
+        "accounting_investigationresolution",
+        "accounting_slip",
+        "accounting_slipline",
+        "accounting_slipsignature",
+    }
 )
 # Written by migrations only.
 READ_ONLY_TABLES = frozenset({"django_migrations"})
@@ -133,6 +150,11 @@ MUTABLE_TABLES = frozenset(
         "wallet_pendingpayout",
         "wallet_balanceadjustment",
         "wallet_idempotencyrecord",
+        # The pit's accounting: its settings, the chip set (withdrawn chips are flagged) and the
+        # slip counters (moved on by each slip's request).
+        "accounting_accountingsettings",
+        "accounting_chipdenomination",
+        "accounting_slipcounter",
     }
 )
 # Every table of the schema is in one of them (``unlisted_tables``).

@@ -9,6 +9,7 @@ urlpatterns = [
     path("operator/", include("tables.operator_urls")),
     path("cage/", include("wallet.urls")),
     path("audit/", include("casino.audit_urls")),
+    path("accounting/", include("accounting.urls")),
     path("", include("tables.urls")),
     path("", include("casino.staff_urls")),
 ]

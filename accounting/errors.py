@@ -1,0 +1,117 @@
+"""Refusals of the accounting services. Each has a stable ``code``; a refused command changed
+nothing. The messages are marked for translation where they are raised."""
+
+from __future__ import annotations
+
+from casino.errors import (
+    ConflictError,
+    NotFoundError,
+    PermissionRefusedError,
+    ReasonRequiredError,
+    ServiceError,
+)
+
+__all__ = [
+    "AccountingError",
+    "CountAwaitingSignaturesError",
+    "CountNotFoundError",
+    "GamingDayAlreadyClosedError",
+    "GamingDayClosedError",
+    "GamingDayHasOpenWorkError",
+    "GamingDayNotStartedError",
+    "InvalidCountError",
+    "InvestigationAlreadyResolvedError",
+    "InvestigationUnresolvedError",
+    "PermissionRefusedError",
+    "ReasonRequiredError",
+    "SamePersonSignedTwiceError",
+    "SignatureNotNeededError",
+    "SlipNotFoundError",
+    "SlipStepRefusedError",
+    "TableAlreadyOpenError",
+    "TableNotOpenError",
+    "WrongRoleError",
+]
+
+
+class AccountingError(ServiceError):
+    code = "accounting_refused"
+    status = 422
+
+
+class GamingDayClosedError(ConflictError):
+    """A count, a slip or one of their signatures in a gaming day a pit boss has closed."""
+
+    code = "gaming_day_closed"
+
+
+class GamingDayAlreadyClosedError(ConflictError):
+    code = "gaming_day_already_closed"
+
+
+class GamingDayNotStartedError(AccountingError):
+    code = "gaming_day_not_started"
+
+
+class GamingDayHasOpenWorkError(ConflictError):
+    """A day is closed only when its slips are received or voided and its counts signed."""
+
+    code = "gaming_day_has_open_work"
+
+
+class SamePersonSignedTwiceError(PermissionRefusedError):
+    """Two signatures of one count or slip step by one person, where two people must sign."""
+
+    code = "same_person_signed_twice"
+
+
+class WrongRoleError(PermissionRefusedError):
+    """The signer does not hold the role this signature needs (a dealer, a pit boss, a cashier)."""
+
+    code = "wrong_role"
+
+
+class SignatureNotNeededError(ConflictError):
+    code = "signature_not_needed"
+
+
+class InvalidCountError(AccountingError):
+    """Amounts that are not whole multiples of their chip, of a chip not in the set, or none."""
+
+    code = "invalid_count"
+
+
+class CountAwaitingSignaturesError(ConflictError):
+    code = "count_awaiting_signatures"
+
+
+class CountNotFoundError(NotFoundError):
+    code = "count_not_found"
+
+
+class TableAlreadyOpenError(ConflictError):
+    code = "table_already_open"
+
+
+class TableNotOpenError(ConflictError):
+    code = "table_not_open"
+
+
+class InvestigationUnresolvedError(ConflictError):
+    """The table's last opener opened an investigation that has no resolution yet."""
+
+    code = "investigation_unresolved"
+
+
+class InvestigationAlreadyResolvedError(ConflictError):
+    code = "investigation_already_resolved"
+
+
+class SlipNotFoundError(NotFoundError):
+    code = "slip_not_found"
+
+
+class SlipStepRefusedError(ConflictError):
+    """The slip is not at the step the command needs (issue a received slip, void an issued one)."""
+
+    code = "slip_step_refused"

@@ -1,0 +1,310 @@
+"""Pit accounting: the casino's accounting settings and chip set, closed gaming days, tray counts
+with their signatures and variance investigations, fill and credit slips with their steps.
+
+Writes go through ``accounting/services.py`` only. Records are written once: a count, a slip, a
+signature, a day's closing, an investigation and its resolution are never edited (the
+application's database role may only read and insert them: ``INSERT_ONLY_TABLES`` of
+``casino/database_roles.py``), so their rows are locked by advisory locks (``accounting/locking.py``).
+A correction is a new record that names the old one (``TrayCount.corrects``); a slip is voided by
+two signatures and keeps its number. Only the settings, the chip set and the slip counters change.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+DEFAULT_SHIFT_STARTS = ("06:00", "14:00", "22:00")
+DEFAULT_CHIP_VALUES_MINOR = (100, 500, 2_500, 10_000, 50_000)
+
+
+def default_shift_starts() -> list[str]:
+    return list(DEFAULT_SHIFT_STARTS)
+
+
+class AccountingSettings(models.Model):
+    """One casino's accounting settings: the local start times of its shifts (``"HH:MM"``, the
+    gaming day's start among them) and the opener variance above which an investigation opens.
+    The time zone and the gaming day's start time are the venue's own (``casino.Casino``), which
+    the audit trail's anchors already use: one gaming day for the whole back office."""
+
+    casino = models.OneToOneField(
+        "casino.Casino", on_delete=models.PROTECT, related_name="accounting_settings"
+    )
+    shift_starts = models.JSONField(default=default_shift_starts)
+    variance_threshold_minor = models.BigIntegerField(
+        default=0,
+        help_text="An opener differing from the previous closer by more than this opens an investigation",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(variance_threshold_minor__gte=0), name="accounting_threshold_not_negative"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"accounting settings of casino {self.casino_id}"
+
+
+class ChipDenomination(models.Model):
+    """A chip value of the casino's chip set, in minor units. Withdrawn values stay (inactive):
+    old counts and slips name them."""
+
+    casino = models.ForeignKey("casino.Casino", on_delete=models.PROTECT, related_name="chip_denominations")
+    value_minor = models.BigIntegerField()
+    is_active = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["value_minor"]
+        constraints = [
+            models.UniqueConstraint(fields=["casino", "value_minor"], name="chip_denomination_unique_value"),
+            models.CheckConstraint(condition=Q(value_minor__gt=0), name="chip_denomination_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"chip {self.value_minor}"
+
+
+class GamingDayClose(models.Model):
+    """A gaming day closed by a pit boss: from then on its counts and slips no longer change."""
+
+    casino = models.ForeignKey("casino.Casino", on_delete=models.PROTECT, related_name="+")
+    gaming_day = models.DateField()
+    closed_at = models.DateTimeField()
+    closed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["casino", "gaming_day"], name="gaming_day_closed_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"gaming day {self.gaming_day} closed"
+
+
+class SignatureRole(models.TextChoices):
+    DEALER = "dealer", "Dealer"
+    PIT_BOSS = "pit_boss", "Pit boss"
+    CASHIER = "cashier", "Cashier"
+
+
+class CountKind(models.TextChoices):
+    OPENER = "opener", "Opening count"
+    CLOSER = "closer", "Closing count"
+
+
+class TrayCount(models.Model):
+    """A count of a table's chip tray, per denomination (its lines), at the table's opening or
+    closing. Valid once signed by a dealer and a pit boss, two different people. ``ledger_minor``
+    is the tray's balance in the ledger when it was counted: the difference is shown, no money
+    moves for a count. A correction is a new count naming the one it corrects."""
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="tray_counts")
+    kind = models.CharField(max_length=10, choices=CountKind.choices)
+    gaming_day = models.DateField()
+    shift = models.PositiveSmallIntegerField()
+    counted_at = models.DateTimeField()
+    counted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    total_minor = models.BigIntegerField()
+    ledger_minor = models.BigIntegerField()
+    corrects = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="corrected_by"
+    )
+    correction_reason = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["counted_at", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(total_minor__gte=0), name="tray_count_total_not_negative"),
+            models.CheckConstraint(
+                condition=Q(corrects__isnull=True) | ~Q(correction_reason=""),
+                name="tray_count_correction_says_why",
+            ),
+        ]
+        indexes = [models.Index(fields=["table", "counted_at"], name="tray_count_table_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} count #{self.pk} of table {self.table_id}"
+
+    @property
+    def difference_minor(self) -> int:
+        """The count less the ledger's tray balance when it was counted."""
+        return self.total_minor - self.ledger_minor
+
+
+class TrayCountLine(models.Model):
+    count = models.ForeignKey(TrayCount, on_delete=models.PROTECT, related_name="lines")
+    denomination_minor = models.BigIntegerField()
+    amount_minor = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["-denomination_minor"]
+        constraints = [
+            models.UniqueConstraint(fields=["count", "denomination_minor"], name="tray_count_line_unique"),
+            models.CheckConstraint(condition=Q(amount_minor__gte=0), name="tray_count_line_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.amount_minor} in {self.denomination_minor}"
+
+
+class TrayCountSignature(models.Model):
+    """One of a count's two signatures: one per role, one per person (the database holds both)."""
+
+    count = models.ForeignKey(TrayCount, on_delete=models.PROTECT, related_name="signatures")
+    role = models.CharField(max_length=10, choices=SignatureRole.choices)
+    signer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    signed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["signed_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["count", "role"], name="tray_count_signature_one_per_role"),
+            models.UniqueConstraint(fields=["count", "signer"], name="tray_count_signature_one_per_person"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role} signature of count {self.count_id}"
+
+
+class VarianceInvestigation(models.Model):
+    """An opener that differs from the table's previous closer by more than the casino's
+    threshold. The table opens again only once it is resolved (``InvestigationResolution``)."""
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    opener = models.OneToOneField(TrayCount, on_delete=models.PROTECT, related_name="investigation")
+    closer = models.ForeignKey(TrayCount, on_delete=models.PROTECT, related_name="+")
+    variance_minor = models.BigIntegerField()
+    threshold_minor = models.BigIntegerField()
+    opened_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["opened_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"investigation #{self.pk} ({self.variance_minor})"
+
+
+class InvestigationResolution(models.Model):
+    investigation = models.OneToOneField(
+        VarianceInvestigation, on_delete=models.PROTECT, related_name="resolution"
+    )
+    note = models.CharField(max_length=300)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    resolved_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~Q(note=""), name="investigation_resolution_has_note")
+        ]
+
+    def __str__(self) -> str:
+        return f"resolution of investigation {self.investigation_id}"
+
+
+class SlipKind(models.TextChoices):
+    FILL = "fill", "Fill"
+    CREDIT = "credit", "Credit"
+
+
+class SlipCounter(models.Model):
+    """The last slip number drawn by a casino in a calendar year. Locked and moved on in the
+    transaction that inserts the slip: the numbers have no gaps."""
+
+    casino = models.ForeignKey("casino.Casino", on_delete=models.PROTECT, related_name="+")
+    year = models.PositiveSmallIntegerField()
+    last_number = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["casino", "year"], name="slip_counter_unique_year")]
+
+    def __str__(self) -> str:
+        return f"slip counter {self.year}: {self.last_number}"
+
+
+class Slip(models.Model):
+    """A numbered fill (cage -> tray) or credit (tray -> cage) slip, amounts per denomination in
+    its lines. Its steps are its signatures: requested (pit boss), issued (cashier: the ledger
+    moves), received (dealer or pit boss), or voided (proposed and confirmed by two people)."""
+
+    casino = models.ForeignKey("casino.Casino", on_delete=models.PROTECT, related_name="+")
+    year = models.PositiveSmallIntegerField()
+    number = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=SlipKind.choices)
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="slips")
+    gaming_day = models.DateField()
+    shift = models.PositiveSmallIntegerField()
+    total_minor = models.BigIntegerField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["year", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["casino", "year", "number"], name="slip_unique_number"),
+            models.CheckConstraint(condition=Q(total_minor__gt=0), name="slip_total_positive"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="slip_number_from_one"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} slip {self.year}-{self.number}"
+
+
+class SlipLine(models.Model):
+    slip = models.ForeignKey(Slip, on_delete=models.PROTECT, related_name="lines")
+    denomination_minor = models.BigIntegerField()
+    amount_minor = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["-denomination_minor"]
+        constraints = [
+            models.UniqueConstraint(fields=["slip", "denomination_minor"], name="slip_line_unique"),
+            models.CheckConstraint(condition=Q(amount_minor__gt=0), name="slip_line_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.amount_minor} in {self.denomination_minor}"
+
+
+class SlipStep(models.TextChoices):
+    REQUESTED = "requested", "Requested"
+    ISSUED = "issued", "Issued"
+    RECEIVED = "received", "Received"
+    VOID_PROPOSED = "void_proposed", "Void proposed"
+    VOIDED = "voided", "Voided"
+
+
+class SlipSignature(models.Model):
+    """One step of a slip, signed. Each step at most once (the database holds it); ``transfer``
+    is the ledger's movement of the issue, ``reason`` the void's."""
+
+    slip = models.ForeignKey(Slip, on_delete=models.PROTECT, related_name="signatures")
+    step = models.CharField(max_length=15, choices=SlipStep.choices)
+    role = models.CharField(max_length=10, choices=SignatureRole.choices)
+    signer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    signed_at = models.DateTimeField()
+    transfer = models.OneToOneField(
+        "wallet.Transfer", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    reason = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["signed_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["slip", "step"], name="slip_signature_one_per_step"),
+            models.CheckConstraint(
+                condition=~Q(step="issued") | Q(transfer__isnull=False), name="slip_issue_has_transfer"
+            ),
+            models.CheckConstraint(
+                condition=~Q(step="void_proposed") | ~Q(reason=""), name="slip_void_says_why"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.step} of slip {self.slip_id}"

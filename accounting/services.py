@@ -1,0 +1,675 @@
+"""Accounting services: the only code that writes the pit's accounting records.
+
+Each command runs in one transaction: checks the signer's permission, takes its locks in the
+order of ``accounting/locking.py`` (the gaming day shared, the table row, the record's advisory
+lock, the slip counter), validates, inserts its records, lets the wallet move the chips (a slip's
+issue only: ``wallet.services.table_fill``/``table_credit``), and appends the audit record last.
+A refusal (``ServiceError``) leaves every record, balance and audit record as it was.
+
+Controls: a count is signed by a dealer and a pit boss, two people (``same_person_signed_twice``,
+``wrong_role``); an opener is checked against the table's previous closer and a variance above
+the casino's threshold opens an investigation that must be resolved, with a note, before the
+table opens again (``investigation_unresolved``); slip numbers are drawn from a counter row
+locked in the slip's own transaction (no gaps); a slip is issued by a cashier and received by
+someone else; a void takes a reason and two people, and keeps its number; a closed gaming day
+takes no more records (``gaming_day_closed``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounting.errors import (
+    CountAwaitingSignaturesError,
+    GamingDayAlreadyClosedError,
+    GamingDayClosedError,
+    GamingDayHasOpenWorkError,
+    GamingDayNotStartedError,
+    InvalidCountError,
+    InvestigationAlreadyResolvedError,
+    InvestigationUnresolvedError,
+    SamePersonSignedTwiceError,
+    SignatureNotNeededError,
+    SlipStepRefusedError,
+    TableAlreadyOpenError,
+    TableNotOpenError,
+    WrongRoleError,
+)
+from accounting.gaming_days import gaming_day_of, schedule_of, shift_of, shift_starts_parse
+from accounting.locking import (
+    count_lock,
+    gaming_day_lock,
+    gaming_days_lock,
+    investigation_lock,
+    settings_lock,
+    slip_counter_lock,
+    slip_lock,
+    table_row_lock,
+)
+from accounting.models import (
+    AccountingSettings,
+    ChipDenomination,
+    CountKind,
+    GamingDayClose,
+    InvestigationResolution,
+    SignatureRole,
+    Slip,
+    SlipKind,
+    SlipLine,
+    SlipSignature,
+    SlipStep,
+    TrayCount,
+    TrayCountLine,
+    TrayCountSignature,
+    VarianceInvestigation,
+)
+from accounting.selectors import (
+    chip_values,
+    count_roles_signed,
+    counts_of_table,
+    is_count_signed,
+    is_day_closed,
+    last_closer,
+    open_work_of_day,
+    settings_of,
+    slip_steps,
+    table_accounting,
+    tray_ledger_minor,
+)
+from casino.audit import audit_append
+from casino.errors import ServiceError, reason_required
+from casino.models import Casino
+from casino.services import require_permission
+from tables.models import Table
+from wallet.services import MAX_AMOUNT_MINOR, table_credit, table_fill
+
+ROLE_PERMISSIONS: dict[str, str] = {
+    SignatureRole.DEALER: "run_table",
+    SignatureRole.PIT_BOSS: "supervise_pit",
+    SignatureRole.CASHIER: "operate_cage",
+}
+# A user holding both pit permissions signs as a pit boss first (an operator, a superuser).
+COUNT_ROLE_ORDER = (SignatureRole.PIT_BOSS, SignatureRole.DEALER)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _holds(user: Any, role: str) -> bool:
+    return bool(user.has_perm(f"casino.{ROLE_PERMISSIONS[role]}"))
+
+
+def _require_any(user: Any, *codenames: str) -> None:
+    if not any(user.has_perm(f"casino.{codename}") for codename in codenames):
+        require_permission(user, codenames[0])
+
+
+def _day_open(casino_id: int, *days: dt.date) -> None:
+    """The gaming days' shared locks, then the refusal of any of them that is closed."""
+    gaming_days_lock(casino_id=casino_id, days=set(days))
+    for day in sorted(set(days)):
+        if is_day_closed(casino_id, day):
+            raise GamingDayClosedError(
+                _("The gaming day %(day)s is closed: its counts and slips no longer change.")
+                % {"day": day.isoformat()},
+                day=day.isoformat(),
+            )
+
+
+def _lines_checked(casino: Casino, amounts: Mapping[int, int], *, positive_total: bool) -> dict[int, int]:
+    """The amounts per chip value, checked: each a value of the casino's chip set, a whole
+    number of minor units from 0 that is a multiple of its chip; zeros dropped. Raises
+    ``invalid_count``."""
+    values = set(chip_values(casino))
+    lines: dict[int, int] = {}
+    for value, amount in amounts.items():
+        if isinstance(amount, bool) or not isinstance(amount, int) or not isinstance(value, int):
+            raise InvalidCountError(_("An amount is a whole number of minor units."))
+        if value not in values:
+            raise InvalidCountError(
+                _("%(value)s is not a chip of this casino.") % {"value": value}, value=value
+            )
+        if amount < 0 or amount > MAX_AMOUNT_MINOR:
+            raise InvalidCountError(_("An amount is from zero up."), value=value)
+        if amount % value:
+            raise InvalidCountError(
+                _("The amount in chips of %(value)s is not a whole number of chips.") % {"value": value},
+                value=value,
+            )
+        if amount:
+            lines[value] = amount
+    if positive_total and not lines:
+        raise InvalidCountError(_("A slip moves at least one chip."))
+    return lines
+
+
+def _moment(casino: Casino) -> tuple[dt.datetime, dt.date, int]:
+    now = timezone.now()
+    schedule = schedule_of(casino)
+    return now, gaming_day_of(schedule, now), shift_of(schedule, now).number
+
+
+def _lines_audited(lines: Mapping[int, int]) -> dict[str, int]:
+    return {str(value): amount for value, amount in sorted(lines.items(), reverse=True)}
+
+
+# ---------------------------------------------------------------- configuration
+
+
+def chip_set_configure(*, casino: Casino, values_minor: Sequence[int], by: Any) -> list[int]:
+    """The casino's chip set becomes ``values_minor``: new values are added, values left out are
+    withdrawn (kept, inactive: old counts and slips name them). Needs ``configure_tables``.
+    Locks the settings row (the chip set's changes take turns), then the audit chain. Raises
+    ``permission_denied``, ``invalid_count``."""
+    require_permission(by, "configure_tables")
+    values = sorted({int(value) for value in values_minor})
+    if not values or any(value <= 0 or value > MAX_AMOUNT_MINOR for value in values):
+        raise InvalidCountError(_("A chip set is one or more chip values above zero."))
+    with transaction.atomic():
+        settings_lock(casino_id=casino.pk)
+        before = sorted(
+            ChipDenomination.objects.filter(casino=casino, is_active=True).values_list(
+                "value_minor", flat=True
+            )
+        )
+        for value in values:
+            chip, created = ChipDenomination.objects.get_or_create(casino=casino, value_minor=value)
+            if not created and not chip.is_active:
+                chip.is_active = True
+                chip.save(update_fields=["is_active"])
+        ChipDenomination.objects.filter(casino=casino).exclude(value_minor__in=values).update(is_active=False)
+        audit_append(
+            action="accounting.chip_set_configured",
+            actor=by,
+            object_type="casino.casino",
+            object_id=casino.pk,
+            before={"chip_values_minor": before},
+            after={"chip_values_minor": values},
+        )
+    return values
+
+
+def accounting_settings_change(
+    *, casino: Casino, shift_starts: Sequence[str], variance_threshold_minor: int, by: Any
+) -> AccountingSettings:
+    """The casino's shift start times (local ``"HH:MM"``; the gaming day's start is always one)
+    and its opener variance threshold. Needs ``configure_tables``. Locks the settings row, then
+    the audit chain. Raises ``permission_denied``, ``invalid_settings``."""
+    require_permission(by, "configure_tables")
+    try:
+        starts = sorted(set(shift_starts_parse(shift_starts)) | {casino.gaming_day_starts_at})
+    except ValueError as error:
+        raise ServiceError(_("A shift starts at a time such as 06:00."), code="invalid_settings") from error
+    threshold = variance_threshold_minor
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int)
+        or not 0 <= threshold <= MAX_AMOUNT_MINOR
+    ):
+        raise ServiceError(_("The variance threshold is an amount from zero up."), code="invalid_settings")
+    with transaction.atomic():
+        settings = settings_lock(casino_id=casino.pk)
+        before = {
+            "shift_starts": settings.shift_starts,
+            "variance_threshold_minor": settings.variance_threshold_minor,
+        }
+        settings.shift_starts = [moment.strftime("%H:%M") for moment in starts]
+        settings.variance_threshold_minor = threshold
+        settings.updated_by = by
+        settings.save()
+        audit_append(
+            action="accounting.settings_changed",
+            actor=by,
+            object_type="accounting.accountingsettings",
+            object_id=settings.pk,
+            before=before,
+            after={"shift_starts": settings.shift_starts, "variance_threshold_minor": threshold},
+        )
+    return settings
+
+
+def accounting_configure(
+    *,
+    casino: Casino,
+    chip_values_minor: Sequence[int],
+    shift_starts: Sequence[str],
+    variance_threshold_minor: int,
+    by: Any,
+) -> AccountingSettings:
+    """The chip set and the settings in one transaction (``chip_set_configure`` then
+    ``accounting_settings_change``): a refusal of either leaves both as they were."""
+    with transaction.atomic():
+        chip_set_configure(casino=casino, values_minor=chip_values_minor, by=by)
+        return accounting_settings_change(
+            casino=casino, shift_starts=shift_starts, variance_threshold_minor=variance_threshold_minor, by=by
+        )
+
+
+# ---------------------------------------------------------------- gaming days
+
+
+def gaming_day_close(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose:
+    """A pit boss closes a gaming day: from then on its counts and slips no longer change (a
+    correction is a new record of an open day naming the old). Needs ``supervise_pit``. Takes
+    the day's lock exclusively (it waits for the commands writing into the day, and they wait
+    for it), then the audit chain. Raises ``permission_denied``, ``gaming_day_not_started``,
+    ``gaming_day_already_closed``, ``gaming_day_has_open_work`` (slips not yet received or
+    voided, counts not yet signed)."""
+    require_permission(by, "supervise_pit")
+    now = timezone.now()
+    if day > gaming_day_of(schedule_of(casino), now):
+        raise GamingDayNotStartedError(_("This gaming day has not begun."), day=day.isoformat())
+    with transaction.atomic():
+        gaming_day_lock(casino_id=casino.pk, day=day, exclusive=True)
+        if is_day_closed(casino.pk, day):
+            raise GamingDayAlreadyClosedError(_("This gaming day is closed already."), day=day.isoformat())
+        work = open_work_of_day(casino.pk, day)
+        if work["unsigned_counts"] or work["open_slips"]:
+            raise GamingDayHasOpenWorkError(
+                _(
+                    "The gaming day still has %(slips)s slip(s) in flight and %(counts)s count(s) to sign: "
+                    "finish or void them first."
+                )
+                % {"slips": len(work["open_slips"]), "counts": len(work["unsigned_counts"])},
+                **work,
+            )
+        closed = GamingDayClose.objects.create(casino=casino, gaming_day=day, closed_at=now, closed_by=by)
+        audit_append(
+            action="accounting.gaming_day_closed",
+            actor=by,
+            object_type="accounting.gamingdayclose",
+            object_id=closed.pk,
+            after={"casino_id": casino.pk, "gaming_day": day.isoformat()},
+        )
+    return closed
+
+
+# ---------------------------------------------------------------- tray counts
+
+
+def _count_role(count_roles: set[str], user: Any) -> str:
+    """The role ``user`` signs a count in: the first of pit boss and dealer they hold and that
+    has not signed yet. Raises ``wrong_role``, ``signature_not_needed``."""
+    missing = [role for role in COUNT_ROLE_ORDER if role not in count_roles]
+    if not missing:
+        raise SignatureNotNeededError(_("This count is signed already."))
+    for role in missing:
+        if _holds(user, role):
+            return str(role)
+    labels = {SignatureRole.DEALER: _("a dealer"), SignatureRole.PIT_BOSS: _("a pit boss")}
+    needed = ", ".join(str(labels[SignatureRole(role)]) for role in missing)
+    raise WrongRoleError(
+        _("This count still needs the signature of: %(roles)s.") % {"roles": needed}, needed=needed
+    )
+
+
+def tray_count_record(
+    *,
+    table: Table,
+    kind: str,
+    amounts: Mapping[int, int],
+    by: Any,
+    corrects: TrayCount | None = None,
+    reason: str = "",
+) -> TrayCount:
+    """A count of ``table``'s tray (``amounts``: minor units per chip value), signed by ``by``
+    as a pit boss or a dealer; it needs the other role's signature (``tray_count_sign``). The
+    ledger's tray balance is recorded with it: the difference shows, no money moves.
+
+    An opener needs the table closed (no count yet, or its last count a closer) and no
+    unresolved investigation; a closer needs it open. With ``corrects`` (a signed count, of any
+    day, even a closed one) and a ``reason``, it is a correction of that count, of its kind,
+    recorded in the current gaming day, and the table's state does not change.
+
+    Needs ``supervise_pit`` or ``run_table``. Locks the gaming day (shared), the table row, the
+    corrected count, then the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
+    ``invalid_count``, ``count_awaiting_signatures``, ``table_already_open``, ``table_not_open``,
+    ``investigation_unresolved``, ``reason_required``, ``wrong_role``."""
+    _require_any(by, "supervise_pit", "run_table")
+    casino = table.casino
+    if corrects is not None:
+        kind = corrects.kind
+        reason = reason_required(reason, _("A correction says why."))
+    if kind not in CountKind.values:
+        raise InvalidCountError(_("A count is an opener or a closer."))
+    lines = _lines_checked(casino, amounts, positive_total=False)
+    with transaction.atomic():
+        now, day, shift = _moment(casino)
+        _day_open(casino.pk, day)
+        locked = table_row_lock(table.pk)
+        assert locked is not None
+        if corrects is not None:
+            count_lock(corrects.pk)
+        state = table_accounting(locked)
+        if state.pending is not None:
+            raise CountAwaitingSignaturesError(
+                _("The table's count %(count)s waits for its second signature.")
+                % {"count": state.pending.pk},
+                count_id=state.pending.pk,
+            )
+        if corrects is not None:
+            if corrects.table_id != table.pk or not is_count_signed(corrects):
+                raise CountAwaitingSignaturesError(_("Only a signed count of this table is corrected."))
+        elif kind == CountKind.OPENER:
+            if state.is_open:
+                raise TableAlreadyOpenError(_("The table is open: count it at its close first."))
+            if state.investigation is not None:
+                raise InvestigationUnresolvedError(
+                    _("The variance found at the last opening waits for its resolution note."),
+                    investigation_id=state.investigation.pk,
+                )
+        elif not state.is_open:
+            raise TableNotOpenError(_("The table is closed: its opening count comes first."))
+        role = _count_role(set(), by)
+        count = TrayCount.objects.create(
+            table=locked,
+            kind=kind,
+            gaming_day=day,
+            shift=shift,
+            counted_at=now,
+            counted_by=by,
+            total_minor=sum(lines.values()),
+            ledger_minor=tray_ledger_minor(locked),
+            corrects=corrects,
+            correction_reason=reason if corrects is not None else "",
+        )
+        TrayCountLine.objects.bulk_create(
+            TrayCountLine(count=count, denomination_minor=value, amount_minor=amount)
+            for value, amount in lines.items()
+        )
+        TrayCountSignature.objects.create(count=count, role=role, signer=by, signed_at=now)
+        audit_append(
+            action="accounting.count_recorded",
+            actor=by,
+            object_type="accounting.traycount",
+            object_id=count.pk,
+            after={
+                "table_id": table.pk,
+                "kind": kind,
+                "gaming_day": day.isoformat(),
+                "shift": shift,
+                "lines_minor": _lines_audited(lines),
+                "total_minor": count.total_minor,
+                "ledger_minor": count.ledger_minor,
+                "signed_as": role,
+                "corrects": corrects.pk if corrects is not None else None,
+                "reason": count.correction_reason,
+            },
+        )
+    return count
+
+
+def tray_count_sign(*, count: TrayCount, by: Any) -> TrayCountSignature:
+    """The count's second signature, by someone else than the first signer, in the role that is
+    missing (a dealer's after a pit boss's, or the other way round). When it completes an
+    opener, the opener is checked against the table's previous closer: a difference above the
+    casino's threshold opens an investigation.
+
+    Needs ``supervise_pit`` or ``run_table``. Locks the gaming days (the count's and today's,
+    shared), the table row, the count, then the audit chain. Raises ``permission_denied``,
+    ``gaming_day_closed``, ``same_person_signed_twice``, ``wrong_role``,
+    ``signature_not_needed``."""
+    _require_any(by, "supervise_pit", "run_table")
+    table = count.table
+    with transaction.atomic():
+        now, day, _shift = _moment(table.casino)
+        _day_open(table.casino_id, day, count.gaming_day)
+        table_row_lock(table.pk)
+        count_lock(count.pk)
+        fresh = counts_of_table(table).get(pk=count.pk)
+        if any(signature.signer_id == by.pk for signature in fresh.signatures.all()):
+            raise SamePersonSignedTwiceError(
+                _("You signed this count already: the second signature is someone else's.")
+            )
+        role = _count_role(count_roles_signed(fresh), by)
+        signature = TrayCountSignature.objects.create(count=fresh, role=role, signer=by, signed_at=now)
+        investigation = None
+        if fresh.kind == CountKind.OPENER and fresh.corrects_id is None:
+            investigation = _opener_checked(fresh, now)
+        audit_append(
+            action="accounting.count_signed",
+            actor=by,
+            object_type="accounting.traycount",
+            object_id=fresh.pk,
+            after={
+                "table_id": table.pk,
+                "kind": fresh.kind,
+                "signed_as": role,
+                "investigation_id": investigation.pk if investigation else None,
+                "variance_minor": investigation.variance_minor if investigation else None,
+            },
+        )
+    return signature
+
+
+def _opener_checked(opener: TrayCount, now: dt.datetime) -> VarianceInvestigation | None:
+    closer = last_closer(opener.table)
+    if closer is None:
+        return None
+    threshold = settings_of(opener.table.casino).variance_threshold_minor
+    variance = opener.total_minor - closer.total_minor
+    if abs(variance) <= threshold:
+        return None
+    return VarianceInvestigation.objects.create(
+        table=opener.table,
+        opener=opener,
+        closer=closer,
+        variance_minor=variance,
+        threshold_minor=threshold,
+        opened_at=now,
+    )
+
+
+def investigation_resolve(
+    *, investigation: VarianceInvestigation, note: str, by: Any
+) -> InvestigationResolution:
+    """A pit boss resolves a variance investigation with a note; the table may open again.
+    Needs ``supervise_pit``. Locks the investigation, then the audit chain. Raises
+    ``permission_denied``, ``reason_required``, ``investigation_already_resolved``."""
+    require_permission(by, "supervise_pit")
+    note = reason_required(note, _("A resolution says what was found."))
+    with transaction.atomic():
+        investigation_lock(investigation.pk)
+        if InvestigationResolution.objects.filter(investigation=investigation).exists():
+            raise InvestigationAlreadyResolvedError(_("This investigation is resolved already."))
+        resolution = InvestigationResolution.objects.create(
+            investigation=investigation, note=note, resolved_by=by, resolved_at=timezone.now()
+        )
+        audit_append(
+            action="accounting.investigation_resolved",
+            actor=by,
+            object_type="accounting.varianceinvestigation",
+            object_id=investigation.pk,
+            after={
+                "table_id": investigation.table_id,
+                "variance_minor": investigation.variance_minor,
+                "note": note,
+            },
+        )
+    return resolution
+
+
+# ---------------------------------------------------------------- fills and credits
+
+
+def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], by: Any) -> Slip:
+    """A pit boss asks for a fill (chips from the cage to the tray) or a credit (chips from the
+    tray back to the cage), ``amounts`` in minor units per chip value. The slip takes the next
+    number of the casino's calendar year (local time), drawn from the counter row in this very
+    transaction: a refused or rolled-back request draws none, so the numbers have no gaps.
+
+    The table must be open: its last count an opener signed twice (chips go to or come from a
+    tray that was counted).
+
+    Needs ``supervise_pit``. Locks the gaming day (shared), the table row (a count of the table
+    and its slips take turns), the slip counter, then the audit chain. Raises
+    ``permission_denied``, ``gaming_day_closed``, ``invalid_count``, ``table_not_open``."""
+    require_permission(by, "supervise_pit")
+    if kind not in SlipKind.values:
+        raise InvalidCountError(_("A slip is a fill or a credit."))
+    casino = table.casino
+    lines = _lines_checked(casino, amounts, positive_total=True)
+    with transaction.atomic():
+        now, day, shift = _moment(casino)
+        _day_open(casino.pk, day)
+        locked = table_row_lock(table.pk)
+        assert locked is not None
+        if not table_accounting(locked).is_open:
+            raise TableNotOpenError(
+                _("The table is closed: its opening count comes before a fill or a credit."), table=table.name
+            )
+        year = now.astimezone(schedule_of(casino).zone).year
+        counter = slip_counter_lock(casino_id=casino.pk, year=year)
+        counter.last_number += 1
+        counter.save(update_fields=["last_number"])
+        slip = Slip.objects.create(
+            casino=casino,
+            year=year,
+            number=counter.last_number,
+            kind=kind,
+            table=table,
+            gaming_day=day,
+            shift=shift,
+            total_minor=sum(lines.values()),
+            created_at=now,
+        )
+        SlipLine.objects.bulk_create(
+            SlipLine(slip=slip, denomination_minor=value, amount_minor=amount)
+            for value, amount in lines.items()
+        )
+        SlipSignature.objects.create(
+            slip=slip, step=SlipStep.REQUESTED, role=SignatureRole.PIT_BOSS, signer=by, signed_at=now
+        )
+        audit_append(
+            action="accounting.slip_requested",
+            actor=by,
+            object_type="accounting.slip",
+            object_id=slip.pk,
+            after={
+                "number": f"{year}-{slip.number}",
+                "kind": kind,
+                "table_id": table.pk,
+                "gaming_day": day.isoformat(),
+                "lines_minor": _lines_audited(lines),
+                "total_minor": slip.total_minor,
+            },
+        )
+    return slip
+
+
+def _slip_locked(slip: Slip) -> tuple[Slip, dict[str, SlipSignature], dt.datetime]:
+    now = timezone.now()
+    _day_open(slip.casino_id, gaming_day_of(schedule_of(slip.casino), now), slip.gaming_day)
+    slip_lock(slip.pk)
+    fresh = Slip.objects.select_related("table", "casino").prefetch_related("signatures").get(pk=slip.pk)
+    return fresh, slip_steps(fresh), now
+
+
+def _step_refused(message: str, steps: Mapping[str, SlipSignature]) -> SlipStepRefusedError:
+    return SlipStepRefusedError(message, steps=sorted(steps))
+
+
+def _is_final(steps: Mapping[str, SlipSignature]) -> bool:
+    return SlipStep.VOIDED in steps or SlipStep.RECEIVED in steps
+
+
+def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
+    """The cage issues a requested slip: a cashier, not its requester, signs, and the chips
+    move in the ledger (``table_fill``: cage -> tray; ``table_credit``: tray -> cage).
+
+    Needs ``operate_cage``. Locks the gaming days (shared), the slip, then (the wallet) the
+    accounts and the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
+    ``slip_step_refused`` (issued, voided or with a void proposed), ``same_person_signed_twice``,
+    ``insufficient_funds`` (a credit above the tray's balance)."""
+    require_permission(by, "operate_cage")
+    with transaction.atomic():
+        fresh, steps, now = _slip_locked(slip)
+        if SlipStep.ISSUED in steps or _is_final(steps) or SlipStep.VOID_PROPOSED in steps:
+            raise _step_refused(_("This slip is not waiting for the cage."), steps)
+        if steps[SlipStep.REQUESTED].signer_id == by.pk:
+            raise SamePersonSignedTwiceError(_("The requester of a slip does not issue it."))
+        move = table_fill if fresh.kind == SlipKind.FILL else table_credit
+        transfer = move(table=fresh.table, amount_minor=fresh.total_minor, cashier=by)
+        signature = SlipSignature.objects.create(
+            slip=fresh,
+            step=SlipStep.ISSUED,
+            role=SignatureRole.CASHIER,
+            signer=by,
+            signed_at=now,
+            transfer=transfer,
+        )
+        audit_append(
+            action="accounting.slip_issued",
+            actor=by,
+            object_type="accounting.slip",
+            object_id=fresh.pk,
+            after={"number": f"{fresh.year}-{fresh.number}", "kind": fresh.kind, "transfer_id": transfer.pk},
+        )
+    return signature
+
+
+def slip_receive(*, slip: Slip, by: Any) -> SlipSignature:
+    """The table receives an issued slip: a dealer or a pit boss, not the cashier who issued
+    it, signs. Needs ``run_table`` or ``supervise_pit``. Locks the gaming days (shared), the
+    slip, then the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
+    ``slip_step_refused``, ``same_person_signed_twice``."""
+    _require_any(by, "run_table", "supervise_pit")
+    with transaction.atomic():
+        fresh, steps, now = _slip_locked(slip)
+        if SlipStep.ISSUED not in steps or _is_final(steps):
+            raise _step_refused(_("This slip is not waiting for the table."), steps)
+        if steps[SlipStep.ISSUED].signer_id == by.pk:
+            raise SamePersonSignedTwiceError(_("The cashier who issued a slip does not receive it."))
+        role = SignatureRole.PIT_BOSS if _holds(by, SignatureRole.PIT_BOSS) else SignatureRole.DEALER
+        signature = SlipSignature.objects.create(
+            slip=fresh, step=SlipStep.RECEIVED, role=role, signer=by, signed_at=now
+        )
+        audit_append(
+            action="accounting.slip_received",
+            actor=by,
+            object_type="accounting.slip",
+            object_id=fresh.pk,
+            after={"number": f"{fresh.year}-{fresh.number}", "kind": fresh.kind, "signed_as": role},
+        )
+    return signature
+
+
+def slip_void(*, slip: Slip, by: Any, reason: str = "") -> SlipSignature:
+    """A void of a slip the cage has not issued: the first signature proposes it with a reason
+    (the cage then refuses to issue it), the second, by someone else, confirms it. The slip
+    keeps its number, shown as voided in the report. Needs ``supervise_pit`` or
+    ``operate_cage``. Locks the gaming days (shared), the slip, then the audit chain. Raises
+    ``permission_denied``, ``gaming_day_closed``, ``reason_required``, ``slip_step_refused``
+    (issued, received or voided), ``same_person_signed_twice``."""
+    _require_any(by, "supervise_pit", "operate_cage")
+    role = SignatureRole.PIT_BOSS if _holds(by, SignatureRole.PIT_BOSS) else SignatureRole.CASHIER
+    with transaction.atomic():
+        fresh, steps, now = _slip_locked(slip)
+        if SlipStep.ISSUED in steps or _is_final(steps):
+            raise _step_refused(_("Only a slip the cage has not issued is voided."), steps)
+        proposed = steps.get(SlipStep.VOID_PROPOSED)
+        if proposed is None:
+            reason = reason_required(reason, _("A void says why."))
+            step = SlipStep.VOID_PROPOSED
+        else:
+            if proposed.signer_id == by.pk:
+                raise SamePersonSignedTwiceError(_("You proposed this void: someone else confirms it."))
+            reason = (reason or "").strip()[:300] or proposed.reason
+            step = SlipStep.VOIDED
+        signature = SlipSignature.objects.create(
+            slip=fresh, step=step, role=role, signer=by, signed_at=now, reason=reason
+        )
+        audit_append(
+            action=f"accounting.slip_{step}",
+            actor=by,
+            object_type="accounting.slip",
+            object_id=fresh.pk,
+            after={"number": f"{fresh.year}-{fresh.number}", "kind": fresh.kind, "reason": reason},
+        )
+    return signature

@@ -1,0 +1,490 @@
+"""The pit's accounting pages, under ``/accounting/``: the gaming day (close it), a table's
+accounting (opening and closing counts, their two signatures, variance and investigations), the
+fills-and-credits desk (request, the cage's issue, the table's receipt, void) and the slip report.
+
+Each page is a full page, or its partial for htmx (``Vary: HX-Request``). A command goes through
+one service: done, htmx gets the partial again and a plain form post is sent back to the page; a
+refusal is the page (or its partial) with the reason in words and the refusal's 4xx status.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from accounting.errors import CountNotFoundError, InvalidCountError, SlipNotFoundError
+from accounting.gaming_days import schedule_of, shift_of
+from accounting.models import CountKind, Slip, SlipKind, TrayCount, VarianceInvestigation
+from accounting.selectors import (
+    chip_values,
+    closed_days,
+    current_gaming_day,
+    denomination_differences,
+    gaming_day_summary,
+    settings_of,
+    slip_report,
+    slip_state,
+    slip_steps,
+    slip_years,
+    slips_open,
+    slips_recent,
+    table_accounting,
+)
+from accounting.services import (
+    accounting_configure,
+    gaming_day_close,
+    investigation_resolve,
+    slip_issue,
+    slip_receive,
+    slip_request,
+    slip_void,
+    tray_count_record,
+    tray_count_sign,
+)
+from casino.errors import NotFoundError, ServiceError
+from casino.models import Casino
+from casino.refusals import refusal_text
+from casino.selectors import casino_for_user
+from casino.views import HtmxHttpRequest, staff_user
+from tables.models import Table
+from tables.views.access import staff_table
+from wallet.forms import amount_minor_parse
+
+DAY = "accounting/day.html"
+TABLE = "accounting/table.html"
+DESK = "accounting/desk.html"
+REPORT = "accounting/report.html"
+SETTINGS = "accounting/settings.html"
+
+
+def any_permission(*codenames: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """Anonymous visitors go to the login page; staff holding none of the permissions get 403."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @functools.wraps(view)
+        def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not any(request.user.has_perm(f"casino.{codename}") for codename in codenames):
+                raise PermissionDenied
+            return view(request, *args, **kwargs)
+
+        return login_required(checked)
+
+    return decorate
+
+
+def _casino(request: HttpRequest) -> Casino:
+    casino = casino_for_user(request.user)
+    if casino is None:
+        raise Http404("no casino")
+    return casino
+
+
+def _vary(response: HttpResponse) -> HttpResponse:
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+def _page(
+    request: HtmxHttpRequest,
+    template: str,
+    partial: str,
+    context: dict[str, Any],
+    *,
+    error: ServiceError | None = None,
+    done: str = "",
+) -> HttpResponse:
+    """The page, or its partial for htmx, with the refusal (and its status) or what was done."""
+    context = {**context, "error": error, "error_text": refusal_text(error) if error else "", "done": done}
+    typed = request.POST if error is not None and request.method == "POST" else {}
+    context["amount_fields"] = [(chip, typed.get(f"amount-{chip}", "")) for chip in context.get("chips", [])]
+    name = f"{template}#{partial}" if request.htmx else template
+    return _vary(render(request, name, context, status=error.status if error else 200))
+
+
+def _answered(
+    request: HtmxHttpRequest,
+    error: ServiceError | None,
+    done: str,
+    again: Callable[[ServiceError | None, str], HttpResponse],
+    back: str,
+) -> HttpResponse:
+    """After a command: a refusal, or htmx, gets the page again with the outcome (``again``);
+    a plain post that was done is sent back to ``back`` (the message shows there)."""
+    if error is None and not request.htmx:
+        messages.success(request, done)
+        return redirect(back)
+    return again(error, "" if error else done)
+
+
+def amounts_read(request: HttpRequest, values: list[int]) -> dict[int, int]:
+    """The amounts per chip value typed in ``amount-<value>`` fields (blank or 0: none), as
+    minor units by ``amount_minor_parse``. Raises ``invalid_count`` with the field's problem."""
+    amounts: dict[int, int] = {}
+    for value in values:
+        text = request.POST.get(f"amount-{value}", "").strip()
+        if text in ("", "0", "0.00", "0,00"):
+            continue
+        try:
+            amounts[value] = amount_minor_parse(text)
+        except forms.ValidationError as error:
+            raise InvalidCountError(" ".join(error.messages), value=value) from error
+    return amounts
+
+
+# ---------------------------------------------------------------- the gaming day
+
+
+def _day_context(casino: Casino) -> dict[str, Any]:
+    today = current_gaming_day(casino)
+    schedule = schedule_of(casino)
+    return {
+        "casino": casino,
+        "summary": gaming_day_summary(casino, today),
+        "yesterday": gaming_day_summary(casino, today - dt.timedelta(days=1)),
+        "closed": closed_days(casino),
+        "shift": shift_of(schedule, timezone.now()),
+        "tables": Table.objects.filter(casino=casino).order_by("name"),
+    }
+
+
+@any_permission("supervise_pit", "operate_cage", "run_table", "view_audit")
+@require_GET
+def day(request: HtmxHttpRequest) -> HttpResponse:
+    return _day_page(request)
+
+
+def _day_page(request: HtmxHttpRequest, error: ServiceError | None = None, done: str = "") -> HttpResponse:
+    return _page(request, DAY, "gaming-day", _day_context(_casino(request)), error=error, done=done)
+
+
+@any_permission("supervise_pit")
+@require_POST
+def day_close(request: HtmxHttpRequest) -> HttpResponse:
+    casino = _casino(request)
+    error: ServiceError | None = None
+    try:
+        chosen = dt.date.fromisoformat(request.POST.get("day", ""))
+    except ValueError:
+        error = InvalidCountError(_("Choose the gaming day to close."))
+    else:
+        try:
+            gaming_day_close(casino=casino, day=chosen, by=staff_user(request))
+        except ServiceError as refused:
+            error = refused
+    done = _("Gaming day closed.")
+    return _answered(
+        request, error, done, lambda *outcome: _day_page(request, *outcome), reverse("accounting:day")
+    )
+
+
+# ---------------------------------------------------------------- a table's accounting
+
+
+def _table_context(table: Table) -> dict[str, Any]:
+    state = table_accounting(table)
+    previous = None
+    if state.investigation is not None:
+        previous = denomination_differences(state.investigation.opener, state.investigation.closer)
+    return {
+        "table": table,
+        "state": state,
+        "chips": chip_values(table.casino),
+        "counts": list(reversed(state.counts))[:10],
+        "next_kind": CountKind.CLOSER if state.is_open else CountKind.OPENER,
+        "differences": previous,
+        "casino": table.casino,
+    }
+
+
+def _table_page(
+    request: HtmxHttpRequest, table: Table, error: ServiceError | None = None, done: str = ""
+) -> HttpResponse:
+    return _page(request, TABLE, "table-accounting", _table_context(table), error=error, done=done)
+
+
+@any_permission("supervise_pit", "run_table")
+@require_GET
+def table_page(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
+    return _table_page(request, staff_table(request, table_name))
+
+
+@any_permission("supervise_pit", "run_table")
+@require_POST
+def count_record(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
+    table = staff_table(request, table_name)
+    error = None
+    kind = request.POST.get("kind", "")
+    try:
+        amounts = amounts_read(request, chip_values(table.casino))
+        corrects = None
+        corrects_id = request.POST.get("corrects", "")
+        if corrects_id:
+            corrects = (
+                TrayCount.objects.filter(table=table, pk=int(corrects_id)).first()
+                if corrects_id.isdigit()
+                else None
+            )
+            if corrects is None:
+                raise CountNotFoundError(_("No such count of this table."))
+        tray_count_record(
+            table=table,
+            kind=kind,
+            amounts=amounts,
+            by=staff_user(request),
+            corrects=corrects,
+            reason=request.POST.get("reason", ""),
+        )
+    except ServiceError as refused:
+        error = refused
+    done = _("Count recorded with your signature: it needs the second one.")
+    back = reverse("accounting:table", args=[table.name])
+    return _answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
+
+
+@any_permission("supervise_pit", "run_table")
+@require_POST
+def count_sign(request: HtmxHttpRequest, table_name: str, count_id: int) -> HttpResponse:
+    table = staff_table(request, table_name)
+    error = None
+    try:
+        count = TrayCount.objects.filter(table=table, pk=count_id).select_related("table__casino").first()
+        if count is None:
+            raise CountNotFoundError(_("No such count of this table."))
+        tray_count_sign(count=count, by=staff_user(request))
+    except ServiceError as refused:
+        error = refused
+    done = _("Count signed.")
+    back = reverse("accounting:table", args=[table.name])
+    return _answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
+
+
+@any_permission("supervise_pit")
+@require_POST
+def investigation_resolve_view(
+    request: HtmxHttpRequest, table_name: str, investigation_id: int
+) -> HttpResponse:
+    table = staff_table(request, table_name)
+    error = None
+    try:
+        investigation = VarianceInvestigation.objects.filter(table=table, pk=investigation_id).first()
+        if investigation is None:
+            raise NotFoundError(_("No such investigation at this table."))
+        investigation_resolve(
+            investigation=investigation, note=request.POST.get("note", ""), by=staff_user(request)
+        )
+    except ServiceError as refused:
+        error = refused
+    done = _("Investigation resolved.")
+    back = reverse("accounting:table", args=[table.name])
+    return _answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
+
+
+# ---------------------------------------------------------------- fills and credits
+
+
+def _slip_rows(slips: list[Slip]) -> list[dict[str, Any]]:
+    return [{"slip": slip, "state": slip_state(slip), "steps": slip_steps(slip)} for slip in slips]
+
+
+def _open_context(casino: Casino) -> dict[str, Any]:
+    rows = _slip_rows(slips_open(casino))
+    parts = [(row["slip"].pk, row["state"]) for row in rows]
+    return {
+        "casino": casino,
+        "open_slips": rows,
+        "open_version": hashlib.sha256(repr(parts).encode()).hexdigest()[:24],
+    }
+
+
+def _desk_context(casino: Casino) -> dict[str, Any]:
+    return {
+        **_open_context(casino),
+        "tables": Table.objects.filter(casino=casino).order_by("name"),
+        "chips": chip_values(casino),
+        "recent": _slip_rows(slips_recent(casino, limit=10)),
+        "kinds": SlipKind.choices,
+    }
+
+
+def _desk_page(request: HtmxHttpRequest, error: ServiceError | None = None, done: str = "") -> HttpResponse:
+    return _page(request, DESK, "desk", _desk_context(_casino(request)), error=error, done=done)
+
+
+@any_permission("supervise_pit", "operate_cage", "run_table")
+@require_GET
+def desk(request: HtmxHttpRequest) -> HttpResponse:
+    return _desk_page(request)
+
+
+@any_permission("supervise_pit", "operate_cage", "run_table")
+@require_GET
+def desk_live(request: HtmxHttpRequest) -> HttpResponse:
+    """The slips in flight, asked for every two seconds: 204 while they have not changed (the
+    version the page has), else the section drawn again."""
+    context = _open_context(_casino(request))
+    if request.GET.get("version") == context["open_version"]:
+        return _vary(HttpResponse(status=204))
+    return _vary(render(request, "accounting/_open-slips.html", context))
+
+
+@any_permission("supervise_pit")
+@require_POST
+def slip_request_view(request: HtmxHttpRequest) -> HttpResponse:
+    casino = _casino(request)
+    error = None
+    try:
+        table = Table.objects.filter(casino=casino, name=request.POST.get("table", "")).first()
+        if table is None:
+            raise InvalidCountError(_("Choose a table of this casino."))
+        slip = slip_request(
+            table=table,
+            kind=request.POST.get("kind", ""),
+            amounts=amounts_read(request, chip_values(casino)),
+            by=staff_user(request),
+        )
+    except ServiceError as refused:
+        error = refused
+        done = ""
+    else:
+        done = _("Slip %(number)s requested.") % {"number": f"{slip.year}-{slip.number}"}
+    return _answered(
+        request, error, done, lambda *outcome: _desk_page(request, *outcome), reverse("accounting:desk")
+    )
+
+
+SLIP_STEPS: dict[str, Callable[..., Any]] = {
+    "issue": lambda slip, by, reason: slip_issue(slip=slip, by=by),
+    "receive": lambda slip, by, reason: slip_receive(slip=slip, by=by),
+    "void": lambda slip, by, reason: slip_void(slip=slip, by=by, reason=reason),
+}
+
+
+@any_permission("supervise_pit", "operate_cage", "run_table")
+@require_POST
+def slip_step(request: HtmxHttpRequest, slip_id: int, step: str) -> HttpResponse:
+    casino = _casino(request)
+    error = None
+    done = ""
+    try:
+        slip = (
+            Slip.objects.select_related("table__casino", "casino").filter(casino=casino, pk=slip_id).first()
+        )
+        if slip is None:
+            raise SlipNotFoundError(_("No such slip in this casino."))
+        if step not in SLIP_STEPS:
+            raise InvalidCountError(_("No such step of a slip."))
+        signature = SLIP_STEPS[step](slip, staff_user(request), request.POST.get("reason", ""))
+        number = f"{slip.year}-{slip.number}"
+        done = {
+            "issued": _("Slip %(number)s issued: the chips moved in the ledger."),
+            "received": _("Slip %(number)s received at the table."),
+            "void_proposed": _("Void of slip %(number)s proposed: a second person confirms it."),
+            "voided": _("Slip %(number)s voided."),
+        }[signature.step] % {"number": number}
+    except ServiceError as refused:
+        error = refused
+    return _answered(
+        request, error, done, lambda *outcome: _desk_page(request, *outcome), reverse("accounting:desk")
+    )
+
+
+# ---------------------------------------------------------------- the slip report
+
+
+@any_permission("supervise_pit", "operate_cage", "view_audit")
+@require_GET
+def report(request: HtmxHttpRequest) -> HttpResponse:
+    casino = _casino(request)
+    years = slip_years(casino)
+    this_year = timezone.now().astimezone(schedule_of(casino).zone).year
+    try:
+        year = int(request.GET.get("year") or (years[0] if years else this_year))
+    except ValueError:
+        year = this_year
+    context = {"casino": casino, "report": slip_report(casino, year), "years": years or [this_year]}
+    return _page(request, REPORT, "slip-report", context)
+
+
+# ---------------------------------------------------------------- the casino's settings
+
+
+def _settings_context(casino: Casino) -> dict[str, Any]:
+    settings = settings_of(casino)
+    return {
+        "casino": casino,
+        "settings": settings,
+        "chips": chip_values(casino),
+        "chips_text": ", ".join(_major(value) for value in sorted(chip_values(casino))),
+        "shifts_text": ", ".join(settings.shift_starts),
+        "threshold_text": _major(settings.variance_threshold_minor),
+    }
+
+
+def _major(amount_minor: int) -> str:
+    return f"{amount_minor // 100}.{amount_minor % 100:02d}"
+
+
+def _settings_page(
+    request: HtmxHttpRequest, error: ServiceError | None = None, done: str = ""
+) -> HttpResponse:
+    return _page(
+        request, SETTINGS, "accounting-settings", _settings_context(_casino(request)), error=error, done=done
+    )
+
+
+@any_permission("configure_tables")
+@require_GET
+def settings_page(request: HtmxHttpRequest) -> HttpResponse:
+    return _settings_page(request)
+
+
+@any_permission("configure_tables")
+@require_POST
+def settings_change(request: HtmxHttpRequest) -> HttpResponse:
+    """The chip set (values typed as amounts, separated by spaces), the shift start times and the
+    variance threshold, in one form and one service."""
+    casino = _casino(request)
+    error: ServiceError | None = None
+    try:
+        chips = [
+            _amount(text)
+            for text in request.POST.get("chips", "").replace(";", " ").replace(", ", " ").split()
+            if text.strip(",")
+        ]
+        threshold_text = request.POST.get("threshold", "").strip()
+        threshold = 0 if threshold_text in ("", "0", "0.00") else _amount(threshold_text)
+        shifts = [part for part in request.POST.get("shifts", "").replace(",", " ").split() if part]
+        accounting_configure(
+            casino=casino,
+            chip_values_minor=chips,
+            shift_starts=shifts,
+            variance_threshold_minor=threshold,
+            by=staff_user(request),
+        )
+    except ServiceError as refused:
+        error = refused
+    done = _("Accounting settings saved.")
+    back = reverse("accounting:settings")
+    return _answered(request, error, done, lambda *outcome: _settings_page(request, *outcome), back)
+
+
+def _amount(text: str) -> int:
+    try:
+        return amount_minor_parse(text.strip(","))
+    except forms.ValidationError as error:
+        raise InvalidCountError(" ".join(error.messages)) from error

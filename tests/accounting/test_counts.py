@@ -1,0 +1,197 @@
+"""Tray counts: two signatures by two people (a dealer and a pit boss), the opener against the
+previous closer, variance investigations, the ledger's tray balance beside the count."""
+
+from __future__ import annotations
+
+import pytest
+
+from accounting.models import CountKind, InvestigationResolution, TrayCount, VarianceInvestigation
+from accounting.selectors import table_accounting
+from accounting.services import (
+    accounting_settings_change,
+    chip_set_configure,
+    investigation_resolve,
+    tray_count_record,
+    tray_count_sign,
+)
+from casino.errors import ServiceError
+from tests.accounting.conftest import TRAY, counted, opened, snapshot, tray_balance
+
+pytestmark = pytest.mark.django_db
+
+
+def test_an_opener_signed_by_a_dealer_and_a_pit_boss_opens_the_table(table, dealer, pit_boss):
+    # when the dealer counts and the pit boss signs
+    count = tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer)
+    assert table_accounting(table).pending == count
+    tray_count_sign(count=count, by=pit_boss)
+    # then the count holds both signatures and the table is open, the tray agreeing with the ledger
+    state = table_accounting(table)
+    assert sorted(count.signatures.values_list("role", "signer__username")) == [
+        ("dealer", "dealer-1"),
+        ("pit_boss", "pitboss-1"),
+    ]
+    assert (state.is_open, state.pending, state.last) == (True, None, count)
+    assert (count.total_minor, count.ledger_minor, count.difference_minor) == (2_000_000, 2_000_000, 0)
+    assert sorted(count.lines.values_list("denomination_minor", "amount_minor")) == sorted(TRAY.items())
+
+
+def test_one_person_signing_twice_is_refused_and_adds_nothing(table, dealer):
+    count = tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer)
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        tray_count_sign(count=count, by=dealer)
+    assert refused.value.code == "same_person_signed_twice"
+    assert snapshot() == before
+    assert table_accounting(table).is_open is False
+
+
+def test_two_pit_bosses_are_not_a_dealer_and_a_pit_boss(table, pit_boss, pit_boss_two):
+    count = tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=pit_boss)
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        tray_count_sign(count=count, by=pit_boss_two)
+    assert refused.value.code == "wrong_role"
+    assert snapshot() == before
+
+
+def test_a_cashier_may_not_count_a_tray(table, cashier):
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=cashier)
+    assert refused.value.code == "permission_denied"
+    assert snapshot() == before
+
+
+def test_a_closer_needs_an_open_table_and_an_opener_a_closed_one(table, dealer, pit_boss):
+    with pytest.raises(ServiceError) as closed:
+        tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer)
+    opened(table, dealer, pit_boss)
+    with pytest.raises(ServiceError) as already:
+        tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer)
+    assert (closed.value.code, already.value.code) == ("table_not_open", "table_already_open")
+
+
+def test_a_second_count_waits_for_the_first_ones_signature(table, dealer, dealer_two, pit_boss):
+    opened(table, dealer, pit_boss)
+    tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer)
+    with pytest.raises(ServiceError) as refused:
+        tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer_two)
+    assert refused.value.code == "count_awaiting_signatures"
+
+
+@pytest.mark.parametrize(
+    ("amounts", "problem"),
+    [({2_500: 2_600}, "not a whole number of chips"), ({300: 300}, "not a chip"), ({100: -100}, "from zero")],
+)
+def test_amounts_that_are_not_whole_chips_of_the_set_are_refused(table, dealer, amounts, problem):
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        tray_count_record(table=table, kind=CountKind.OPENER, amounts=amounts, by=dealer)
+    assert refused.value.code == "invalid_count"
+    assert problem in refused.value.message
+    assert snapshot() == before
+
+
+def test_the_count_shows_its_difference_from_the_ledger_and_moves_no_money(table, dealer, pit_boss):
+    short = {**TRAY, 100: 9_900}  # one chip of 1.00 missing
+    count = opened(table, dealer, pit_boss, short)
+    assert (count.total_minor, count.ledger_minor, count.difference_minor) == (1_999_900, 2_000_000, -100)
+    assert table_accounting(table).difference_minor == -100
+    assert tray_balance(table) == 2_000_000
+
+
+def test_an_opener_off_the_previous_closer_by_more_than_the_threshold_opens_an_investigation(
+    table, dealer, pit_boss, operator
+):
+    # given a threshold of 5.00, and a closing count of 20 000.00
+    accounting_settings_change(
+        casino=table.casino,
+        shift_starts=["06:00", "14:00", "22:00"],
+        variance_threshold_minor=500,
+        by=operator,
+    )
+    opened(table, dealer, pit_boss)
+    closer = counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
+    # when the next opener is short by 5.00 (at the threshold): no investigation
+    opener = opened(table, dealer, pit_boss, {**TRAY, 500: 89_500})
+    assert not VarianceInvestigation.objects.exists()
+    # and after a close at that, an opener short by 25.00 (above it)
+    counted(table, CountKind.CLOSER, {**TRAY, 500: 89_500}, dealer, pit_boss)
+    short = opened(table, dealer, pit_boss, {**TRAY, 500: 89_500, 2_500: 297_500})
+    # then one investigation, of that opener against its closer, with the variance and threshold
+    investigation = VarianceInvestigation.objects.get()
+    assert (investigation.opener, investigation.variance_minor, investigation.threshold_minor) == (
+        short,
+        -2_500,
+        500,
+    )
+    assert investigation.closer.total_minor == 1_999_500
+    assert closer.total_minor == 2_000_000 and opener.total_minor == 1_999_500
+    assert table_accounting(table).investigation == investigation
+
+
+def test_the_table_opens_again_only_once_the_investigation_has_a_resolution_note(table, dealer, pit_boss):
+    opened(table, dealer, pit_boss)
+    counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
+    opened(table, dealer, pit_boss, {**TRAY, 100: 9_000})  # threshold 0: any variance
+    investigation = VarianceInvestigation.objects.get()
+    counted(table, CountKind.CLOSER, {**TRAY, 100: 9_000}, dealer, pit_boss)
+    # the next opening is refused
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer)
+    assert refused.value.code == "investigation_unresolved"
+    # a resolution without a note is refused
+    with pytest.raises(ServiceError) as blank:
+        investigation_resolve(investigation=investigation, note="  ", by=pit_boss)
+    assert blank.value.code == "reason_required"
+    # a dealer may not resolve it
+    with pytest.raises(ServiceError) as dealer_refused:
+        investigation_resolve(investigation=investigation, note="found", by=dealer)
+    assert dealer_refused.value.code == "permission_denied"
+    assert snapshot() == before
+    # resolved with a note, the table opens
+    investigation_resolve(investigation=investigation, note="10 chips of 1.00 paid to box 3", by=pit_boss)
+    assert InvestigationResolution.objects.get().note == "10 chips of 1.00 paid to box 3"
+    with pytest.raises(ServiceError) as twice:
+        investigation_resolve(investigation=investigation, note="again", by=pit_boss)
+    assert twice.value.code == "investigation_already_resolved"
+    opened(table, dealer, pit_boss, {**TRAY, 100: 9_000})
+    assert table_accounting(table).is_open is True
+
+
+def test_a_correction_is_a_new_count_naming_the_old_and_the_state_stays(table, dealer, pit_boss):
+    opener = opened(table, dealer, pit_boss, {**TRAY, 100: 9_000})
+    with pytest.raises(ServiceError) as no_reason:
+        tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer, corrects=opener)
+    assert no_reason.value.code == "reason_required"
+    correction = tray_count_record(
+        table=table,
+        kind=CountKind.CLOSER,
+        amounts=TRAY,
+        by=dealer,
+        corrects=opener,
+        reason="a stack miscounted",
+    )
+    tray_count_sign(count=correction, by=pit_boss)
+    state = table_accounting(table)
+    assert (correction.kind, correction.corrects, correction.correction_reason) == (
+        CountKind.OPENER,
+        opener,
+        "a stack miscounted",
+    )
+    assert (state.is_open, state.last) == (True, correction)
+    assert TrayCount.objects.get(pk=opener.pk).total_minor == 1_999_000
+
+
+def test_the_chip_set_is_configured_per_casino(table, dealer, operator, pit_boss):
+    chip_set_configure(casino=table.casino, values_minor=[100, 500, 1_000], by=operator)
+    with pytest.raises(ServiceError) as refused:
+        tray_count_record(table=table, kind=CountKind.OPENER, amounts={2_500: 2_500}, by=dealer)
+    assert refused.value.code == "invalid_count"
+    count = opened(table, dealer, pit_boss, {1_000: 5_000})
+    assert count.total_minor == 5_000
+    with pytest.raises(ServiceError) as not_operator:
+        chip_set_configure(casino=table.casino, values_minor=[100], by=pit_boss)
+    assert not_operator.value.code == "permission_denied"

@@ -1,0 +1,104 @@
+"""A pit boss closes a gaming day; from then on its counts and slips no longer change."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from accounting.models import CountKind, GamingDayClose, SlipKind
+from accounting.selectors import current_gaming_day
+from accounting.services import (
+    gaming_day_close,
+    slip_issue,
+    slip_receive,
+    slip_request,
+    slip_void,
+    tray_count_record,
+    tray_count_sign,
+)
+from casino.errors import ServiceError
+from tests.accounting.conftest import TRAY, counted, opened, snapshot
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_closed_gaming_day_refuses_counts_slips_and_signatures(table, dealer, pit_boss, cashier):
+    # given an opened table, a received fill, and the day closed by the pit boss
+    opener = opened(table, dealer, pit_boss)
+    fill = slip_request(table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, by=pit_boss)
+    slip_issue(slip=fill, by=cashier)
+    slip_receive(slip=fill, by=dealer)
+    today = current_gaming_day(table.casino)
+    closed = gaming_day_close(casino=table.casino, day=today, by=pit_boss)
+    assert (closed.gaming_day, closed.closed_by) == (today, pit_boss)
+    # then nothing more is written into it
+    before = snapshot()
+    refusals = []
+    for attempt in (
+        lambda: tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer),
+        lambda: slip_request(table=table, kind=SlipKind.CREDIT, amounts={100: 100}, by=pit_boss),
+        lambda: tray_count_record(
+            table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer, corrects=opener, reason="recount"
+        ),
+        lambda: slip_void(slip=fill, by=pit_boss, reason="late"),
+        lambda: gaming_day_close(casino=table.casino, day=today, by=pit_boss),
+    ):
+        with pytest.raises(ServiceError) as refused:
+            attempt()
+        refusals.append(refused.value.code)
+    assert refusals == ["gaming_day_closed"] * 4 + ["gaming_day_already_closed"]
+    assert snapshot() == before
+
+
+def test_a_day_with_a_slip_in_flight_or_a_count_to_sign_does_not_close(table, dealer, pit_boss, cashier):
+    today = current_gaming_day(table.casino)
+    count = tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer)
+    with pytest.raises(ServiceError) as unsigned:
+        gaming_day_close(casino=table.casino, day=today, by=pit_boss)
+    assert unsigned.value.code == "gaming_day_has_open_work"
+    assert unsigned.value.details["unsigned_counts"] == [count.pk]
+    tray_count_sign(count=count, by=pit_boss)
+    fill = slip_request(table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, by=pit_boss)
+    slip_issue(slip=fill, by=cashier)
+    with pytest.raises(ServiceError) as in_flight:
+        gaming_day_close(casino=table.casino, day=today, by=pit_boss)
+    assert in_flight.value.details["open_slips"] == [fill.number]
+    assert not GamingDayClose.objects.exists()
+    slip_receive(slip=fill, by=dealer)
+    gaming_day_close(casino=table.casino, day=today, by=pit_boss)
+    assert GamingDayClose.objects.count() == 1
+
+
+def test_only_a_pit_boss_closes_a_day_that_has_begun(table, dealer, pit_boss, cashier):
+    today = current_gaming_day(table.casino)
+    for user in (dealer, cashier):
+        with pytest.raises(ServiceError) as refused:
+            gaming_day_close(casino=table.casino, day=today, by=user)
+        assert refused.value.code == "permission_denied"
+    with pytest.raises(ServiceError) as tomorrow:
+        gaming_day_close(casino=table.casino, day=today + dt.timedelta(days=1), by=pit_boss)
+    assert tomorrow.value.code == "gaming_day_not_started"
+    assert not GamingDayClose.objects.exists()
+
+
+def test_a_count_of_a_closed_day_is_corrected_by_a_new_record_of_an_open_day(table, dealer, pit_boss):
+    # given a closer recorded yesterday, in a day the pit boss closed
+    opened(table, dealer, pit_boss)
+    closer = counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
+    yesterday = current_gaming_day(table.casino) - dt.timedelta(days=1)
+    type(closer).objects.filter(pk=closer.pk).update(gaming_day=yesterday)  # as the owner could
+    gaming_day_close(casino=table.casino, day=yesterday, by=pit_boss)
+    # when it is corrected today, the correction names it, and the closed record stays
+    correction = tray_count_record(
+        table=table,
+        kind=CountKind.CLOSER,
+        amounts={**TRAY, 100: 9_000},
+        by=dealer,
+        corrects=closer,
+        reason="recount",
+    )
+    tray_count_sign(count=correction, by=pit_boss)
+    assert (correction.corrects_id, correction.gaming_day) == (closer.pk, current_gaming_day(table.casino))
+    closer.refresh_from_db()
+    assert (closer.gaming_day, closer.total_minor) == (yesterday, 2_000_000)

@@ -1,0 +1,194 @@
+"""Fills and credits: requested by a pit boss, issued by a cashier (the ledger moves), received
+by someone else at the table; numbered per casino and calendar year; voids with a reason and two
+signatures keep their numbers; the report of the sequence."""
+
+from __future__ import annotations
+
+import pytest
+
+from accounting.models import CountKind, SlipKind, SlipSignature, SlipStep
+from accounting.selectors import slip_report, slip_state
+from accounting.services import slip_issue, slip_receive, slip_request, slip_void
+from casino.errors import ServiceError
+from casino.models import AuditRecord
+from tests.accounting.conftest import TRAY, counted, received, snapshot, tray_balance
+from wallet.models import Account, AccountKind, Transfer, TransferKind
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("bj1_open")]
+
+FILL = {10_000: 500_000, 2_500: 100_000}  # 6 000.00
+
+
+def cage_balance(table) -> int:
+    return Account.objects.get(casino=table.casino, kind=AccountKind.CAGE).balance_minor
+
+
+def test_a_fill_is_requested_issued_and_received_and_moves_the_chips_once(table, pit_boss, cashier, dealer):
+    tray, cage = tray_balance(table), cage_balance(table)
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    assert (slip.number, slip.total_minor, slip_state(slip)) == (1, 600_000, "requested")
+    assert tray_balance(table) == tray  # nothing moves at the request
+    issue = slip_issue(slip=slip, by=cashier)
+    assert (tray_balance(table), cage_balance(table)) == (tray + 600_000, cage - 600_000)
+    assert issue.transfer.kind == TransferKind.TABLE_FILL
+    slip_receive(slip=slip, by=dealer)
+    assert slip_state(slip) == "received"
+    assert list(slip.signatures.values_list("step", "role", "signer__username")) == [
+        ("requested", "pit_boss", "pitboss-1"),
+        ("issued", "cashier", "cashier-1"),
+        ("received", "dealer", "dealer-1"),
+    ]
+    assert tray_balance(table) == tray + 600_000
+    assert list(
+        AuditRecord.objects.filter(action__startswith="accounting.slip").values_list("action", flat=True)
+    ) == [
+        "accounting.slip_requested",
+        "accounting.slip_issued",
+        "accounting.slip_received",
+    ]
+
+
+def test_a_credit_takes_the_chips_back_to_the_cage(table, pit_boss, cashier, dealer):
+    tray = tray_balance(table)
+    slip = received(table, SlipKind.CREDIT, {50_000: 1_000_000}, pit_boss, cashier, dealer)
+    assert tray_balance(table) == tray - 1_000_000
+    assert (
+        SlipSignature.objects.get(slip=slip, step=SlipStep.ISSUED).transfer.kind == TransferKind.TABLE_CREDIT
+    )
+
+
+def test_a_credit_above_the_tray_is_refused_and_records_nothing(table, pit_boss, cashier):
+    slip = slip_request(table=table, kind=SlipKind.CREDIT, amounts={50_000: 2_500_000}, by=pit_boss)
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        slip_issue(slip=slip, by=cashier)
+    assert refused.value.code == "insufficient_funds"
+    assert snapshot() == before
+    assert slip_state(slip) == "requested"
+
+
+def test_each_step_is_signed_by_its_role(table, pit_boss, cashier, dealer):
+    before = snapshot()
+    with pytest.raises(ServiceError) as dealer_requests:
+        slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=dealer)
+    with pytest.raises(ServiceError) as cashier_requests:
+        slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=cashier)
+    assert (dealer_requests.value.code, cashier_requests.value.code) == (
+        "permission_denied",
+        "permission_denied",
+    )
+    assert snapshot() == before
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    before = snapshot()
+    with pytest.raises(ServiceError) as pit_boss_issues:
+        slip_issue(slip=slip, by=pit_boss)
+    with pytest.raises(ServiceError) as received_early:
+        slip_receive(slip=slip, by=dealer)
+    assert (pit_boss_issues.value.code, received_early.value.code) == (
+        "permission_denied",
+        "slip_step_refused",
+    )
+    assert snapshot() == before
+    slip_issue(slip=slip, by=cashier)
+    with pytest.raises(ServiceError) as cashier_receives:
+        slip_receive(slip=slip, by=cashier)
+    assert cashier_receives.value.code == "permission_denied"
+    with pytest.raises(ServiceError) as issued_twice:
+        slip_issue(slip=slip, by=cashier)
+    assert issued_twice.value.code == "slip_step_refused"
+    # the seed's fill of the tray and this one
+    assert Transfer.objects.filter(kind=TransferKind.TABLE_FILL, postings__account__table=table).count() == 2
+
+
+def test_the_issuer_does_not_receive_the_slip(table, pit_boss, operator):
+    # an operator holding the cage's permission too signs both the cage's and the table's steps
+    from django.contrib.auth.models import Permission
+
+    operator.user_permissions.add(Permission.objects.get(codename="operate_cage"))
+    from django.contrib.auth import get_user_model
+
+    both = get_user_model().objects.get(pk=operator.pk)
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    slip_issue(slip=slip, by=both)
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        slip_receive(slip=slip, by=both)
+    assert refused.value.code == "same_person_signed_twice"
+    assert snapshot() == before
+
+
+def test_slip_numbers_follow_each_other_and_a_void_keeps_its_number(
+    table, pit_boss, pit_boss_two, cashier, dealer
+):
+    first = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    second = slip_request(table=table, kind=SlipKind.CREDIT, amounts={100: 1_000}, by=pit_boss)
+    # a void without a reason is refused
+    before = snapshot()
+    with pytest.raises(ServiceError) as no_reason:
+        slip_void(slip=second, by=pit_boss, reason=" ")
+    assert no_reason.value.code == "reason_required"
+    assert snapshot() == before
+    # proposed with a reason, the cage no longer issues it; the proposer may not confirm it
+    slip_void(slip=second, by=pit_boss, reason="wrong table")
+    with pytest.raises(ServiceError) as issue_refused:
+        slip_issue(slip=second, by=cashier)
+    with pytest.raises(ServiceError) as same_person:
+        slip_void(slip=second, by=pit_boss)
+    assert (issue_refused.value.code, same_person.value.code) == (
+        "slip_step_refused",
+        "same_person_signed_twice",
+    )
+    # a second person confirms it: voided, number 2 kept; the next slip is number 3
+    slip_void(slip=second, by=cashier)
+    third = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss_two)
+    assert [slip.number for slip in (first, second, third)] == [1, 2, 3]
+    assert slip_state(second) == "voided"
+    assert list(second.signatures.values_list("step", "signer__username", "reason")) == [
+        ("requested", "pitboss-1", ""),
+        ("void_proposed", "pitboss-1", "wrong table"),
+        ("voided", "cashier-1", "wrong table"),
+    ]
+    # an issued slip is not voided
+    slip_issue(slip=first, by=cashier)
+    with pytest.raises(ServiceError) as issued:
+        slip_void(slip=first, by=pit_boss, reason="late")
+    assert issued.value.code == "slip_step_refused"
+    slip_receive(slip=first, by=dealer)
+    # the report: the sequence, the void, no unused number
+    report = slip_report(table.casino, first.year)
+    assert [(number, state) for number, _slip, state in report.rows] == [
+        (1, "received"),
+        (2, "voided"),
+        (3, "requested"),
+    ]
+    assert (report.last_number, [slip.number for slip in report.voids], report.unused) == (3, [2], [])
+    assert report.totals_minor == {"fill": 600_000, "credit": 0}
+
+
+def test_a_slip_for_a_closed_table_is_refused_and_draws_no_number(table, pit_boss, dealer):
+    counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    assert refused.value.code == "table_not_open"
+    assert snapshot() == before
+
+
+def test_a_slip_without_chips_is_refused_and_draws_no_number(table, pit_boss):
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        slip_request(table=table, kind=SlipKind.FILL, amounts={}, by=pit_boss)
+    assert refused.value.code == "invalid_count"
+    assert snapshot() == before
+    assert slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss).number == 1
+
+
+def test_the_report_names_a_number_no_slip_holds(table, pit_boss):
+    from accounting.models import SlipCounter
+
+    slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    # a counter moved on past its slips (as a restore of a partial backup would leave it)
+    SlipCounter.objects.update(last_number=3)
+    report = slip_report(table.casino, SlipCounter.objects.get().year)
+    assert report.unused == [2, 3]
+    assert [state for _number, _slip, state in report.rows] == ["requested", "unused", "unused"]

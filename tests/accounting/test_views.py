@@ -1,0 +1,275 @@
+"""The accounting pages with and without htmx, for the roles allowed and refused; refusals in
+words with a 4xx status, leaving nothing half done."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from accounting.models import CountKind, Slip, SlipKind, TrayCount
+from accounting.selectors import slip_state
+from accounting.services import slip_issue, slip_request, tray_count_record
+from tests.accounting.conftest import TRAY, opened, snapshot, tray_balance
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+
+
+def client_of(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def tray_form(amounts: dict[int, int], **extra: str) -> dict[str, str]:
+    return {
+        **{f"amount-{value}": f"{amount // 100}.{amount % 100:02d}" for value, amount in amounts.items()},
+        **extra,
+    }
+
+
+@pytest.mark.parametrize(
+    ("url", "partial_id"),
+    [
+        ("/accounting/", 'id="gaming-day"'),
+        ("/accounting/tables/BJ1/", 'id="table-accounting"'),
+        ("/accounting/slips/", 'id="desk"'),
+        ("/accounting/slips/report/", 'id="slip-report"'),
+    ],
+)
+def test_each_page_is_whole_without_htmx_and_its_partial_with_it(url, partial_id, pit_boss):
+    client = client_of(pit_boss)
+    page, partial = client.get(url), client.get(url, headers=HTMX)
+    assert (page.status_code, partial.status_code) == (200, 200)
+    assert "<html" in page.text and partial_id in page.text
+    assert "<html" not in partial.text and partial_id in partial.text
+    assert "HX-Request" in page["Vary"] and "HX-Request" in partial["Vary"]
+
+
+@pytest.mark.parametrize(
+    ("role", "url", "status"),
+    [
+        ("dealer", "/accounting/tables/BJ1/", 200),
+        ("cashier", "/accounting/tables/BJ1/", 403),
+        ("auditor", "/accounting/tables/BJ1/", 403),
+        ("cashier", "/accounting/slips/", 200),
+        ("dealer", "/accounting/slips/", 200),
+        ("auditor", "/accounting/slips/", 403),
+        ("auditor", "/accounting/slips/report/", 200),
+        ("dealer", "/accounting/slips/report/", 403),
+        ("cashier", "/accounting/", 200),
+    ],
+)
+def test_the_pages_answer_the_roles_that_use_them(role, url, status, seeded):
+    from tests.factories import staff_user
+
+    assert client_of(staff_user(role)).get(url).status_code == status
+
+
+def test_an_anonymous_visitor_is_sent_to_the_login(seeded):
+    assert Client().get("/accounting/slips/").status_code == 302
+
+
+def test_the_opener_is_recorded_by_the_dealer_and_signed_by_the_pit_boss(table, dealer, pit_boss):
+    # the dealer records the opener (htmx): the partial shows it waiting for a signature
+    answer = client_of(dealer).post(
+        "/accounting/tables/BJ1/counts/", tray_form(TRAY, kind="opener"), headers=HTMX
+    )
+    assert answer.status_code == 200
+    assert 'id="sign-form"' in answer.text and "Count recorded" in answer.text
+    count = TrayCount.objects.get()
+    # the dealer signing again is refused in words with a 403, and nothing is signed
+    before = snapshot()
+    again = client_of(dealer).post(f"/accounting/tables/BJ1/counts/{count.pk}/sign/", headers=HTMX)
+    assert again.status_code == 403
+    assert "same_person_signed_twice" in again.text and "You signed this count already" in again.text
+    assert snapshot() == before
+    # the pit boss signs without htmx: back to the page, the table open
+    boss = client_of(pit_boss)
+    signed = boss.post(f"/accounting/tables/BJ1/counts/{count.pk}/sign/")
+    assert (signed.status_code, signed["Location"]) == (302, "/accounting/tables/BJ1/")
+    page = boss.get("/accounting/tables/BJ1/")
+    assert 'id="table-state">Open' in page.text and "Count signed." in page.text
+
+
+def test_a_refused_count_without_htmx_is_the_page_with_the_reason_and_a_4xx(table, dealer):
+    before = snapshot()
+    answer = client_of(dealer).post("/accounting/tables/BJ1/counts/", tray_form({100: 150}, kind="opener"))
+    assert answer.status_code == 422
+    assert "<html" in answer.text and "invalid_count" in answer.text
+    assert "not a whole number of chips" in answer.text
+    assert (
+        'name="amount-100" inputmode="decimal" autocomplete="off" placeholder="0.00" value="1.50"'
+        in answer.text
+    )
+    assert snapshot() == before
+
+
+def test_a_typed_amount_that_is_no_amount_is_refused(table, dealer):
+    answer = client_of(dealer).post(
+        "/accounting/tables/BJ1/counts/", {"kind": "opener", "amount-100": "ten"}, headers=HTMX
+    )
+    assert answer.status_code == 422 and "Enter an amount such as 150" in answer.text
+    assert not TrayCount.objects.exists()
+
+
+def test_the_investigation_is_resolved_on_the_table_page(table, dealer, pit_boss):
+    opened(table, dealer, pit_boss)
+    from tests.accounting.conftest import counted
+
+    counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
+    opened(table, dealer, pit_boss, {**TRAY, 100: 9_000})
+    page = client_of(pit_boss).get("/accounting/tables/BJ1/")
+    assert 'id="investigation-variance"' in page.text and "-10.00" in page.text
+    from accounting.models import VarianceInvestigation
+
+    investigation = VarianceInvestigation.objects.get()
+    url = f"/accounting/tables/BJ1/investigations/{investigation.pk}/resolve/"
+    blank = client_of(pit_boss).post(url, {"note": ""}, headers=HTMX)
+    assert blank.status_code == 422 and "reason_required" in blank.text
+    by_dealer = client_of(dealer).post(url, {"note": "found"}, headers=HTMX)
+    assert by_dealer.status_code == 403
+    done = client_of(pit_boss).post(url, {"note": "chips found under the float"}, headers=HTMX)
+    assert done.status_code == 200 and 'id="investigation"' not in done.text
+
+
+@pytest.mark.usefixtures("bj1_open")
+def test_the_desk_requests_issues_and_receives_a_fill(table, pit_boss, cashier, dealer):
+    tray = tray_balance(table)
+    requested = client_of(pit_boss).post(
+        "/accounting/slips/request/", tray_form({10_000: 200_000}, table="BJ1", kind="fill"), headers=HTMX
+    )
+    assert requested.status_code == 200 and "Slip" in requested.text
+    slip = Slip.objects.get()
+    assert f'id="slip-{slip.year}-1"' in requested.text
+    # a dealer may not request, nor issue
+    refused = client_of(dealer).post(
+        "/accounting/slips/request/", tray_form({10_000: 200_000}, table="BJ1", kind="fill")
+    )
+    assert refused.status_code == 403
+    not_cage = client_of(dealer).post(f"/accounting/slips/{slip.pk}/issue/", headers=HTMX)
+    assert not_cage.status_code == 403 and "permission_denied" in not_cage.text
+    assert slip_state(slip) == "requested" and tray_balance(table) == tray
+    # the cashier issues (no htmx: back to the desk), the dealer receives
+    issued = client_of(cashier).post(f"/accounting/slips/{slip.pk}/issue/")
+    assert (issued.status_code, issued["Location"]) == (302, "/accounting/slips/")
+    assert tray_balance(table) == tray + 200_000
+    received = client_of(dealer).post(f"/accounting/slips/{slip.pk}/receive/", headers=HTMX)
+    assert received.status_code == 200 and "received at the table" in received.text
+    assert slip_state(slip) == "received"
+
+
+@pytest.mark.usefixtures("bj1_open")
+def test_a_void_on_the_desk_takes_a_reason_and_two_people(table, pit_boss, cashier):
+    slip = slip_request(table=table, kind=SlipKind.CREDIT, amounts={100: 500}, by=pit_boss)
+    url = f"/accounting/slips/{slip.pk}/void/"
+    no_reason = client_of(pit_boss).post(url, {"reason": ""}, headers=HTMX)
+    assert no_reason.status_code == 422 and "A void says why." in no_reason.text
+    assert client_of(pit_boss).post(url, {"reason": "asked twice"}, headers=HTMX).status_code == 200
+    twice = client_of(pit_boss).post(url, headers=HTMX)
+    assert twice.status_code == 403 and "same_person_signed_twice" in twice.text
+    assert client_of(cashier).post(url, headers=HTMX).status_code == 200
+    assert slip_state(slip) == "voided"
+    report = client_of(pit_boss).get("/accounting/slips/report/")
+    assert 'data-number="1" data-state="voided"' in report.text and "asked twice" in report.text
+
+
+@pytest.mark.usefixtures("bj1_open")
+def test_a_credit_the_tray_cannot_cover_is_refused_on_the_desk(table, pit_boss, cashier):
+    slip = slip_request(table=table, kind=SlipKind.CREDIT, amounts={50_000: 5_000_000}, by=pit_boss)
+    before = snapshot()
+    answer = client_of(cashier).post(f"/accounting/slips/{slip.pk}/issue/")
+    assert answer.status_code == 409 and "insufficient_funds" in answer.text
+    assert snapshot() == before
+
+
+def test_the_gaming_day_is_closed_on_its_page(table, pit_boss, dealer):
+    from accounting.selectors import current_gaming_day
+
+    today = current_gaming_day(table.casino).isoformat()
+    tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer)
+    by_dealer = client_of(dealer).post("/accounting/day/close/", {"day": today}, headers=HTMX)
+    assert by_dealer.status_code == 403
+    open_work = client_of(pit_boss).post("/accounting/day/close/", {"day": today}, headers=HTMX)
+    assert open_work.status_code == 409 and "gaming_day_has_open_work" in open_work.text
+    count = TrayCount.objects.get()
+    from accounting.services import tray_count_sign
+
+    tray_count_sign(count=count, by=pit_boss)
+    closed = client_of(pit_boss).post("/accounting/day/close/", {"day": today}, headers=HTMX)
+    assert closed.status_code == 200 and 'id="day-state">Closed' in closed.text
+    # the desk now refuses a request in words
+    refused = client_of(pit_boss).post(
+        "/accounting/slips/request/", tray_form({100: 100}, table="BJ1", kind="fill"), headers=HTMX
+    )
+    assert refused.status_code == 409 and "gaming_day_closed" in refused.text
+    assert not Slip.objects.exists()
+
+
+@pytest.mark.usefixtures("bj1_open")
+def test_a_slip_of_another_casino_or_no_slip_is_not_found_in_words(table, cashier, pit_boss):
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 100}, by=pit_boss)
+    slip_issue(slip=slip, by=cashier)
+    answer = client_of(cashier).post("/accounting/slips/999999/issue/", headers=HTMX)
+    assert answer.status_code == 404 and "No such slip" in answer.text and "slip_not_found" in answer.text
+
+
+def test_the_operator_configures_the_chip_set_shifts_and_threshold(operator, pit_boss):
+    from accounting.selectors import chip_values, settings_of
+
+    page = client_of(operator).get("/accounting/settings/")
+    assert page.status_code == 200 and 'id="settings-form"' in page.text
+    assert client_of(pit_boss).get("/accounting/settings/").status_code == 403
+    answer = client_of(operator).post(
+        "/accounting/settings/change/",
+        {"chips": "1 5 10 100", "shifts": "06:00 18:00", "threshold": "20.00"},
+        headers=HTMX,
+    )
+    assert answer.status_code == 200 and "Accounting settings saved." in answer.text
+    casino = operator_casino()
+    settings = settings_of(casino)
+    assert chip_values(casino) == [10_000, 1_000, 500, 100]
+    assert (settings.shift_starts, settings.variance_threshold_minor) == (["06:00", "18:00"], 2_000)
+    refused = client_of(operator).post(
+        "/accounting/settings/change/", {"chips": "1", "shifts": "6 pm", "threshold": "0"}, headers=HTMX
+    )
+    assert refused.status_code == 400 and "invalid_settings" in refused.text
+    assert settings_of(casino).shift_starts == ["06:00", "18:00"]
+    assert chip_values(casino) == [10_000, 1_000, 500, 100]  # the chip set of the refused form not kept
+
+
+def operator_casino():
+    from casino.models import Casino
+
+    return Casino.objects.get(code="demo")
+
+
+def test_the_last_count_is_corrected_on_the_table_page(table, dealer, pit_boss):
+    opener = opened(table, dealer, pit_boss)
+    answer = client_of(dealer).post(
+        "/accounting/tables/BJ1/counts/",
+        tray_form({**TRAY, 100: 9_900}, kind="opener", corrects=str(opener.pk), reason="one chip short"),
+        headers=HTMX,
+    )
+    assert answer.status_code == 200 and f"corrects #{opener.pk}" in answer.text
+    correction = TrayCount.objects.get(corrects=opener)
+    assert (correction.total_minor, correction.correction_reason) == (1_999_900, "one chip short")
+
+
+@pytest.mark.usefixtures("bj1_open")
+def test_the_slips_in_flight_are_drawn_again_only_when_they_change(table, pit_boss, cashier):
+    desk = client_of(cashier).get("/accounting/slips/")
+    version = desk.context["open_version"]
+    unchanged = client_of(cashier).get(f"/accounting/slips/live/?version={version}", headers=HTMX)
+    assert unchanged.status_code == 204
+    slip_request(table=table, kind=SlipKind.FILL, amounts={100: 100}, by=pit_boss)
+    changed = client_of(cashier).get(f"/accounting/slips/live/?version={version}", headers=HTMX)
+    assert changed.status_code == 200 and 'id="open-slips"' in changed.text and "button" in changed.text
+    assert "<html" not in changed.text and changed.context["open_version"] != version
+
+
+def test_a_table_of_no_casino_is_not_found(pit_boss):
+    assert client_of(pit_boss).get("/accounting/tables/NOPE/").status_code == 404
