@@ -7,9 +7,11 @@ Amounts are typed in major units (``5000`` or ``5000.50``) and parsed by the cag
 from __future__ import annotations
 
 import copy
+from decimal import Decimal
 from typing import Any
 
 from django import forms
+from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
 from casino.models import Pit
@@ -76,9 +78,10 @@ OUTCOMES = {
 
 
 def money_text(amount_minor: int) -> str:
-    """Minor units as the operator types them: ``500000`` -> ``"5000.00"``."""
-    major, minor = divmod(amount_minor, 100)
-    return f"{major}.{minor:02d}"
+    """Minor units as the operator types them, with the active language's decimal mark and no
+    grouping: ``500000`` -> ``"5000.00"`` (English), ``"5000,00"`` (Hungarian, Polish, Russian);
+    ``amount_minor_parse`` reads both."""
+    return number_format(Decimal(amount_minor) / 100, decimal_pos=2, force_grouping=False)
 
 
 class MoneyField(forms.CharField):
