@@ -251,6 +251,12 @@ RULE_OPTION_FIELDS: dict[str, forms.Field] = {
 }
 
 
+def option_label(name: str) -> str:
+    """An option's label as the form shows it; its key for the ones the form does not edit."""
+    field = RULE_OPTION_FIELDS.get(name)
+    return str(field.label) if field is not None and field.label else name
+
+
 class RuleSetVersionForm(forms.Form):
     """A new version's options, from a base version's."""
 
@@ -260,11 +266,15 @@ class RuleSetVersionForm(forms.Form):
             self.fields[name] = copy.deepcopy(field)
         self.fields["source"] = forms.CharField(label=_("Source or reason"), max_length=200, required=False)
 
-    def options_from(self, base: dict[str, Any]) -> dict[str, Any]:
+    def options_from(self, base: dict[str, Any], shown: dict[str, Any]) -> dict[str, Any]:
+        """``base``'s options with the form's values: an option the base leaves to the engine's
+        default (``shown`` holds what the form showed) is written only when it was changed."""
         options = dict(base)
         for name in RULE_OPTION_FIELDS:
             value = self.cleaned_data[name]
-            options[name] = value.strip() if isinstance(value, str) else value
+            value = value.strip() if isinstance(value, str) else value
+            if name in base or value != shown.get(name):
+                options[name] = value
         return options
 
 

@@ -83,7 +83,7 @@ class OutcomeOdds:
         """The hit frequency as "1 in N" (N to one decimal)."""
         if self.probability == 0:
             return "-"
-        return f"{float(1 / self.probability):.1f}"
+        return number_format(round(float(1 / self.probability), 1), decimal_pos=1)
 
 
 @dataclass(frozen=True)

@@ -361,6 +361,10 @@ def table_config_change(
         current = table_config_current(table)
         values = _changes_checked(_config_values(table, current), changes)
         if actor.user is not None and current is not None and _needs_second_person(current, values):
+            current_values = {
+                **current.values(),
+                **{name: getattr(current, f"{name}_id") for name in VERSION_FIELDS},
+            }
             proposal = TableConfigProposal.objects.create(
                 table=table, changes=_changes_stored(changes), based_on=current, created_by=actor.user
             )
@@ -368,8 +372,9 @@ def table_config_change(
                 action="table.config_proposed",
                 object_type="tables.tableconfigproposal",
                 object_id=proposal.pk,
-                before=current.values(),
-                after={"table": table.name, "changes": proposal.changes},
+                # The changed fields only, as they are and as proposed (versions by id).
+                before={"table": table.name, **{name: current_values[name] for name in proposal.changes}},
+                after={"table": table.name, **proposal.changes},
             )
             return proposal
         return _version_write(
@@ -444,7 +449,7 @@ def table_config_proposal_reject(
             action="table.config_rejected",
             object_type="tables.tableconfigproposal",
             object_id=locked.pk,
-            after={"table": locked.table.name, "changes": locked.changes, "reason": reason},
+            after={"table": locked.table.name, **locked.changes, "reason": reason},
         )
     return TableConfigProposal.objects.get(pk=locked.pk)
 

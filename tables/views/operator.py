@@ -36,6 +36,7 @@ from tables.forms import (
     RuleSetVersionForm,
     TableConfigForm,
     TableCreateForm,
+    option_label,
     option_value_label,
 )
 from tables.games.errors import InvalidRuleSetError
@@ -367,11 +368,12 @@ def table_edge(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
 # ------------------------------------------------------------------------------------ the main game's edge
 
 
-@staff_page("configure_tables")
+@staff_page("supervise_pit")
 @require_http_methods(["GET", "POST"])
 def main_edge(request: HtmxHttpRequest, version_id: int) -> HttpResponse:
     """The main-game edge of a rule-set version: POST starts (or joins) its computation; GET
-    shows it, polled every second by the progress bar while it runs."""
+    shows it, polled every second by the progress bar while it runs. For operators and pit
+    bosses (who approve the version: they see its edge first)."""
     version = get_object_or_404(RuleSetVersion.objects.select_related("rule_set"), pk=version_id)
     error = None
     if request.method == "POST":
@@ -409,7 +411,7 @@ def _options_rows(versions: list[RuleSetVersion]) -> list[dict[str, Any]]:
             value = version.options.get(name)
             changed = older is not None and older.options.get(name) != value
             cells.append({"value": _option_text(value), "changed": changed})
-        rows.append({"name": name, "cells": cells})
+        rows.append({"name": name, "label": option_label(name), "cells": cells})
     return rows
 
 
@@ -447,7 +449,7 @@ def rule_set_detail(request: HtmxHttpRequest, rule_set_id: int) -> HttpResponse:
                 try:
                     draft = rule_set_version_create(
                         rule_set=rule_set,
-                        options=form.options_from(base.options),
+                        options=form.options_from(base.options, initial),
                         actor=Actor.staff(staff_user(request)),
                         source=form.cleaned_data["source"],
                     )
@@ -594,7 +596,11 @@ def _approvals_context(casino_id: int) -> dict[str, Any]:
         current_rules = rule_draft.rule_set.current_version()
         old_options = current_rules.options if current_rules else {}
         rows = [
-            {"label": name, "old": _option_text(old_options.get(name)), "new": _option_text(value)}
+            {
+                "label": option_label(name),
+                "old": _option_text(old_options.get(name)),
+                "new": _option_text(value),
+            }
             for name, value in rule_draft.options.items()
             if old_options.get(name) != value
         ]

@@ -34,7 +34,10 @@ from tables.models import (
     RoundEvent,
     RoundRequest,
     RoundStatus,
+    RuleSetVersion,
+    SideBetPaytableVersion,
     Table,
+    TableConfigProposal,
     TableDealer,
 )
 from tables.selectors import payout_lines_awaiting_approval
@@ -170,8 +173,9 @@ def queue_items(casino_id: int) -> dict[str, Any]:
     return {"lines": lines, "requests": requests, "misscans": misscans}
 
 
-def queue_version(items: dict[str, Any]) -> str:
+def queue_version(items: dict[str, Any], config_waiting: int = 0) -> str:
     parts = (
+        config_waiting,
         [line.pk for line in items["lines"]],
         [request.pk for request in items["requests"]],
         [(round_.pk, round_.version) for round_ in items["misscans"]],
@@ -179,12 +183,26 @@ def queue_version(items: dict[str, Any]) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
 
 
+def config_changes_waiting(casino_id: int) -> int:
+    """The configuration changes that wait for a second person (``/operator/approvals/``): the
+    casino's table proposals and the draft rule-set and paytable versions."""
+    return (
+        TableConfigProposal.objects.filter(
+            table__casino_id=casino_id, status=TableConfigProposal.Status.PENDING
+        ).count()
+        + RuleSetVersion.objects.filter(approved_at__isnull=True).count()
+        + SideBetPaytableVersion.objects.filter(approved_at__isnull=True).count()
+    )
+
+
 def _queue_context(casino_id: int) -> dict[str, Any]:
     items = queue_items(casino_id)
+    config_waiting = config_changes_waiting(casino_id)
     return {
         "queue": items,
-        "queue_version": queue_version(items),
+        "queue_version": queue_version(items, config_waiting),
         "queue_size": sum(map(len, items.values())),
+        "config_waiting": config_waiting,
     }
 
 

@@ -75,7 +75,9 @@ def test_a_limit_raised_above_the_step_waits_for_a_second_person(bj2, operator, 
     assert proposal.status == "pending" and proposal.changes == {"main_max_minor": 1_000_000}
     assert table_config_current(bj2).pk == before.pk
     record = AuditRecord.objects.filter(action="table.config_proposed").last()
-    assert record.object_id == str(proposal.pk) and record.after["changes"] == {"main_max_minor": 1_000_000}
+    assert record.object_id == str(proposal.pk)
+    assert record.before == {"table": "BJ2", "main_max_minor": 500_000}
+    assert record.after == {"table": "BJ2", "main_max_minor": 1_000_000}
     # and the author cannot approve it
     error = refused(
         "approval_by_requester_refused",

@@ -296,7 +296,9 @@ def test_a_rule_set_version_is_proposed_and_approved_by_another(bj2, operator, p
     bad = client.post(f"/operator/rule-sets/{rule_set.pk}/", {**data, "blackjack_pays": "zero"})
     assert bad.status_code == 422 and "invalid_configuration" in _page(bad)
     page = _page(_client(pit_boss).get("/operator/approvals/"))
-    assert f'id="rule-set-version-{draft.pk}"' in page and "resplit_aces" in page
+    assert f'id="rule-set-version-{draft.pk}"' in page and "Aces may be split again" in page
+    # the one option changed, and no other
+    assert page.count('class="changed"') == 1
     _client(pit_boss).post(f"/operator/approvals/rule-set/{draft.pk}/approve/")
     draft.refresh_from_db()
     assert draft.approved_by == pit_boss
@@ -388,3 +390,35 @@ def test_every_page_answers_the_operator_with_and_without_htmx(seeded, operator,
 def test_the_canasta_table_has_no_blackjack_configuration_page(seeded, operator):
     response = _client(operator).get("/operator/tables/CA1/")
     assert response.status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_pit_boss_computes_the_edge_of_a_version_to_approve(bj2, operator, pit_boss):
+    base = bj2.rule_set.current_version()
+    draft = rule_set_version_create(
+        rule_set=bj2.rule_set,
+        options={**base.options, "dealer_hits_soft_17": True},
+        actor=Actor.staff(operator),
+    )
+    response = _client(pit_boss).post(f"/operator/rule-set-versions/{draft.pk}/edge/", **HTMX)
+    assert response.status_code == 200 and re.search(r'class="edge">0\.\d{3} %', _page(response))
+
+
+@pytest.mark.django_db
+def test_the_pit_desk_points_to_the_configuration_changes_waiting(bj2, operator, pit_boss):
+    client = _client(pit_boss)
+    assert 'id="config-waiting"' not in _page(client.get("/pit/queue/", **HTMX))
+    config = table_config_current(bj2)
+    _client(operator).post("/operator/tables/BJ2/", _form_data(config, main_max_minor="10000"))
+    queue = _page(client.get("/pit/queue/", **HTMX))
+    assert "1 configuration change waits for a second person" in queue
+    assert 'href="/operator/approvals/"' in queue
+
+
+@pytest.mark.django_db
+def test_a_proposal_is_audited_with_the_changed_fields_only(bj2, operator):
+    config = table_config_current(bj2)
+    _client(operator).post("/operator/tables/BJ2/", _form_data(config, main_max_minor="10000"))
+    record = AuditRecord.objects.filter(action="table.config_proposed").get()
+    assert record.before == {"table": "BJ2", "main_max_minor": 500_000}
+    assert record.after == {"table": "BJ2", "main_max_minor": 1_000_000}

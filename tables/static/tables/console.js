@@ -16,6 +16,10 @@
       return;
     }
     var key = event.key.length === 1 ? event.key.toUpperCase() : event.key;
+    // On a non-Latin layout (Cyrillic) the letter of the key's place on the keyboard is the shortcut.
+    if (key.length === 1 && !/[A-Z0-9]/.test(key) && /^Key[A-Z]$/.test(event.code || "")) {
+      key = event.code.charAt(3);
+    }
     if (key === "C") {
       var field = document.getElementById("card-code");
       if (field) {
