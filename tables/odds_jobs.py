@@ -83,7 +83,8 @@ class OutcomeOdds:
         """The hit frequency as "1 in N" (N to one decimal)."""
         if self.probability == 0:
             return "-"
-        return number_format(round(float(1 / self.probability), 1), decimal_pos=1)
+        one_in = Decimal(self.probability.denominator) / Decimal(self.probability.numerator)
+        return number_format(one_in.quantize(Decimal("0.1"), rounding=ROUND_HALF_EVEN), decimal_pos=1)
 
 
 @dataclass(frozen=True)
