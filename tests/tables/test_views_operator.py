@@ -184,7 +184,8 @@ def test_a_large_raise_waits_and_the_pit_boss_approves_it(bj2, operator, pit_bos
     assert response.status_code == 302
     proposal = TableConfigProposal.objects.get(table=bj2)
     assert proposal.changes == {"main_max_minor": 1_000_000} and table_config_current(bj2).pk == config.pk
-    assert "A change waits for approval" in _page(operator_client.get("/operator/tables/BJ2/"))
+    waiting_page = _page(operator_client.get("/operator/tables/BJ2/"))
+    assert "A change waits for approval" in waiting_page and 'accesskey="s"' not in waiting_page
     # the operator cannot approve their own
     refused = operator_client.post(f"/operator/approvals/table/{proposal.pk}/approve/", **HTMX)
     assert refused.status_code == 403 and "a second person must approve it" in _page(refused)
