@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.utils import translation
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -35,3 +36,10 @@ def open_demo_tables() -> None:
     from tables.models import Table
 
     Table.objects.update(is_open=True)
+
+
+@pytest.fixture(autouse=True)
+def _language_reset() -> Any:
+    """A request leaves its language active in the thread: every test starts in English."""
+    yield
+    translation.deactivate()
