@@ -2,9 +2,9 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from casino.roles import ROLE_LABELS, role_of
+from casino.roles import role_label, role_of
 
 
 def venue(request: HttpRequest) -> dict[str, Any]:
     role = role_of(getattr(request, "user", None))
-    return {"staff_role": role, "staff_role_label": ROLE_LABELS.get(role, role.replace("_", " ").title())}
+    return {"staff_role": role, "staff_role_label": role_label(role)}

@@ -23,6 +23,25 @@ ROLE_LABELS = {
     CASHIER: pgettext_lazy("staff role", "Cashier"),
 }
 
+# The other names an audit record's role takes (tables.services.common.Actor.role): staff without
+# a role, a superuser, a player, a terminal of each kind, the system.
+OTHER_ROLE_LABELS = {
+    "staff": pgettext_lazy("staff role", "Staff"),
+    "superuser": pgettext_lazy("staff role", "Superuser"),
+    "player": pgettext_lazy("staff role", "Player"),
+    "player_terminal": pgettext_lazy("staff role", "Player terminal"),
+    "card_reader": pgettext_lazy("staff role", "Card reader"),
+    "dealer_terminal": pgettext_lazy("staff role", "Dealer terminal"),
+    "system": pgettext_lazy("staff role", "System"),
+}
+
+
+def role_label(role: str) -> str:
+    """A role's name in the active language; an unknown one as it is written."""
+    label = ROLE_LABELS.get(role) or OTHER_ROLE_LABELS.get(role)
+    return str(label) if label is not None else role
+
+
 # Codenames of permissions declared on casino.Casino (app label "casino").
 ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     DEALER: ("run_table",),
