@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 DEFAULT_SHIFT_STARTS = ("06:00", "14:00", "22:00")
 DEFAULT_CHIP_VALUES_MINOR = (100, 500, 2_500, 10_000, 50_000)
@@ -25,7 +25,8 @@ def default_shift_starts() -> list[str]:
 
 class AccountingSettings(models.Model):
     """One casino's accounting settings: the local start times of its shifts (``"HH:MM"``, the
-    gaming day's start among them) and the opener variance above which an investigation opens.
+    gaming day's start among them), the opener variance above which an investigation opens, the
+    hold band of the hold alerts and the cash transaction log's two thresholds.
     The time zone and the gaming day's start time are the venue's own (``casino.Casino``), which
     the audit trail's anchors already use: one gaming day for the whole back office."""
 
@@ -37,6 +38,15 @@ class AccountingSettings(models.Model):
         default=0,
         help_text="An opener differing from the previous closer by more than this opens an investigation",
     )
+    # Hold alerts: a table's hold (win / drop) outside the fixed band, or further from the
+    # statistical expectation of its own rule set and rounds than this many standard deviations.
+    hold_band_low_bp = models.IntegerField(default=500, help_text="Lowest hold expected, in basis points")
+    hold_band_high_bp = models.IntegerField(default=3000, help_text="Highest hold expected, in basis points")
+    hold_band_sigmas = models.PositiveSmallIntegerField(default=3)
+    # The cash transaction log: a player's cash transactions of a gaming day above the first
+    # amount are logged (multiple-transaction log), a day's total above the second is reported.
+    mtl_threshold_minor = models.BigIntegerField(default=300_000)
+    large_cash_threshold_minor = models.BigIntegerField(default=1_000_000)
     updated_at = models.DateTimeField(auto_now=True)
     updated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
@@ -46,7 +56,17 @@ class AccountingSettings(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=Q(variance_threshold_minor__gte=0), name="accounting_threshold_not_negative"
-            )
+            ),
+            models.CheckConstraint(
+                condition=Q(hold_band_low_bp__gte=-10_000)
+                & Q(hold_band_low_bp__lte=F("hold_band_high_bp"))
+                & Q(hold_band_high_bp__lte=10_000),
+                name="accounting_hold_band_ordered",
+            ),
+            models.CheckConstraint(
+                condition=Q(mtl_threshold_minor__gt=0) & Q(large_cash_threshold_minor__gt=0),
+                name="accounting_cash_thresholds_positive",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -73,7 +93,8 @@ class ChipDenomination(models.Model):
 
 
 class GamingDayClose(models.Model):
-    """A gaming day closed by a pit boss: from then on its counts and slips no longer change."""
+    """A closed gaming day (signed by a pit boss and the accounting office,
+    ``GamingDaySignature``): from then on its counts and slips no longer change."""
 
     casino = models.ForeignKey("casino.Casino", on_delete=models.PROTECT, related_name="+")
     gaming_day = models.DateField()
@@ -87,6 +108,36 @@ class GamingDayClose(models.Model):
 
     def __str__(self) -> str:
         return f"gaming day {self.gaming_day} closed"
+
+
+class DayCloseRole(models.TextChoices):
+    PIT_BOSS = "pit_boss", "Pit boss"
+    ACCOUNTANT = "accountant", "Accountant"
+
+
+class GamingDaySignature(models.Model):
+    """One of the two signatures closing a gaming day: a pit boss's and the accounting office's,
+    by two different people. The second writes the day's ``GamingDayClose``."""
+
+    casino = models.ForeignKey("casino.Casino", on_delete=models.PROTECT, related_name="+")
+    gaming_day = models.DateField()
+    role = models.CharField(max_length=20, choices=DayCloseRole.choices)
+    signed_at = models.DateTimeField()
+    signed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["signed_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["casino", "gaming_day", "role"], name="gaming_day_signed_once_per_role"
+            ),
+            models.UniqueConstraint(
+                fields=["casino", "gaming_day", "signed_by"], name="gaming_day_signed_once_per_person"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"gaming day {self.gaming_day} signed as {self.role}"
 
 
 class SignatureRole(models.TextChoices):

@@ -17,6 +17,7 @@ from accounting.models import (
     ChipDenomination,
     CountKind,
     GamingDayClose,
+    GamingDaySignature,
     InvestigationResolution,
     SignatureRole,
     Slip,
@@ -263,6 +264,7 @@ class GamingDaySummary:
     unsigned_counts: int
     counts: int
     slips: int
+    signatures: list[GamingDaySignature] = field(default_factory=list)
 
 
 def gaming_day_summary(casino: Casino, day: dt.date, *, now: dt.datetime | None = None) -> GamingDaySummary:
@@ -286,6 +288,9 @@ def gaming_day_summary(casino: Casino, day: dt.date, *, now: dt.datetime | None 
         unsigned_counts=sum(1 for count in counts if not is_count_signed(count)),
         counts=len(counts),
         slips=Slip.objects.filter(casino=casino, gaming_day=day).count(),
+        signatures=list(
+            GamingDaySignature.objects.filter(casino=casino, gaming_day=day).select_related("signed_by")
+        ),
     )
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from accounting.errors import (
     CountAwaitingSignaturesError,
@@ -56,7 +57,9 @@ from accounting.models import (
     AccountingSettings,
     ChipDenomination,
     CountKind,
+    DayCloseRole,
     GamingDayClose,
+    GamingDaySignature,
     InvestigationResolution,
     SignatureRole,
     Slip,
@@ -195,32 +198,88 @@ def chip_set_configure(*, casino: Casino, values_minor: Sequence[int], by: Any) 
     return values
 
 
+SETTINGS_LIMITS = {
+    # field: (lowest, highest) accepted
+    "variance_threshold_minor": (0, MAX_AMOUNT_MINOR),
+    "hold_band_low_bp": (-10_000, 10_000),
+    "hold_band_high_bp": (-10_000, 10_000),
+    "hold_band_sigmas": (1, 10),
+    "mtl_threshold_minor": (1, MAX_AMOUNT_MINOR),
+    "large_cash_threshold_minor": (1, MAX_AMOUNT_MINOR),
+}
+SETTINGS_REFUSALS = {
+    "variance_threshold_minor": gettext_lazy("The variance threshold is an amount from zero up."),
+    "hold_band_low_bp": gettext_lazy("A hold band's limit is a percentage from -100 to 100."),
+    "hold_band_high_bp": gettext_lazy("A hold band's limit is a percentage from -100 to 100."),
+    "hold_band_sigmas": gettext_lazy("The statistical band is 1 to 10 standard deviations wide."),
+    "mtl_threshold_minor": gettext_lazy("A cash transaction log threshold is an amount above zero."),
+    "large_cash_threshold_minor": gettext_lazy("A cash transaction log threshold is an amount above zero."),
+}
+
+
+def _settings_values(settings: AccountingSettings, changes: Mapping[str, int | None]) -> dict[str, int]:
+    """The numeric settings after ``changes`` (``None``: as they are), each checked against
+    :data:`SETTINGS_LIMITS`. Raises ``invalid_settings``."""
+    values = {name: int(getattr(settings, name)) for name in SETTINGS_LIMITS}
+    for name, value in changes.items():
+        if value is None:
+            continue
+        low, high = SETTINGS_LIMITS[name]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ServiceError(str(SETTINGS_REFUSALS[name]), code="invalid_settings", field=name)
+        values[name] = value
+    if values["hold_band_low_bp"] > values["hold_band_high_bp"]:
+        raise ServiceError(
+            _("The hold band's lowest hold is above its highest."),
+            code="invalid_settings",
+            field="hold_band_low_bp",
+        )
+    if values["mtl_threshold_minor"] > values["large_cash_threshold_minor"]:
+        raise ServiceError(
+            _("The multiple-transaction log's threshold is above the large-cash report's."),
+            code="invalid_settings",
+            field="mtl_threshold_minor",
+        )
+    return values
+
+
 def accounting_settings_change(
-    *, casino: Casino, shift_starts: Sequence[str], variance_threshold_minor: int, by: Any
+    *,
+    casino: Casino,
+    shift_starts: Sequence[str],
+    variance_threshold_minor: int | None = None,
+    hold_band_low_bp: int | None = None,
+    hold_band_high_bp: int | None = None,
+    hold_band_sigmas: int | None = None,
+    mtl_threshold_minor: int | None = None,
+    large_cash_threshold_minor: int | None = None,
+    by: Any,
 ) -> AccountingSettings:
-    """The casino's shift start times (local ``"HH:MM"``; the gaming day's start is always one)
-    and its opener variance threshold. Needs ``configure_tables``. Locks the settings row, then
-    the audit chain. Raises ``permission_denied``, ``invalid_settings``."""
+    """The casino's shift start times (local ``"HH:MM"``; the gaming day's start is always one),
+    its opener variance threshold, the hold alerts' band (basis points, and the statistical band's
+    width in standard deviations) and the cash transaction log's thresholds; a value left
+    ``None`` stays as it is. Needs ``configure_tables``. Locks the settings row, then the audit
+    chain. Raises ``permission_denied``, ``invalid_settings``."""
     require_permission(by, "configure_tables")
     try:
         starts = sorted(set(shift_starts_parse(shift_starts)) | {casino.gaming_day_starts_at})
     except ValueError as error:
         raise ServiceError(_("A shift starts at a time such as 06:00."), code="invalid_settings") from error
-    threshold = variance_threshold_minor
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, int)
-        or not 0 <= threshold <= MAX_AMOUNT_MINOR
-    ):
-        raise ServiceError(_("The variance threshold is an amount from zero up."), code="invalid_settings")
+    changes = {
+        "variance_threshold_minor": variance_threshold_minor,
+        "hold_band_low_bp": hold_band_low_bp,
+        "hold_band_high_bp": hold_band_high_bp,
+        "hold_band_sigmas": hold_band_sigmas,
+        "mtl_threshold_minor": mtl_threshold_minor,
+        "large_cash_threshold_minor": large_cash_threshold_minor,
+    }
     with transaction.atomic():
         settings = settings_lock(casino_id=casino.pk)
-        before = {
-            "shift_starts": settings.shift_starts,
-            "variance_threshold_minor": settings.variance_threshold_minor,
-        }
+        values = _settings_values(settings, changes)
+        before = {"shift_starts": settings.shift_starts, **{name: getattr(settings, name) for name in values}}
         settings.shift_starts = [moment.strftime("%H:%M") for moment in starts]
-        settings.variance_threshold_minor = threshold
+        for name, value in values.items():
+            setattr(settings, name, value)
         settings.updated_by = by
         settings.save()
         audit_append(
@@ -229,39 +288,64 @@ def accounting_settings_change(
             object_type="accounting.accountingsettings",
             object_id=settings.pk,
             before=before,
-            after={"shift_starts": settings.shift_starts, "variance_threshold_minor": threshold},
+            after={"shift_starts": settings.shift_starts, **values},
         )
     return settings
 
 
 def accounting_configure(
-    *,
-    casino: Casino,
-    chip_values_minor: Sequence[int],
-    shift_starts: Sequence[str],
-    variance_threshold_minor: int,
-    by: Any,
+    *, casino: Casino, chip_values_minor: Sequence[int], by: Any, **settings: Any
 ) -> AccountingSettings:
     """The chip set and the settings in one transaction (``chip_set_configure`` then
-    ``accounting_settings_change``): a refusal of either leaves both as they were."""
+    ``accounting_settings_change`` with ``settings``): a refusal of either leaves both as they
+    were."""
     with transaction.atomic():
         chip_set_configure(casino=casino, values_minor=chip_values_minor, by=by)
-        return accounting_settings_change(
-            casino=casino, shift_starts=shift_starts, variance_threshold_minor=variance_threshold_minor, by=by
-        )
+        return accounting_settings_change(casino=casino, by=by, **settings)
 
 
 # ---------------------------------------------------------------- gaming days
 
 
-def gaming_day_close(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose:
-    """A pit boss closes a gaming day: from then on its counts and slips no longer change (a
-    correction is a new record of an open day naming the old). Needs ``supervise_pit``. Takes
-    the day's lock exclusively (it waits for the commands writing into the day, and they wait
-    for it), then the audit chain. Raises ``permission_denied``, ``gaming_day_not_started``,
+# The permission each signature of a day's close needs; a user holding both (a superuser) signs
+# for the accounting office first, and still cannot sign twice.
+DAY_CLOSE_PERMISSIONS = {DayCloseRole.ACCOUNTANT: "sign_gaming_day", DayCloseRole.PIT_BOSS: "supervise_pit"}
+
+
+def _day_close_role(signed: Mapping[str, GamingDaySignature], user: Any) -> str:
+    """The role ``user`` signs the day's close in. Raises ``permission_denied``,
+    ``same_person_signed_twice``, ``signature_not_needed``."""
+    roles = [role for role, codename in DAY_CLOSE_PERMISSIONS.items() if user.has_perm(f"casino.{codename}")]
+    if not roles:
+        require_permission(user, "supervise_pit")
+    if any(signature.signed_by_id == user.pk for signature in signed.values()):
+        raise SamePersonSignedTwiceError(
+            _("You have signed this gaming day's close already: the other signature is someone else's.")
+        )
+    missing = [role for role in roles if role not in signed]
+    if not missing:
+        raise SignatureNotNeededError(
+            _("The %(role)s has signed this gaming day's close already.") % {"role": _role_name(roles[0])}
+        )
+    return missing[0]
+
+
+def _role_name(role: str) -> str:
+    return _("accounting office") if role == DayCloseRole.ACCOUNTANT else _("pit boss")
+
+
+def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose | None:
+    """Sign a gaming day's close: a pit boss (``supervise_pit``) and the accounting office
+    (``sign_gaming_day``) sign, two different people, in either order. The second signature
+    closes the day (``GamingDayClose``, returned; ``None`` while the other signature is
+    missing): from then on its counts and slips no longer change (a correction is a new record of
+    an open day naming the old). Each signature finds nothing left open in the day. Takes the
+    day's lock exclusively (it waits for the commands writing into the day, and they wait for
+    it), then the audit chain. Raises ``permission_denied``, ``gaming_day_not_started``,
     ``gaming_day_already_closed``, ``gaming_day_has_open_work`` (slips not yet received or
-    voided, counts not yet signed)."""
-    require_permission(by, "supervise_pit")
+    voided, counts not yet signed), ``same_person_signed_twice``, ``signature_not_needed``."""
+    if not any(by.has_perm(f"casino.{codename}") for codename in DAY_CLOSE_PERMISSIONS.values()):
+        require_permission(by, "supervise_pit")
     now = timezone.now()
     if day > gaming_day_of(schedule_of(casino), now):
         raise GamingDayNotStartedError(_("This gaming day has not begun."), day=day.isoformat())
@@ -269,6 +353,11 @@ def gaming_day_close(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose
         gaming_day_lock(casino_id=casino.pk, day=day, exclusive=True)
         if is_day_closed(casino.pk, day):
             raise GamingDayAlreadyClosedError(_("This gaming day is closed already."), day=day.isoformat())
+        signed = {
+            signature.role: signature
+            for signature in GamingDaySignature.objects.filter(casino=casino, gaming_day=day)
+        }
+        role = _day_close_role(signed, by)
         work = open_work_of_day(casino.pk, day)
         if work["unsigned_counts"] or work["open_slips"]:
             raise GamingDayHasOpenWorkError(
@@ -279,13 +368,29 @@ def gaming_day_close(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose
                 % {"slips": len(work["open_slips"]), "counts": len(work["unsigned_counts"])},
                 **work,
             )
+        signature = GamingDaySignature.objects.create(
+            casino=casino, gaming_day=day, role=role, signed_at=now, signed_by=by
+        )
+        audit_append(
+            action="accounting.gaming_day_signed",
+            actor=by,
+            object_type="accounting.gamingdaysignature",
+            object_id=signature.pk,
+            after={"casino_id": casino.pk, "gaming_day": day.isoformat(), "role": role},
+        )
+        if len(signed) + 1 < len(DAY_CLOSE_PERMISSIONS):
+            return None
         closed = GamingDayClose.objects.create(casino=casino, gaming_day=day, closed_at=now, closed_by=by)
         audit_append(
             action="accounting.gaming_day_closed",
             actor=by,
             object_type="accounting.gamingdayclose",
             object_id=closed.pk,
-            after={"casino_id": casino.pk, "gaming_day": day.isoformat()},
+            after={
+                "casino_id": casino.pk,
+                "gaming_day": day.isoformat(),
+                "signed_by": sorted([*(item.signed_by_id for item in signed.values()), by.pk]),
+            },
         )
     return closed
 

@@ -13,6 +13,7 @@ import datetime as dt
 import functools
 import hashlib
 from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django import forms
@@ -47,7 +48,7 @@ from accounting.selectors import (
 )
 from accounting.services import (
     accounting_configure,
-    gaming_day_close,
+    gaming_day_sign,
     investigation_resolve,
     slip_issue,
     slip_receive,
@@ -162,7 +163,7 @@ def _day_context(casino: Casino) -> dict[str, Any]:
     }
 
 
-@any_permission("supervise_pit", "operate_cage", "run_table", "view_audit")
+@any_permission("supervise_pit", "operate_cage", "run_table", "view_audit", "view_accounting")
 @require_GET
 def day(request: HtmxHttpRequest) -> HttpResponse:
     return _day_page(request)
@@ -172,21 +173,26 @@ def _day_page(request: HtmxHttpRequest, error: ServiceError | None = None, done:
     return _page(request, DAY, "gaming-day", _day_context(_casino(request)), error=error, done=done)
 
 
-@any_permission("supervise_pit")
+@any_permission("supervise_pit", "sign_gaming_day")
 @require_POST
 def day_close(request: HtmxHttpRequest) -> HttpResponse:
+    """One of the two signatures of a day's close (a pit boss's, the accounting office's)."""
     casino = _casino(request)
     error: ServiceError | None = None
+    done = ""
     try:
         chosen = dt.date.fromisoformat(request.POST.get("day", ""))
     except ValueError:
         error = InvalidCountError(_("Choose the gaming day to close."))
     else:
         try:
-            gaming_day_close(casino=casino, day=chosen, by=staff_user(request))
+            closed = gaming_day_sign(casino=casino, day=chosen, by=staff_user(request))
         except ServiceError as refused:
             error = refused
-    done = _("Gaming day closed.")
+        else:
+            if closed is None:
+                done = _("Signed. The gaming day closes with the second signature.")
+    done = done or _("Gaming day closed.")
     return _answered(
         request, error, done, lambda *outcome: _day_page(request, *outcome), reverse("accounting:day")
     )
@@ -432,11 +438,43 @@ def _settings_context(casino: Casino) -> dict[str, Any]:
         "chips_text": ", ".join(_major(value) for value in sorted(chip_values(casino))),
         "shifts_text": ", ".join(settings.shift_starts),
         "threshold_text": _major(settings.variance_threshold_minor),
+        "hold_low_text": _percent_text(settings.hold_band_low_bp),
+        "hold_high_text": _percent_text(settings.hold_band_high_bp),
+        "mtl_text": _major(settings.mtl_threshold_minor),
+        "large_cash_text": _major(settings.large_cash_threshold_minor),
     }
 
 
 def _major(amount_minor: int) -> str:
     return f"{amount_minor // 100}.{amount_minor % 100:02d}"
+
+
+def _percent_text(basis_points: int) -> str:
+    sign = "-" if basis_points < 0 else ""
+    return f"{sign}{abs(basis_points) // 100}.{abs(basis_points) % 100:02d}"
+
+
+def _basis_points(text: str, field: str) -> int | None:
+    """A percentage as typed (``12.5``, ``12,5``, ``-3``) in basis points; blank: unchanged."""
+    text = text.strip().replace(",", ".").rstrip("%").strip()
+    if not text:
+        return None
+    try:
+        value = Decimal(text) * 100
+    except InvalidOperation:
+        value = Decimal("NaN")
+    if not value.is_finite() or value != value.to_integral_value():
+        raise ServiceError(_("A percentage such as 12.5."), code="invalid_settings", field=field)
+    return int(value)
+
+
+def _whole(text: str, field: str) -> int | None:
+    text = text.strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        raise ServiceError(_("A whole number such as 3."), code="invalid_settings", field=field)
+    return int(text)
 
 
 def _settings_page(
@@ -456,8 +494,9 @@ def settings_page(request: HtmxHttpRequest) -> HttpResponse:
 @any_permission("configure_tables")
 @require_POST
 def settings_change(request: HtmxHttpRequest) -> HttpResponse:
-    """The chip set (values typed as amounts, separated by spaces), the shift start times and the
-    variance threshold, in one form and one service."""
+    """The chip set (values typed as amounts, separated by spaces), the shift start times, the
+    variance threshold, the hold band and the cash transaction log's thresholds, in one form and
+    one service (a field left blank stays as it is)."""
     casino = _casino(request)
     error: ServiceError | None = None
     try:
@@ -469,11 +508,19 @@ def settings_change(request: HtmxHttpRequest) -> HttpResponse:
         threshold_text = request.POST.get("threshold", "").strip()
         threshold = 0 if threshold_text in ("", "0", "0.00") else _amount(threshold_text)
         shifts = [part for part in request.POST.get("shifts", "").replace(",", " ").split() if part]
+        amounts = {
+            name: _amount(request.POST[field]) if request.POST.get(field, "").strip() else None
+            for name, field in (("mtl_threshold_minor", "mtl"), ("large_cash_threshold_minor", "large_cash"))
+        }
         accounting_configure(
             casino=casino,
             chip_values_minor=chips,
             shift_starts=shifts,
             variance_threshold_minor=threshold,
+            hold_band_low_bp=_basis_points(request.POST.get("hold_low", ""), "hold_band_low_bp"),
+            hold_band_high_bp=_basis_points(request.POST.get("hold_high", ""), "hold_band_high_bp"),
+            hold_band_sigmas=_whole(request.POST.get("sigmas", ""), "hold_band_sigmas"),
+            **amounts,
             by=staff_user(request),
         )
     except ServiceError as refused:

@@ -95,6 +95,7 @@ INSERT_ONLY_TABLES = frozenset(
         "accounting_investigationresolution",
         "accounting_slip",
         "accounting_slipline",
+        "accounting_gamingdaysignature",
         "accounting_slipsignature",
     }
 )

@@ -38,6 +38,8 @@ class Casino(models.Model):
             ("manage_staff", "Create staff accounts and assign roles"),
             ("view_audit", "Read the audit trail, round records and reports"),
             ("operate_cage", "Buy-ins, cash-outs, fills and credits at the cage"),
+            ("view_accounting", "Read the pit's accounting: counts, slips, drop, win and hold, reports"),
+            ("sign_gaming_day", "Sign a gaming day's close for the accounting office"),
         ]
 
     def __str__(self) -> str:

@@ -14,6 +14,7 @@ PIT_BOSS = "pit_boss"
 OPERATOR = "operator"
 AUDITOR = "auditor"
 CASHIER = "cashier"
+ACCOUNTANT = "accountant"
 
 ROLE_LABELS = {
     DEALER: pgettext_lazy("staff role", "Dealer"),
@@ -21,6 +22,7 @@ ROLE_LABELS = {
     OPERATOR: pgettext_lazy("staff role", "Operator"),
     AUDITOR: pgettext_lazy("staff role", "Auditor"),
     CASHIER: pgettext_lazy("staff role", "Cashier"),
+    ACCOUNTANT: pgettext_lazy("staff role", "Accountant"),
 }
 
 # The other names an audit record's role takes (tables.services.common.Actor.role): staff without
@@ -45,10 +47,12 @@ def role_label(role: str) -> str:
 # Codenames of permissions declared on casino.Casino (app label "casino").
 ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     DEALER: ("run_table",),
-    PIT_BOSS: ("supervise_pit", "approve_payout", "void_round", "adjust_balance", "view_audit"),
+    PIT_BOSS: ("supervise_pit", "approve_payout", "void_round", "adjust_balance", "view_audit", "view_accounting"),
     OPERATOR: ("configure_tables", "manage_terminals", "manage_staff", "supervise_pit"),
-    AUDITOR: ("view_audit",),
+    AUDITOR: ("view_audit", "view_accounting"),
     CASHIER: ("operate_cage",),
+    # The accounting office: reads the pit's accounting, signs a gaming day's close with a pit boss.
+    ACCOUNTANT: ("view_accounting", "sign_gaming_day", "view_audit"),
 }
 
 # The page each role lands on after login (URL names).
@@ -58,9 +62,10 @@ ROLE_HOME = {
     OPERATOR: "operator:home",
     AUDITOR: "audit:home",
     CASHIER: "cage:home",
+    ACCOUNTANT: "accounting:day",
 }
 
-ROLE_ORDER = (PIT_BOSS, OPERATOR, DEALER, CASHIER, AUDITOR)
+ROLE_ORDER = (PIT_BOSS, OPERATOR, DEALER, CASHIER, ACCOUNTANT, AUDITOR)
 
 
 def role_of(user: User | AnonymousUser | None) -> str:

@@ -7,8 +7,15 @@ from typing import Any
 
 import pytest
 
-from accounting.models import CountKind, Slip, TrayCount
-from accounting.services import slip_issue, slip_receive, slip_request, tray_count_record, tray_count_sign
+from accounting.models import CountKind, GamingDayClose, Slip, TrayCount
+from accounting.services import (
+    gaming_day_sign,
+    slip_issue,
+    slip_receive,
+    slip_request,
+    tray_count_record,
+    tray_count_sign,
+)
 from casino.models import AuditRecord
 from tables.models import Table
 from tests.factories import staff_user
@@ -51,6 +58,19 @@ def cashier(seeded: Any) -> Any:
 @pytest.fixture
 def operator(seeded: Any) -> Any:
     return staff_user("operator", "operator-1")
+
+
+@pytest.fixture
+def accountant(seeded: Any) -> Any:
+    return staff_user("accountant", "accountant-1")
+
+
+def day_closed(casino: Any, day: Any, pit_boss: Any, accountant: Any) -> GamingDayClose:
+    """The gaming day closed by its two signatures: the pit boss's, then the accounting office's."""
+    assert gaming_day_sign(casino=casino, day=day, by=pit_boss) is None
+    closed = gaming_day_sign(casino=casino, day=day, by=accountant)
+    assert closed is not None
+    return closed
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from django.db import connection
 
 from accounting.models import Slip, SlipCounter, SlipKind
 from accounting.selectors import current_gaming_day
-from accounting.services import gaming_day_close, slip_request
+from accounting.services import gaming_day_sign, slip_request
 from casino.errors import ServiceError
 from casino.seeding import seed_all
 from tables.models import Table
@@ -81,10 +81,15 @@ def test_a_request_racing_the_close_of_its_day_is_either_refused_or_keeps_the_da
     tables, pit_boss = floor
     other = staff_user("pit_boss", "pitboss-closer")
     day = current_gaming_day(tables[0].casino)
+    # the accounting office has signed: the pit boss's signature closes the day
+    assert (
+        gaming_day_sign(casino=tables[0].casino, day=day, by=staff_user("accountant", "accountant-closer"))
+        is None
+    )
     results = _race(
         [
             lambda: slip_request(table=tables[0], kind=SlipKind.FILL, amounts={2_500: 2_500}, by=pit_boss),
-            lambda: gaming_day_close(casino=tables[0].casino, day=day, by=other),
+            lambda: gaming_day_sign(casino=tables[0].casino, day=day, by=other),
         ]
     )
     codes = sorted(

@@ -186,7 +186,7 @@ def test_a_credit_the_tray_cannot_cover_is_refused_on_the_desk(table, pit_boss, 
     assert snapshot() == before
 
 
-def test_the_gaming_day_is_closed_on_its_page(table, pit_boss, dealer):
+def test_the_gaming_day_is_closed_on_its_page(table, pit_boss, dealer, accountant):
     from accounting.selectors import current_gaming_day
 
     today = current_gaming_day(table.casino).isoformat()
@@ -199,7 +199,14 @@ def test_the_gaming_day_is_closed_on_its_page(table, pit_boss, dealer):
     from accounting.services import tray_count_sign
 
     tray_count_sign(count=count, by=pit_boss)
-    closed = client_of(pit_boss).post("/accounting/day/close/", {"day": today}, headers=HTMX)
+    signed = client_of(pit_boss).post("/accounting/day/close/", {"day": today}, headers=HTMX)
+    assert signed.status_code == 200 and "closes with the second signature" in signed.text
+    assert 'id="day-state">Open' in signed.text and "signed for the pit by pitboss-1" in signed.text
+    twice = client_of(pit_boss).post("/accounting/day/close/", {"day": today})
+    assert twice.status_code == 403 and "same_person_signed_twice" in twice.text
+    page = client_of(accountant).get("/accounting/")
+    assert page.status_code == 200 and "Sign and close the gaming day" in page.text
+    closed = client_of(accountant).post("/accounting/day/close/", {"day": today}, headers=HTMX)
     assert closed.status_code == 200 and 'id="day-state">Closed' in closed.text
     # the desk now refuses a request in words
     refused = client_of(pit_boss).post(
@@ -239,6 +246,51 @@ def test_the_operator_configures_the_chip_set_shifts_and_threshold(operator, pit
     assert refused.status_code == 400 and "invalid_settings" in refused.text
     assert settings_of(casino).shift_starts == ["06:00", "18:00"]
     assert chip_values(casino) == [10_000, 1_000, 500, 100]  # the chip set of the refused form not kept
+
+
+def test_the_operator_sets_the_hold_band_and_the_cash_log_thresholds(operator):
+    from accounting.selectors import settings_of
+
+    casino = operator_casino()
+    form = {"chips": "1 5 25 100 500", "shifts": "06:00 14:00 22:00", "threshold": "0"}
+    page = client_of(operator).get("/accounting/settings/")
+    assert 'name="hold_low" size="8" value="5.00"' in page.text and 'name="large_cash"' in page.text
+    answer = client_of(operator).post(
+        "/accounting/settings/change/",
+        {
+            **form,
+            "hold_low": "8,5",
+            "hold_high": "25",
+            "sigmas": "2",
+            "mtl": "2500.00",
+            "large_cash": "10000",
+        },
+        headers=HTMX,
+    )
+    assert answer.status_code == 200, answer.text
+    settings = settings_of(casino)
+    assert (settings.hold_band_low_bp, settings.hold_band_high_bp, settings.hold_band_sigmas) == (
+        850,
+        2_500,
+        2,
+    )
+    assert (settings.mtl_threshold_minor, settings.large_cash_threshold_minor) == (250_000, 1_000_000)
+    for refused_fields in (
+        {"hold_low": "30", "hold_high": "20"},  # the band upside down
+        {"hold_low": "12.345"},  # finer than a basis point
+        {"sigmas": "0"},
+        {"mtl": "20000", "large_cash": "10000"},  # the log's threshold above the report's
+    ):
+        refused = client_of(operator).post(
+            "/accounting/settings/change/", {**form, **refused_fields}, headers=HTMX
+        )
+        assert refused.status_code == 400 and "invalid_settings" in refused.text, refused_fields
+    settings.refresh_from_db()
+    assert (settings.hold_band_low_bp, settings.hold_band_sigmas, settings.mtl_threshold_minor) == (
+        850,
+        2,
+        250_000,
+    )
 
 
 def operator_casino():

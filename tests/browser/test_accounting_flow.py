@@ -7,7 +7,8 @@ it at the cage (the chips move in the ledger) and the dealer receives it at the 
 of 5,000.00 goes the same way back to the cage. The dealer counts the tray at the close, the pit
 boss signs, the table is closed with its count equal to the ledger's 17,000.00. The pit boss
 reads the slip report: numbers 1 and 2, both received, no void, no unused number. The pit boss
-closes the gaming day; a fill requested after that is refused in words and draws no number.
+signs the gaming day's close and the accountant signs second, which closes it; a fill requested
+after that is refused in words and draws no number.
 
 Each step's screenshot is written to ``var/screens/accounting-flow/`` (``SCREENS_DIR`` overrides
 the folder); ``docs/screens/accounting-flow/`` keeps the set.
@@ -146,9 +147,16 @@ def test_a_table_is_opened_filled_credited_and_closed_with_its_slips_reported(
     today = pit_boss.locator(".day-row").last
     pit_boss.once("dialog", lambda dialog: dialog.accept())
     today.locator("button.close-day").click()
-    expect(pit_boss.locator("#day-state")).to_have_text("Closed")
-    expect(pit_boss.locator("#closed-days")).to_contain_text("closed by pitboss")
-    screens.take(pit_boss, "gaming-day-closed")
+    expect(pit_boss.locator("#accounting-done")).to_contain_text("closes with the second signature")
+    expect(pit_boss.locator("#day-state")).to_have_text("Open")
+    screens.take(pit_boss, "gaming-day-signed-by-the-pit-boss")
+    accountant = signed_in(browser, live_server, "accountant", "accountant-demo")
+    expect(accountant.locator("#day-state")).to_have_text("Open")
+    accountant.once("dialog", lambda dialog: dialog.accept())
+    accountant.locator(".day-row").last.locator("button.close-day").click()
+    expect(accountant.locator("#day-state")).to_have_text("Closed")
+    expect(accountant.locator("#closed-days")).to_contain_text("closed by accountant")
+    screens.take(accountant, "gaming-day-closed")
     pit_boss.goto(f"{url}/accounting/slips/")
     _type_amounts(pit_boss, "#slip-request-form", {"100.00": "1000"})
     pit_boss.click("#slip-request-form button[type=submit]")

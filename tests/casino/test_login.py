@@ -14,6 +14,7 @@ LANDING = {
     "operator": "/operator/",
     "auditor": "/audit/",
     "cashier": "/cage/",
+    "accountant": "/accounting/",
 }
 
 

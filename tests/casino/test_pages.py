@@ -7,13 +7,14 @@ from django.test import Client
 
 from casino.seeding import load_seed
 
-PAGES = ["/dealer/", "/pit/", "/operator/", "/operator/terminals/", "/audit/", "/cage/"]
+PAGES = ["/dealer/", "/pit/", "/operator/", "/operator/terminals/", "/audit/", "/cage/", "/accounting/"]
 ALLOWED = {
-    "dealer": {"/dealer/"},
-    "pit_boss": {"/pit/", "/audit/"},
-    "operator": {"/operator/", "/operator/terminals/", "/pit/"},
-    "auditor": {"/audit/"},
-    "cashier": {"/cage/"},
+    "dealer": {"/dealer/", "/accounting/"},
+    "pit_boss": {"/pit/", "/audit/", "/accounting/"},
+    "operator": {"/operator/", "/operator/terminals/", "/pit/", "/accounting/"},
+    "auditor": {"/audit/", "/accounting/"},
+    "cashier": {"/cage/", "/accounting/"},
+    "accountant": {"/audit/", "/accounting/"},
 }
 MATRIX = [(staff, page) for staff in load_seed("demo_casino.json")["staff"] for page in PAGES]
 
