@@ -89,7 +89,9 @@ from casino.audit import audit_append
 from casino.errors import ServiceError, reason_required
 from casino.models import Casino
 from casino.services import require_permission
-from tables.models import Table
+from tables.errors import RoundInProgressError
+from tables.models import Round, Table
+from tables.services import table_play_by_count
 from wallet.services import MAX_AMOUNT_MINOR, table_credit, table_fill
 
 ROLE_PERMISSIONS: dict[str, str] = {
@@ -435,7 +437,8 @@ def tray_count_record(
     Needs ``supervise_pit`` or ``run_table``. Locks the gaming day (shared), the table row, the
     corrected count, then the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
     ``invalid_count``, ``count_awaiting_signatures``, ``table_already_open``, ``table_not_open``,
-    ``investigation_unresolved``, ``reason_required``, ``wrong_role``."""
+    ``round_in_progress`` (a closer while a round is open), ``investigation_unresolved``,
+    ``reason_required``, ``wrong_role``."""
     _require_any(by, "supervise_pit", "run_table")
     casino = table.casino
     if corrects is not None:
@@ -471,6 +474,10 @@ def tray_count_record(
                 )
         elif not state.is_open:
             raise TableNotOpenError(_("The table is closed: its opening count comes first."))
+        elif Round.objects.filter(table=locked).open().exists():
+            raise RoundInProgressError(
+                _("A round is in progress: settle or void it before the closing count.")
+            )
         role = _count_role(set(), by)
         count = TrayCount.objects.create(
             table=locked,
@@ -514,12 +521,14 @@ def tray_count_sign(*, count: TrayCount, by: Any) -> TrayCountSignature:
     """The count's second signature, by someone else than the first signer, in the role that is
     missing (a dealer's after a pit boss's, or the other way round). When it completes an
     opener, the opener is checked against the table's previous closer: a difference above the
-    casino's threshold opens an investigation.
+    casino's threshold opens an investigation. A signed opener opens the table for play, a
+    signed closer closes it (``tables.services.table_play_by_count``; a correction changes
+    neither): "open" and "closed" on every screen come from the counts.
 
     Needs ``supervise_pit`` or ``run_table``. Locks the gaming days (the count's and today's,
     shared), the table row, the count, then the audit chain. Raises ``permission_denied``,
     ``gaming_day_closed``, ``same_person_signed_twice``, ``wrong_role``,
-    ``signature_not_needed``."""
+    ``signature_not_needed``, ``round_in_progress`` (a closer while a round is open)."""
     _require_any(by, "supervise_pit", "run_table")
     table = count.table
     with transaction.atomic():
@@ -537,6 +546,8 @@ def tray_count_sign(*, count: TrayCount, by: Any) -> TrayCountSignature:
         investigation = None
         if fresh.kind == CountKind.OPENER and fresh.corrects_id is None:
             investigation = _opener_checked(fresh, now)
+        if fresh.corrects_id is None:  # the count, not its correction, opens or closes the table
+            table_play_by_count(table=table, is_open=fresh.kind == CountKind.OPENER, by=by, count_id=fresh.pk)
         audit_append(
             action="accounting.count_signed",
             actor=by,

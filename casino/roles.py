@@ -47,7 +47,14 @@ def role_label(role: str) -> str:
 # Codenames of permissions declared on casino.Casino (app label "casino").
 ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     DEALER: ("run_table",),
-    PIT_BOSS: ("supervise_pit", "approve_payout", "void_round", "adjust_balance", "view_audit", "view_accounting"),
+    PIT_BOSS: (
+        "supervise_pit",
+        "approve_payout",
+        "void_round",
+        "adjust_balance",
+        "view_audit",
+        "view_accounting",
+    ),
     OPERATOR: ("configure_tables", "manage_terminals", "manage_staff", "supervise_pit"),
     AUDITOR: ("view_audit", "view_accounting"),
     CASHIER: ("operate_cage",),

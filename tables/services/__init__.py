@@ -31,6 +31,7 @@ from tables.services.dealers import (
     table_close_for_play,
     table_dealer_current,
     table_open_for_play,
+    table_play_by_count,
 )
 from tables.services.decisions import decision_make, insurance_close, insurance_decide
 from tables.services.requests import round_request_approve, round_request_create, round_request_reject
@@ -81,5 +82,6 @@ __all__ = [
     "table_dealer_current",
     "table_limits_change",
     "table_open_for_play",
+    "table_play_by_count",
     "table_settings_change",
 ]

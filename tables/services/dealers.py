@@ -1,6 +1,7 @@
 """Who deals at a table, and whether the table is open for play (rules/blackjack.md 3.1; DESIGN
-"Who uses it"): a dealer signs on to a table and opens it; another dealer signing on takes over
-(a dealer change, recorded and shown); the table closes between rounds.
+"Who uses it"): a dealer signs on to a table; its tray's opening count, signed by two people,
+opens it for play and its closing count closes it (docs/accounting.md); another dealer signing on
+takes over (a dealer change, recorded and shown); the table closes between rounds.
 
 One dealer at a table at a time: while a dealer is signed on, staff dealer commands at that table
 by anyone else are refused ``not_table_dealer`` (``tables.services.common.require_dealer_or_reader``);
@@ -9,6 +10,8 @@ opens and closes tables (DESIGN: "signs table opens/closes") without signing on.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils import timezone
@@ -24,6 +27,9 @@ from tables.services.common import (
     require_terminal_at,
     table_dealer_id,
 )
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def table_dealer_current(table: Table) -> TableDealer | None:
@@ -108,10 +114,28 @@ def _require_signed_on_dealer(actor: Actor, table: Table) -> None:
 
 def table_open_for_play(*, table: Table, actor: Actor) -> Table:
     """Open the table for play: rounds may start (``round_open`` refuses ``table_closed``
-    otherwise). Needs the signed-on dealer (``not_signed_on``), a pit boss, the table's dealer
-    terminal or the system. Refuses ``table_open`` when it is open. Locks the table row. Audited
-    ``table.opened``."""
+    otherwise). On the floor a table opens with its tray's opening count
+    (:func:`table_play_by_count`); this is the system's way (seeds, simulations, benches) and a
+    studio's dealer terminal's. Needs the signed-on dealer (``not_signed_on``), a pit boss, the
+    table's dealer terminal or the system. Refuses ``table_open`` when it is open. Locks the table
+    row. Audited ``table.opened``."""
     return _table_set_open(table=table, actor=actor, is_open=True)
+
+
+def table_play_by_count(*, table: Table, is_open: bool, by: User, count_id: int) -> Table:
+    """The tray's counts open and close the table: the second signature of its opening count
+    opens it for play, of its closing count closes it (``accounting.services.tray_count_sign``,
+    in its transaction). The count's two signatures are the authority: no dealer need be signed
+    on. A table already in that state stays as it is, unaudited. Closing is refused while a round
+    is open (``round_in_progress``). Locks the table row. Audited ``table.opened`` /
+    ``table.closed`` with the count."""
+    with transaction.atomic():
+        locked = table_lock(table.pk)
+        assert locked is not None  # the table exists: the caller holds it
+        if locked.is_open == is_open:
+            table.is_open = is_open
+            return table
+        return _table_set_open(table=table, actor=Actor.staff(by), is_open=is_open, count_id=count_id)
 
 
 def table_close_for_play(*, table: Table, actor: Actor) -> Table:
@@ -121,8 +145,9 @@ def table_close_for_play(*, table: Table, actor: Actor) -> Table:
     return _table_set_open(table=table, actor=actor, is_open=False)
 
 
-def _table_set_open(*, table: Table, actor: Actor, is_open: bool) -> Table:
-    _require_signed_on_dealer(actor, table)
+def _table_set_open(*, table: Table, actor: Actor, is_open: bool, count_id: int | None = None) -> Table:
+    if count_id is None:
+        _require_signed_on_dealer(actor, table)
     with transaction.atomic():
         locked = table_lock(table.pk)
         assert locked is not None  # the table exists: the caller holds it
@@ -139,7 +164,8 @@ def _table_set_open(*, table: Table, actor: Actor, is_open: bool) -> Table:
             object_type="tables.table",
             object_id=table.pk,
             before={"is_open": was_open},
-            after={"table": table.name, "is_open": is_open, "dealer": _dealer_name(table)},
+            after={"table": table.name, "is_open": is_open, "dealer": _dealer_name(table)}
+            | ({"by_count": count_id} if count_id is not None else {}),
         )
     table.is_open = is_open
     return table

@@ -46,9 +46,7 @@ from tables.services import (
     round_request_create,
     round_settle,
     shoe_shuffle,
-    table_close_for_play,
     table_dealer_current,
-    table_open_for_play,
 )
 from tables.services.commands import game
 from tables.services.config import table_config_current
@@ -67,12 +65,15 @@ DEFAULTS = {
 
 @dataclass(frozen=True)
 class ConsoleAction:
-    """A button of the console: the action's slug (``do/<name>/``), its label and its key."""
+    """A button of the console: the action's slug (``do/<name>/``), its label and its key; or,
+    with ``href``, a link to the page where it is done (the tray's counts open and close the
+    table: the table's accounting page)."""
 
     name: str
     label: str
     key: str
     is_primary: bool = False
+    href: str = ""
 
 
 def console_version(table: Table) -> str:
@@ -111,9 +112,13 @@ def console_actions(
             if not state["shuffle_due"]:
                 actions.append(ConsoleAction("open-betting", _("Open betting"), "B", is_primary=True))
                 actions.append(ConsoleAction("shuffle", _("Shuffle now"), "R"))
-            actions.append(ConsoleAction("close-table", _("Close the table"), "W"))
+            counts = reverse("accounting:table", args=[table["name"]])
+            actions.append(ConsoleAction("close-table", _("Count the tray to close"), "W", href=counts))
         else:
-            actions.append(ConsoleAction("open-table", _("Open the table"), "T", is_primary=True))
+            counts = reverse("accounting:table", args=[table["name"]])
+            actions.append(
+                ConsoleAction("open-table", _("Count the tray to open"), "T", is_primary=True, href=counts)
+            )
             actions.append(ConsoleAction("sign-off", _("Sign off"), "Q"))
     elif round_["awaiting_correction"]:
         if "correction" not in pending:
@@ -298,8 +303,6 @@ def _perform(request: HttpRequest, table: Table, action: str) -> None:
     round_id = round_[0] if round_ else 0
     performers: dict[str, Callable[[], object]] = {
         "sign-off": lambda: dealer_sign_off(table=table, actor=actor),
-        "open-table": lambda: table_open_for_play(table=table, actor=actor),
-        "close-table": lambda: table_close_for_play(table=table, actor=actor),
         "open-betting": lambda: round_open(table=table, actor=actor),
         "close-betting": lambda: round_close_betting(round_id=round_id, actor=actor),
         "close-insurance": lambda: insurance_close(round_id=round_id, actor=actor),

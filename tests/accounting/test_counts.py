@@ -195,3 +195,51 @@ def test_the_chip_set_is_configured_per_casino(table, dealer, operator, pit_boss
     with pytest.raises(ServiceError) as not_operator:
         chip_set_configure(casino=table.casino, values_minor=[100], by=pit_boss)
     assert not_operator.value.code == "permission_denied"
+
+
+def test_the_counts_open_and_close_the_table_for_play(table, dealer, pit_boss):
+    from casino.models import AuditRecord
+    from tables.models import Table
+
+    # given BJ1 closed for play (as the seed leaves it)
+    Table.objects.filter(pk=table.pk).update(is_open=False)
+    # when its opener is recorded, the table stays closed until the second signature
+    count = tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer)
+    assert Table.objects.get(pk=table.pk).is_open is False
+    tray_count_sign(count=count, by=pit_boss)
+    # then it is open for play, audited with the count that opened it
+    assert Table.objects.get(pk=table.pk).is_open is True
+    opened_record = AuditRecord.objects.filter(action="table.opened").latest("sequence")
+    assert (opened_record.actor_name, opened_record.after["by_count"]) == ("pitboss-1", count.pk)
+    # and a signed closer closes it
+    closer = counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
+    assert Table.objects.get(pk=table.pk).is_open is False
+    assert AuditRecord.objects.filter(action="table.closed").latest("sequence").after["by_count"] == closer.pk
+    # and a correction of the closer leaves the table as it is
+    tray_count_sign(
+        count=tray_count_record(
+            table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer, corrects=closer, reason="recount"
+        ),
+        by=pit_boss,
+    )
+    assert Table.objects.get(pk=table.pk).is_open is False
+
+
+def test_no_closing_count_while_a_round_is_in_progress(table, dealer, pit_boss):
+    from tables.models import Round
+    from tables.services import Actor, dealer_sign_on, round_open, round_void, shoe_shuffle
+
+    opened(table, dealer, pit_boss)
+    dealer_sign_on(table=table, actor=Actor.staff(dealer))
+    shoe_shuffle(table=table, actor=Actor.staff(dealer))
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer)
+    assert refused.value.code == "round_in_progress"
+    assert snapshot() == before
+    # once the round is over the closer is recorded and closes the table
+    round_void(round_id=round_.pk, actor=Actor.staff(pit_boss), reason="test")
+    counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
+    assert not Round.objects.filter(table=table).open().exists()
+    assert type(table).objects.get(pk=table.pk).is_open is False

@@ -1,8 +1,9 @@
 """The dealer's and the pit boss's main flow in a real browser (Debian's chromium, driven by
 Playwright through ``executable_path``; never a downloaded browser).
 
-The dealer signs on to BJ1 and opens it; three players bet through the terminal API and the
-console shows each bet without a reload; no more bets; the dealer types the cards; the card
+The dealer signs on to BJ1 and counts its tray, which the pit boss signs: the table is open.
+Three players bet through the terminal API and the console shows each bet without a reload; no
+more bets; the dealer types the cards; the card
 reader misreads one, the dealer asks for its correction and the pit boss approves it; the players
 decide through the API while the countdown runs; the dealer settles; the main bet's payout, above
 the table's threshold, waits for the pit boss, who approves it from the queue; the player's
@@ -69,12 +70,22 @@ def test_a_round_from_the_console_to_the_pit_bosss_approval(
     pit.goto(f"{live_server.url}/pit/")
     expect(pit.locator("#queue-empty")).to_be_visible()
 
-    # When: the dealer signs on, opens the table, records the shuffle and opens betting, by keys
+    # When: the dealer signs on, counts the tray to open the table, records the shuffle and opens
+    # betting, by keys
     dealer.goto(f"{live_server.url}/dealer/tables/BJ1/")
     screens.take(dealer, "console-before-sign-on")
     dealer.keyboard.press("j")
     expect(dealer.locator("#dealer-on")).to_contain_text("Dealer dealer since")
+    # T: the tray's opening count opens the table, the dealer's and the pit boss's signatures
     dealer.keyboard.press("t")
+    dealer.fill("#count-form input[name=amount-10000]", "20000")
+    dealer.click("#count-form button[type=submit]")
+    expect(dealer.locator("#accounting-done")).to_contain_text("Count recorded")
+    pit.goto(f"{live_server.url}/accounting/tables/BJ1/")
+    pit.click("#sign-form button[type=submit]")
+    expect(pit.locator("#table-state")).to_have_text("Open")
+    pit.goto(f"{live_server.url}/pit/")
+    dealer.goto(f"{live_server.url}/dealer/tables/BJ1/")
     expect(dealer.locator("#table-open")).to_have_text("Open for play")
     dealer.fill("input[name=cut_card]", "70")
     dealer.press("input[name=cut_card]", "Enter")

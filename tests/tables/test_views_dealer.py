@@ -61,6 +61,16 @@ def _closed(table: Table) -> None:
     Table.objects.filter(pk=table.pk).update(is_open=False)
 
 
+def _counted(table: Table, dealer: Any, kind: str) -> None:
+    """The tray's count of ``kind`` by the dealer, signed by a pit boss: it opens or closes the
+    table (accounting.services.tray_count_sign); the tray as the ledger holds it."""
+    from accounting.selectors import tray_ledger_minor
+    from accounting.services import tray_count_record, tray_count_sign
+
+    count = tray_count_record(table=table, kind=kind, amounts={100: tray_ledger_minor(table)}, by=dealer)
+    tray_count_sign(count=count, by=staff_user("pit_boss", f"pitboss-{kind}"))
+
+
 def _current(table: Table) -> dict[str, str]:
     """The round fields a console drawn now posts (blank before the first round)."""
     latest = Round.objects.filter(table=table).order_by("-number").values_list("pk", "version").first()
@@ -144,7 +154,8 @@ def test_an_action_with_htmx_answers_the_partial_and_a_plain_one_redirects(table
     client = _client(dealer)
     plain = client.post(_action_url("sign-on"))
     assert (plain.status_code, plain["Location"]) == (302, "/dealer/tables/BJ1/")
-    partial = client.post(_action_url("open-table"), **HTMX)
+    _counted(table, dealer, "opener")
+    partial = client.post(_action_url("shuffle"), **HTMX)
     assert partial.status_code == 200 and _is_partial(partial)
     assert 'id="table-open">Open for play<' in _page(partial)
     assert partial["Vary"] == "HX-Request, Cookie"
@@ -270,7 +281,7 @@ def test_actions_before_signing_on_are_refused(table, dealer):
     _closed(table)
     client = _client(dealer)
     before = _moved()
-    response = client.post(_action_url("open-table"))
+    response = client.post(_action_url("shuffle"))
     assert response.status_code == 409
     assert "<strong>Sign on to this table first.</strong> <code>not_signed_on</code>" in _page(response)
     unknown = client.post(_action_url("sign-on"))
@@ -307,13 +318,15 @@ def test_a_round_played_through_the_console_on_a_virtual_shoe(table, dealer):
     as_alice = at_terminal(table, alice)
     box_take(table=table, box_number=1, actor=as_alice)
     client = _client(dealer)
-    # when the dealer signs on, opens the table, records the shuffle and opens betting
+    # when the dealer signs on, counts the tray to open, records the shuffle and opens betting
     _act(client, table, "sign-on")
-    _act(client, table, "open-table")
+    page = _page(client.get(_console_url()))
+    assert 'href="/accounting/tables/BJ1/" data-key="T">Count the tray to open' in page
+    _counted(table, dealer, "opener")
     _act(client, table, "shuffle")
     _stack(table, ["TS", "7H", "9D", "TC"])
     page = _page(client.get(_console_url()))
-    assert "Open betting" in page and "Close the table" in page
+    assert "Open betting" in page and 'data-key="W">Count the tray to close' in page
     _act(client, table, "open-betting")
     round_ = Round.objects.get(table=table)
     assert (round_.status, round_.dealer_id) == ("betting", dealer.pk)
@@ -334,8 +347,8 @@ def test_a_round_played_through_the_console_on_a_virtual_shoe(table, dealer):
     assert balance(alice) == (11_000, 0)
     page = _page(client.get(_console_url()))
     assert 'id="payout-summary"' in page and "Payouts of round 1" in page
-    # and the dealer closes the table and signs off
-    _act(client, table, "close-table")
+    # and the dealer counts the tray to close the table, and signs off
+    _counted(table, dealer, "closer")
     _act(client, table, "sign-off")
     assert Table.objects.get(pk=table.pk).is_open is False
     assert not table.dealer_spells.filter(signed_off_at__isnull=True).exists()
@@ -347,12 +360,10 @@ def test_a_round_played_through_the_console_on_a_virtual_shoe(table, dealer):
     # and each action ran the statements measured (the aim is at most 15)
     assert MEASURED == {
         "sign-on": [19],
-        "open-table": [21],
         "shuffle": [22],
         "open-betting": [26],
         "close-betting": [24],
         "settle": [44],
-        "close-table": [22],
         "sign-off": [19],
     }
 
@@ -367,7 +378,7 @@ def test_a_round_played_through_the_console_on_a_physical_shoe(table, dealer, op
     box_take(table=table, box_number=1, actor=as_alice)
     client = _client(dealer)
     _act(client, table, "sign-on")
-    _act(client, table, "open-table")
+    _counted(table, dealer, "opener")
     # the cut card is asked for on a physical shoe and recorded
     assert 'name="cut_card"' in _page(client.get(_console_url()))
     _act(client, table, "shuffle", cut_card="60")
@@ -403,7 +414,6 @@ def test_a_round_played_through_the_console_on_a_physical_shoe(table, dealer, op
     # and each action ran the statements measured (the aim is at most 15)
     assert MEASURED == {
         "sign-on": [19],
-        "open-table": [21],
         "shuffle": [22],
         "open-betting": [26],
         "close-betting": [23],
@@ -420,7 +430,9 @@ def test_the_misscan_banner_names_the_engine_reason(table, dealer, operator):
     as_alice = at_terminal(table, alice)
     box_take(table=table, box_number=1, actor=as_alice)
     client = _client(dealer)
-    for action in ("sign-on", "open-table", "shuffle", "open-betting"):
+    _act(client, table, "sign-on")
+    _counted(table, dealer, "opener")
+    for action in ("shuffle", "open-betting"):
         _act(client, table, action)
     round_id = int(_current(table)["round"])
     bet_place(
@@ -439,7 +451,7 @@ def test_a_cut_card_that_is_no_position_in_the_shoe_is_refused(table, dealer, op
     physical(table, operator)
     client = _client(dealer)
     _act(client, table, "sign-on")
-    _act(client, table, "open-table")
+    _counted(table, dealer, "opener")
     before = _moved()
     for cut_card, code in (("x", "invalid_input"), ("0", "invalid_cut_card"), ("999", "invalid_cut_card")):
         response = client.post(_action_url("shuffle"), {"cut_card": cut_card})
