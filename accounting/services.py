@@ -711,7 +711,13 @@ def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
         if steps[SlipStep.REQUESTED].signer_id == by.pk:
             raise SamePersonSignedTwiceError(_("The requester of a slip does not issue it."))
         move = table_fill if fresh.kind == SlipKind.FILL else table_credit
-        transfer = move(table=fresh.table, amount_minor=fresh.total_minor, cashier=by)
+        transfer = move(
+            table=fresh.table,
+            amount_minor=fresh.total_minor,
+            cashier=by,
+            reference_type="accounting.slip",
+            reference_id=fresh.pk,
+        )
         signature = SlipSignature.objects.create(
             slip=fresh,
             step=SlipStep.ISSUED,

@@ -210,8 +210,11 @@ def _simple_move(
     actor_name: str = "",
     memo: str = "",
     audit_after: dict[str, Any] | None = None,
+    reference_type: str = "",
+    reference_id: Any = "",
 ) -> Transfer:
-    """Move an amount from one account to another as one audited transfer."""
+    """Move an amount from one account to another as one audited transfer (naming the record it
+    belongs to with ``reference_type`` and ``reference_id``, when there is one)."""
     with transaction.atomic():
         locked = accounts_lock(casino=casino, specs=[source, destination])
         specs = _by_spec(locked)
@@ -223,6 +226,8 @@ def _simple_move(
             amounts={source_account.pk: -amount_minor, destination_account.pk: amount_minor},
             created_by=actor,
             memo=memo,
+            reference_type=reference_type,
+            reference_id=reference_id,
         )
         transfer = written.transfer
         audit_append(
@@ -298,14 +303,31 @@ def cage_cash_out(*, player: Player, amount_minor: int, cashier: Any) -> Transfe
     )
 
 
-def table_fill(*, table: Table, amount_minor: int, cashier: Any) -> Transfer:
-    """Chips from the cage to a table's tray (cage -> tray). Needs ``casino.operate_cage``.
-    Raises ``permission_denied``, ``invalid_amount``."""
+def table_fill(
+    *, table: Table, amount_minor: int, cashier: Any, reference_type: str = "", reference_id: Any = ""
+) -> Transfer:
+    """Chips from the cage to a table's tray (cage -> tray), naming the record it belongs to
+    (a fill slip: ``reference_type="accounting.slip"``), when there is one. Needs
+    ``casino.operate_cage``. Raises ``permission_denied``, ``invalid_amount``."""
     require_permission(cashier, "operate_cage")
-    return _fill(table=table, amount_minor=amount_minor, actor=cashier)
+    return _fill(
+        table=table,
+        amount_minor=amount_minor,
+        actor=cashier,
+        reference_type=reference_type,
+        reference_id=reference_id,
+    )
 
 
-def _fill(*, table: Table, amount_minor: int, actor: Any, actor_name: str = "") -> Transfer:
+def _fill(
+    *,
+    table: Table,
+    amount_minor: int,
+    actor: Any,
+    actor_name: str = "",
+    reference_type: str = "",
+    reference_id: Any = "",
+) -> Transfer:
     _require_amount(amount_minor)
     return _simple_move(
         casino=table.casino,
@@ -317,6 +339,8 @@ def _fill(*, table: Table, amount_minor: int, actor: Any, actor_name: str = "") 
         actor_name=actor_name,
         audit_action="wallet.table_fill",
         audit_after={"table_id": table.pk},
+        reference_type=reference_type,
+        reference_id=reference_id,
     )
 
 
@@ -325,9 +349,12 @@ def system_table_fill(*, table: Table, amount_minor: int, by: str) -> Transfer:
     return _fill(table=table, amount_minor=amount_minor, actor=None, actor_name=by)
 
 
-def table_credit(*, table: Table, amount_minor: int, cashier: Any) -> Transfer:
-    """Chips from a table's tray back to the cage (tray -> cage). The tray may not go negative:
-    raises ``insufficient_funds``. Needs ``casino.operate_cage``."""
+def table_credit(
+    *, table: Table, amount_minor: int, cashier: Any, reference_type: str = "", reference_id: Any = ""
+) -> Transfer:
+    """Chips from a table's tray back to the cage (tray -> cage), naming the record it belongs
+    to (a credit slip), when there is one. The tray may not go negative: raises
+    ``insufficient_funds``. Needs ``casino.operate_cage``."""
     require_permission(cashier, "operate_cage")
     _require_amount(amount_minor)
     return _simple_move(
@@ -339,6 +366,8 @@ def table_credit(*, table: Table, amount_minor: int, cashier: Any) -> Transfer:
         actor=cashier,
         audit_action="wallet.table_credit",
         audit_after={"table_id": table.pk},
+        reference_type=reference_type,
+        reference_id=reference_id,
     )
 
 

@@ -31,6 +31,8 @@ def test_a_fill_is_requested_issued_and_received_and_moves_the_chips_once(table,
     issue = slip_issue(slip=slip, by=cashier)
     assert (tray_balance(table), cage_balance(table)) == (tray + 600_000, cage - 600_000)
     assert issue.transfer.kind == TransferKind.TABLE_FILL
+    # the ledger's transfer names its slip
+    assert (issue.transfer.reference_type, issue.transfer.reference_id) == ("accounting.slip", str(slip.pk))
     slip_receive(slip=slip, by=dealer)
     assert slip_state(slip) == "received"
     assert list(slip.signatures.values_list("step", "role", "signer__username")) == [
@@ -52,8 +54,11 @@ def test_a_credit_takes_the_chips_back_to_the_cage(table, pit_boss, cashier, dea
     tray = tray_balance(table)
     slip = received(table, SlipKind.CREDIT, {50_000: 1_000_000}, pit_boss, cashier, dealer)
     assert tray_balance(table) == tray - 1_000_000
-    assert (
-        SlipSignature.objects.get(slip=slip, step=SlipStep.ISSUED).transfer.kind == TransferKind.TABLE_CREDIT
+    transfer = SlipSignature.objects.get(slip=slip, step=SlipStep.ISSUED).transfer
+    assert (transfer.kind, transfer.reference_type, transfer.reference_id) == (
+        TransferKind.TABLE_CREDIT,
+        "accounting.slip",
+        str(slip.pk),
     )
 
 
