@@ -8,24 +8,31 @@ statement per request. The session ends at logout; a choice made on another devi
 shows at the next login there. A signed-in person without a choice keeps the language the login
 page was shown in (English when they logged in some other way), so a signed-in page depends on
 the session alone, not on ``Accept-Language``.
+
+The time zone, likewise: a signed-in person's pages show the venue's local time (its
+``Casino.time_zone``, read once at login into the session); everyone else's, and the terminal
+API's, the server's ``TIME_ZONE`` (UTC by default).
 """
 
 from __future__ import annotations
 
+import zoneinfo
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.http import HttpRequest, HttpResponseBase
 from django.middleware.locale import LocaleMiddleware
-from django.utils import translation
+from django.utils import timezone, translation
 
 from casino.models import StaffPreference
+from casino.selectors import casino_for_user
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 STAFF_LANGUAGE_SESSION_KEY = "casino_language"
+STAFF_TIME_ZONE_SESSION_KEY = "casino_time_zone"
 
 
 def supported_language(language: str | None) -> str | None:
@@ -56,6 +63,25 @@ def staff_language_at_login(request: HttpRequest, user: User) -> str | None:
     return chosen
 
 
+def staff_time_zone_at_login(request: HttpRequest, user: User) -> None:
+    """Right after ``login``: the venue's time zone (one read) kept in the session and active
+    from now on, so that every page of the session shows the casino's local time."""
+    casino = casino_for_user(user)
+    if casino is not None and _known_zone(casino.time_zone):
+        request.session[STAFF_TIME_ZONE_SESSION_KEY] = casino.time_zone
+        timezone.activate(casino.time_zone)
+
+
+def _known_zone(name: object) -> bool:
+    if not isinstance(name, str) or not name:
+        return False
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
 def language_cookie_set(response: HttpResponseBase, language: str) -> None:
     """The cookie LocaleMiddleware reads for visitors who are not signed in (the login page)."""
     response.set_cookie(
@@ -72,7 +98,8 @@ def language_cookie_set(response: HttpResponseBase, language: str) -> None:
 
 class StaffLocaleMiddleware(LocaleMiddleware):
     """Django's LocaleMiddleware, except for a signed-in person, whose language comes from their
-    session (and whose pages then vary with the session cookie, not with ``Accept-Language``)."""
+    session (and whose pages then vary with the session cookie, not with ``Accept-Language``),
+    and whose time zone is the venue's, from the session too."""
 
     def process_request(self, request: HttpRequest) -> None:
         if SESSION_KEY not in request.session:
@@ -82,8 +109,12 @@ class StaffLocaleMiddleware(LocaleMiddleware):
         translation.activate(language or supported_language(settings.LANGUAGE_CODE) or "en")
         request.LANGUAGE_CODE = translation.get_language()
         request.staff_language = True  # type: ignore[attr-defined]  # read by process_response
+        zone = request.session.get(STAFF_TIME_ZONE_SESSION_KEY)
+        if isinstance(zone, str) and _known_zone(zone):
+            timezone.activate(zone)
 
     def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        timezone.deactivate()  # the next request of this thread starts in the server's zone
         if getattr(request, "staff_language", False):
             response.headers.setdefault("Content-Language", translation.get_language())
             return response

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from casino.errors import ServiceError
-from casino.middleware import language_cookie_set, staff_language_at_login
+from casino.middleware import language_cookie_set, staff_language_at_login, staff_time_zone_at_login
 from casino.models import Terminal, TerminalCredential
 from casino.refusals import refusal_text
 from casino.roles import ROLE_HOME, role_of
@@ -82,6 +82,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
         else:
             login(request, user)
             chosen = staff_language_at_login(request, user)
+            staff_time_zone_at_login(request, user)
             response = redirect("casino:home")
             if chosen:
                 language_cookie_set(response, chosen)  # the login page after logout speaks it too
