@@ -17,12 +17,14 @@ API's, the server's ``TIME_ZONE`` (UTC by default).
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.middleware.locale import LocaleMiddleware
+from django.urls import reverse
 from django.utils import timezone, translation
 
 from casino.models import StaffPreference
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 
 STAFF_LANGUAGE_SESSION_KEY = "casino_language"
 STAFF_TIME_ZONE_SESSION_KEY = "casino_time_zone"
+STAFF_PASSWORD_CHANGE_SESSION_KEY = "casino_password_change_required"
 
 
 def supported_language(language: str | None) -> str | None:
@@ -70,6 +73,16 @@ def staff_time_zone_at_login(request: HttpRequest, user: User) -> None:
     if casino is not None and _known_zone(casino.time_zone):
         request.session[STAFF_TIME_ZONE_SESSION_KEY] = casino.time_zone
         timezone.activate(casino.time_zone)
+
+
+def staff_password_change_at_login(request: HttpRequest, user: User) -> bool:
+    """Right after ``login``: whether the member's password is a temporary one (one read), kept
+    in the session, which then leads every page to the password change until it is done
+    (:class:`PasswordChangeRequiredMiddleware`)."""
+    required = StaffPreference.objects.filter(user=user, password_change_required=True).exists()
+    if required:
+        request.session[STAFF_PASSWORD_CHANGE_SESSION_KEY] = True
+    return required
 
 
 def _known_zone(name: object) -> bool:
@@ -119,3 +132,30 @@ class StaffLocaleMiddleware(LocaleMiddleware):
             response.headers.setdefault("Content-Language", translation.get_language())
             return response
         return super().process_response(request, response)
+
+
+class PasswordChangeRequiredMiddleware:
+    """A member signed in with a temporary password sees only the password change (and may log
+    out or switch the language) until they have chosen their own; htmx requests are sent there
+    with ``HX-Redirect``. The terminal API (token authentication) is not concerned. Reads the
+    session only: no statement."""
+
+    ALLOWED_NAMES = ("casino:password_change", "casino:logout", "casino:language")
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        if request.session.get(STAFF_PASSWORD_CHANGE_SESSION_KEY) and not self._allowed(request.path):
+            target = reverse("casino:password_change")
+            if request.headers.get("HX-Request"):
+                response = HttpResponse(status=204)
+                response["HX-Redirect"] = target
+                return response
+            return HttpResponseRedirect(target)
+        return self.get_response(request)
+
+    def _allowed(self, path: str) -> bool:
+        if path.startswith(("/api/", settings.STATIC_URL or "/static/")):
+            return True
+        return path in {reverse(name) for name in self.ALLOWED_NAMES}

@@ -260,12 +260,15 @@ class BackgroundJob(models.Model):
 
 class StaffPreference(models.Model):
     """What a staff member chose for their screens, kept across logins and devices: the language
-    (a code of ``settings.LANGUAGES``, checked by ``casino.services.staff_language_set``)."""
+    (a code of ``settings.LANGUAGES``, checked by ``casino.services.staff_language_set``; blank:
+    none chosen); and whether their password is a temporary one, given by whoever created the
+    account or reset its password, that they must change at their next login."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_preference"
     )
-    language = models.CharField(max_length=16)
+    language = models.CharField(max_length=16, blank=True, default="")
+    password_change_required = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

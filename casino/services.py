@@ -578,7 +578,8 @@ def _staff_sessions_end(user_id: int) -> int:
 def staff_create(
     *, username: str, first_name: str, last_name: str, role: str, password: str, by: User | AnonymousUser
 ) -> User:
-    """Create a staff account with one role and an initial password.
+    """Create a staff account with one role and an initial password, which the new member must
+    change at their first login when a person (not the system) created the account.
 
     Needs ``manage_staff``. The username is unique regardless of case; the password must pass
     Django's password validators (``AUTH_PASSWORD_VALIDATORS``, which compare it with the names
@@ -624,6 +625,7 @@ def staff_create(
             after={"username": username, "first_name": first_name, "last_name": last_name, "role": role},
         )
         staff_role_assign(user=user, role=role, by=by if isinstance(by, User) else None)
+        _password_change_require(user, required=isinstance(by, User))  # the creator knows it
     return user
 
 
@@ -686,7 +688,8 @@ def staff_password_reset(*, user: User, by: User | AnonymousUser) -> str:
     """Give a staff account a new random temporary password and return it (to be shown once; only
     its hash is stored, and the audit record says a reset happened, never the password). The old
     password stops working and the account's sessions end (Django checks each session against a
-    hash of the password on every request).
+    hash of the password on every request); at the next login the member must choose their own
+    (``staff_password_change``).
 
     Needs ``manage_staff``. Locks the account's row, then the audit chain. Raises
     ``permission_denied``, ``self_password_reset_refused``, ``superuser_not_managed``.
@@ -700,6 +703,7 @@ def staff_password_reset(*, user: User, by: User | AnonymousUser) -> str:
         locked = _staff_account_lock(user)
         locked.set_password(password)
         locked.save(update_fields=["password"])
+        _password_change_require(locked, required=True)
         audit_append(
             action="staff.password_reset",
             actor=by if isinstance(by, User) else None,
@@ -708,6 +712,59 @@ def staff_password_reset(*, user: User, by: User | AnonymousUser) -> str:
             after={"temporary_password_issued": True},
         )
     return password
+
+
+def _password_change_require(user: User, *, required: bool) -> None:
+    """Whether ``user`` must choose a new password at their next login (their preferences row)."""
+    StaffPreference.objects.update_or_create(user=user, defaults={"password_change_required": required})
+
+
+class WrongPasswordError(PermissionRefusedError):
+    code = "wrong_password"
+
+
+class PasswordsDifferError(ServiceError):
+    code = "passwords_differ"
+    status = 400
+
+
+class PasswordUnchangedError(ServiceError):
+    code = "password_unchanged"
+    status = 400
+
+
+def staff_password_change(*, user: User, current: str, new: str, repeated: str) -> User:
+    """A staff member chooses their own password: the current one (a temporary one after a
+    reset) is checked, the new one typed twice must agree, differ from it and pass Django's
+    validators. Clears the requirement to change it; the caller keeps the session
+    (``update_session_auth_hash``), every other session of the account ends (Django checks each
+    against the password's hash). Locks the account's row, then the audit chain; audited
+    ``staff.password_changed``, never the password. Raises ``wrong_password``,
+    ``passwords_differ``, ``password_unchanged``, ``invalid_password``."""
+    if not user.check_password(current or ""):
+        raise WrongPasswordError("The current password is not right.")
+    if new != repeated:
+        raise PasswordsDifferError("The new password and its repetition differ.")
+    if new == current:
+        raise PasswordUnchangedError("Choose a password other than the current one.")
+    try:
+        validate_password(new, user=user)
+    except ValidationError as error:
+        raise InvalidPasswordError(" ".join(error.messages), messages=list(error.messages)) from error
+    with transaction.atomic():
+        locked = _staff_account_lock(user)
+        locked.set_password(new)
+        locked.save(update_fields=["password"])
+        _password_change_require(locked, required=False)
+        audit_append(
+            action="staff.password_changed",
+            actor=locked,
+            object_type="auth.user",
+            object_id=locked.pk,
+            after={"by_the_member": True},
+        )
+    user.password = locked.password
+    return locked
 
 
 # ---------------------------------------------------------------- staff preferences

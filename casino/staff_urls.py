@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("login/", views.login_view, name="login"),
     path("logout/", views.logout_view, name="logout"),
+    path("account/password/", views.password_change_view, name="password_change"),
     path("language/", i18n_views.language_switch, name="language"),
     path("dealer/", views.dealer_home, name="dealer_home"),
     path("operator/terminals/", views.terminals, name="terminals"),

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
-from django.contrib.auth import login, logout
+from django.contrib.auth import login, logout, update_session_auth_hash
 from django.contrib.auth.decorators import login_required, permission_required
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
@@ -18,7 +18,13 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from casino.errors import ServiceError
-from casino.middleware import language_cookie_set, staff_language_at_login, staff_time_zone_at_login
+from casino.middleware import (
+    STAFF_PASSWORD_CHANGE_SESSION_KEY,
+    language_cookie_set,
+    staff_language_at_login,
+    staff_password_change_at_login,
+    staff_time_zone_at_login,
+)
 from casino.models import Terminal, TerminalCredential
 from casino.refusals import refusal_text
 from casino.roles import ROLE_HOME, role_of
@@ -27,6 +33,7 @@ from casino.services import (
     AccountLockedError,
     LoginRefusedError,
     staff_login,
+    staff_password_change,
     terminal_credential_issue,
     terminal_credential_revoke,
     terminal_register,
@@ -83,11 +90,43 @@ def login_view(request: HttpRequest) -> HttpResponse:
             login(request, user)
             chosen = staff_language_at_login(request, user)
             staff_time_zone_at_login(request, user)
-            response = redirect("casino:home")
+            must_change = staff_password_change_at_login(request, user)
+            response = redirect("casino:password_change" if must_change else "casino:home")
             if chosen:
                 language_cookie_set(response, chosen)  # the login page after logout speaks it too
             return response
     return render(request, "casino/login.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def password_change_view(request: HttpRequest) -> HttpResponse:
+    """A member chooses their own password: at their first login, after a reset (the session
+    leads every page here until it is done), or whenever they like from the header's link."""
+    required = bool(request.session.get(STAFF_PASSWORD_CHANGE_SESSION_KEY))
+    context: dict[str, Any] = {"required": required}
+    status = 200
+    if request.method == "POST":
+        try:
+            user = staff_password_change(
+                user=staff_user(request),
+                current=request.POST.get("current", ""),
+                new=request.POST.get("new", ""),
+                repeated=request.POST.get("repeated", ""),
+            )
+        except ServiceError as error:
+            context.update(
+                error=refusal_text(error),
+                error_code=error.code,
+                messages_list=error.details.get("messages", []),
+            )
+            status = error.status
+        else:
+            update_session_auth_hash(request, user)  # this session stays; the others end
+            request.session.pop(STAFF_PASSWORD_CHANGE_SESSION_KEY, None)
+            messages.success(request, _("Your password is changed."))
+            return redirect("casino:home")
+    return render(request, "casino/password.html", context, status=status)
 
 
 @require_POST
