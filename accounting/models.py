@@ -260,6 +260,147 @@ class InvestigationResolution(models.Model):
         return f"resolution of investigation {self.investigation_id}"
 
 
+# ---------------------------------------------------------------- drop, win and hold
+# (accounting/services_drop.py writes these; accounting/win.py reads the figures.)
+
+
+class TableBuyIn(models.Model):
+    """Cash a player changed for chips at the table, as the dealer or the pit boss recorded it
+    when it happened (the cash goes into the table's drop box). A mistake is corrected by a new
+    record naming it (``corrects``), with a reason and the right amount (0: there was none)."""
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="buy_ins")
+    gaming_day = models.DateField()
+    shift = models.PositiveSmallIntegerField()
+    amount_minor = models.BigIntegerField()
+    recorded_at = models.DateTimeField()
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    corrects = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="corrected_by"
+    )
+    correction_reason = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["recorded_at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(amount_minor__gt=0) | (Q(amount_minor=0) & Q(corrects__isnull=False)),
+                name="table_buy_in_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(corrects__isnull=True) | ~Q(correction_reason=""),
+                name="table_buy_in_correction_says_why",
+            ),
+        ]
+        indexes = [models.Index(fields=["table", "gaming_day"], name="table_buy_in_day_idx")]
+
+    def __str__(self) -> str:
+        return f"buy-in #{self.pk} of {self.amount_minor} at table {self.table_id}"
+
+
+class DropSignatureRole(models.TextChoices):
+    COUNT_TEAM = "count_team", "Count team"
+    VERIFIER = "verifier", "Pit boss or accounting office"
+
+
+class DropCount(models.Model):
+    """The count of a table's drop box for one shift (the cash taken for chips at the table),
+    entered for that gaming day and shift. Valid once signed by the count team (a cashier) and
+    a verifier (a pit boss or the accounting office), two different people. A correction is a
+    new count of the same table and shift naming the one it corrects."""
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="drop_counts")
+    gaming_day = models.DateField()
+    shift = models.PositiveSmallIntegerField()
+    total_minor = models.BigIntegerField()
+    counted_at = models.DateTimeField()
+    counted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    corrects = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="corrected_by"
+    )
+    correction_reason = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["counted_at", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(total_minor__gte=0), name="drop_count_not_negative"),
+            models.CheckConstraint(
+                condition=Q(corrects__isnull=True) | ~Q(correction_reason=""),
+                name="drop_count_correction_says_why",
+            ),
+            # One count of a box per table and shift; a later one is a correction of it.
+            models.UniqueConstraint(
+                fields=["table", "gaming_day", "shift"],
+                condition=Q(corrects__isnull=True),
+                name="drop_count_once_per_shift",
+            ),
+        ]
+        indexes = [models.Index(fields=["table", "gaming_day"], name="drop_count_day_idx")]
+
+    def __str__(self) -> str:
+        return f"drop count #{self.pk} of table {self.table_id}"
+
+
+class DropCountSignature(models.Model):
+    """One of a drop count's two signatures: one per role, one per person (the database holds
+    both)."""
+
+    count = models.ForeignKey(DropCount, on_delete=models.PROTECT, related_name="signatures")
+    role = models.CharField(max_length=12, choices=DropSignatureRole.choices)
+    signer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    signed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["signed_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["count", "role"], name="drop_signature_one_per_role"),
+            models.UniqueConstraint(fields=["count", "signer"], name="drop_signature_one_per_person"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role} signature of drop count {self.count_id}"
+
+
+class HoldAlertKind(models.TextChoices):
+    FIXED_BAND = "fixed_band", "Hold outside the fixed band"
+    STATISTICAL = "statistical", "Win far from its expectation"
+
+
+class HoldAlert(models.Model):
+    """A table's gaming day whose hold the scheduled check found outside a band: the fixed band
+    of the settings, or the statistical band of its own rounds (``accounting/hold.py``).
+    ``figures`` keeps what the check saw (win, drop, hold, band, expectation, standard
+    deviation). Raised once per table, day and kind; it needs a pit boss's resolution note."""
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="hold_alerts")
+    gaming_day = models.DateField()
+    kind = models.CharField(max_length=12, choices=HoldAlertKind.choices)
+    figures = models.JSONField(default=dict)
+    raised_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-gaming_day", "table", "kind"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "gaming_day", "kind"], name="hold_alert_once_per_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} hold alert of table {self.table_id} on {self.gaming_day}"
+
+
+class HoldAlertResolution(models.Model):
+    alert = models.OneToOneField(HoldAlert, on_delete=models.PROTECT, related_name="resolution")
+    note = models.CharField(max_length=300)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    resolved_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=~Q(note=""), name="hold_alert_resolution_has_note")]
+
+    def __str__(self) -> str:
+        return f"resolution of hold alert {self.alert_id}"
+
+
 class SlipKind(models.TextChoices):
     FILL = "fill", "Fill"
     CREDIT = "credit", "Credit"
@@ -359,3 +500,65 @@ class SlipSignature(models.Model):
 
     def __str__(self) -> str:
         return f"{self.step} of slip {self.slip_id}"
+
+
+# ---------------------------------------------------------------- Tips
+
+
+class TipSource(models.TextChoices):
+    CHIPS = "chips", "Chips handed to the dealer"
+    WALLET = "wallet", "From a player's wallet"
+    NONE = "none", "No tips"
+
+
+class Tip(models.Model):
+    """A tip to the dealer of a round (``round.dealer``), or the dealer's record that the round
+    brought none (``source="none"``, amount 0). Chips handed to the dealer go to the dealers' toke
+    box and move nothing in the ledger; a wallet tip is the ledger transfer ``transfer`` from the
+    player's wallet to the casino's tips pool. ``gaming_day`` and ``shift`` are those the round
+    opened in: the pool of that shift shares it. Insert-only (``accounting/tips.py`` writes it)."""
+
+    casino = models.ForeignKey("casino.Casino", on_delete=models.PROTECT, related_name="+")
+    round = models.ForeignKey("tables.Round", on_delete=models.PROTECT, related_name="tips")
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="tips")
+    dealer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    gaming_day = models.DateField()
+    shift = models.PositiveSmallIntegerField()
+    amount_minor = models.BigIntegerField()
+    source = models.CharField(max_length=10, choices=TipSource.choices)
+    box = models.PositiveSmallIntegerField(null=True, blank=True)
+    player = models.ForeignKey(
+        "casino.Player", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    transfer = models.OneToOneField(
+        "wallet.Transfer", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    terminal = models.ForeignKey(
+        "casino.Terminal", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    recorded_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["recorded_at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(source="chips", amount_minor__gt=0, transfer__isnull=True, recorded_by__isnull=False)
+                    | Q(source="wallet", amount_minor__gt=0, transfer__isnull=False, player__isnull=False)
+                    | Q(source="none", amount_minor=0, transfer__isnull=True, recorded_by__isnull=False)
+                ),
+                name="tip_source_matches_amount",
+            ),
+            models.CheckConstraint(
+                condition=Q(box__isnull=True) | Q(box__gte=1, box__lte=7), name="tip_box_of_the_table"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["casino", "gaming_day", "shift"], name="tip_shift_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source} tip #{self.pk} of {self.amount_minor} on round {self.round_id}"

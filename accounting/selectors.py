@@ -7,7 +7,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 from django.utils import timezone
 
 from accounting.gaming_days import Shift, gaming_day_of, schedule_of, shift_of
@@ -16,6 +16,7 @@ from accounting.models import (
     AccountingSettings,
     ChipDenomination,
     CountKind,
+    DropCount,
     GamingDayClose,
     GamingDaySignature,
     InvestigationResolution,
@@ -307,7 +308,8 @@ def current_gaming_day(casino: Casino, now: dt.datetime | None = None) -> dt.dat
 
 
 def open_work_of_day(casino_id: int, day: dt.date) -> dict[str, Any]:
-    """What keeps a gaming day from closing: slips in flight and counts not yet signed."""
+    """What keeps a gaming day from closing: slips in flight, tray counts and drop box counts
+    not yet signed twice."""
     counts = TrayCount.objects.filter(table__casino_id=casino_id, gaming_day=day).prefetch_related(
         "signatures"
     )
@@ -317,4 +319,10 @@ def open_work_of_day(casino_id: int, day: dt.date) -> dict[str, Any]:
         .exclude(signatures__step__in=[SlipStep.RECEIVED, SlipStep.VOIDED])
         .values_list("number", flat=True)
     )
-    return {"unsigned_counts": unsigned, "open_slips": slips}
+    drops = list(
+        DropCount.objects.filter(table__casino_id=casino_id, gaming_day=day)
+        .annotate(signed=Count("signatures"))
+        .filter(signed__lt=2)
+        .values_list("pk", flat=True)
+    )
+    return {"unsigned_counts": unsigned, "open_slips": slips, "unsigned_drop_counts": drops}

@@ -345,7 +345,8 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose 
     day's lock exclusively (it waits for the commands writing into the day, and they wait for
     it), then the audit chain. Raises ``permission_denied``, ``gaming_day_not_started``,
     ``gaming_day_already_closed``, ``gaming_day_has_open_work`` (slips not yet received or
-    voided, counts not yet signed), ``same_person_signed_twice``, ``signature_not_needed``."""
+    voided, tray or drop box counts not yet signed twice), ``same_person_signed_twice``,
+    ``signature_not_needed``."""
     if not any(by.has_perm(f"casino.{codename}") for codename in DAY_CLOSE_PERMISSIONS.values()):
         require_permission(by, "supervise_pit")
     now = timezone.now()
@@ -361,13 +362,16 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose 
         }
         role = _day_close_role(signed, by)
         work = open_work_of_day(casino.pk, day)
-        if work["unsigned_counts"] or work["open_slips"]:
+        if work["unsigned_counts"] or work["open_slips"] or work["unsigned_drop_counts"]:
             raise GamingDayHasOpenWorkError(
                 _(
                     "The gaming day still has %(slips)s slip(s) in flight and %(counts)s count(s) to sign: "
                     "finish or void them first."
                 )
-                % {"slips": len(work["open_slips"]), "counts": len(work["unsigned_counts"])},
+                % {
+                    "slips": len(work["open_slips"]),
+                    "counts": len(work["unsigned_counts"]) + len(work["unsigned_drop_counts"]),
+                },
                 **work,
             )
         signature = GamingDaySignature.objects.create(

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from accounting import views
+from accounting import views, views_players, views_reports, views_tips
 
 app_name = "accounting"
 
@@ -24,4 +24,28 @@ urlpatterns = [
     path("slips/report/", views.report, name="report"),
     path("settings/", views.settings_page, name="settings"),
     path("settings/change/", views.settings_change, name="settings_change"),
+    # Drop, win and hold (accounting/views_reports.py).
+    path("drop/", views_reports.drop_desk, name="drop"),
+    path("drop/buy-ins/", views_reports.buy_in_record, name="buy_in_record"),
+    path("drop/counts/", views_reports.drop_count_record_view, name="drop_count_record"),
+    path("drop/counts/<int:count_id>/sign/", views_reports.drop_count_sign_view, name="drop_count_sign"),
+    path("win/", views_reports.win_page, name="win"),
+    path("hold/alerts/", views_reports.hold_alerts, name="hold_alerts"),
+    path(
+        "hold/alerts/<int:alert_id>/resolve/",
+        views_reports.hold_alert_resolve_view,
+        name="hold_alert_resolve",
+    ),
+    path("hold/check/", views_reports.hold_check_now, name="hold_check"),
+    path("reports/shift/", views_reports.report_shift, name="report_shift"),
+    path("reports/day/", views_reports.report_day, name="report_day"),
+    path("reports/master/", views_reports.report_master, name="report_master"),
+    path("tips/", views_tips.tips_page, name="tips"),
+    path("tips/csv/", views_tips.tips_csv, name="tips_csv"),
+    path("players/", views_players.players, name="players"),
+    path("players/at/<str:table_name>/", views_players.table_players, name="table_players"),
+    path("players/<str:key>/ratings/", views_players.player_ratings_page, name="player_ratings"),
+    path("cash-log/", views_players.cash_log_page, name="cash_log"),
+    path("cash-log/csv/", views_players.cash_log_csv, name="cash_log_csv"),
+    path("cash-log/pdf/", views_players.cash_log_pdf, name="cash_log_pdf"),
 ]

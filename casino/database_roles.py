@@ -88,6 +88,7 @@ INSERT_ONLY_TABLES = frozenset(
         # their lines and signatures, variance investigations and their resolutions, slips, their
         # lines and signed steps. Written once; a correction is a new record naming the old.
         "accounting_gamingdayclose",
+        "accounting_gamingdaysignature",
         "accounting_traycount",
         "accounting_traycountline",
         "accounting_traycountsignature",
@@ -95,8 +96,16 @@ INSERT_ONLY_TABLES = frozenset(
         "accounting_investigationresolution",
         "accounting_slip",
         "accounting_slipline",
-        "accounting_gamingdaysignature",
         "accounting_slipsignature",
+        # Buy-ins at the table, drop box counts and their signatures, hold alerts and their
+        # resolutions (accounting/services_drop.py). Written once; a correction names the old.
+        "accounting_tablebuyin",
+        "accounting_dropcount",
+        "accounting_dropcountsignature",
+        "accounting_holdalert",
+        "accounting_holdalertresolution",
+        # Tips to the dealers of rounds, and the rounds that brought none (accounting/tips.py).
+        "accounting_tip",
     }
 )
 # Written by migrations only.

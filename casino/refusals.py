@@ -334,6 +334,26 @@ REFUSALS: dict[str, Refusal] = {
         _("There is no such kind of job."),
         _("There is no job of the kind “%(kind)s”."),
     ),
+    # --- drop, win and hold
+    "drop_already_counted": Refusal(
+        _("This table's drop box is counted for that shift already: correct that count instead."),
+        _(
+            "The drop box of %(table)s is counted for shift %(shift)s of %(day)s already: "
+            "correct that count instead."
+        ),
+    ),
+    "drop_count_not_found": Refusal(_("There is no such drop count.")),
+    "buy_in_not_found": Refusal(_("There is no such buy-in.")),
+    "invalid_buy_in": Refusal(_("A buy-in is an amount above zero.")),
+    "invalid_shift": Refusal(_("There is no such shift, or it has not begun.")),
+    "hold_alert_not_found": Refusal(_("There is no such hold alert.")),
+    "hold_alert_already_resolved": Refusal(_("This hold alert is resolved already.")),
+    # --- tips to the dealers
+    "invalid_tip_amount": Refusal(_("A tip is an amount above zero.")),
+    "not_the_tables_dealer": Refusal(_("Only the dealer signed on at this table records its tips.")),
+    "tips_round_closed": Refusal(_("The next round has opened: this round takes no more tips.")),
+    "tips_already_recorded": Refusal(_("This round's tips are recorded already.")),
+    "no_round_to_tip": Refusal(_("This table has no round whose dealer can be tipped.")),
     # --- requests the terminal API refuses
     "refused": Refusal(_("The command was refused.")),
     "not_found": Refusal(_("Not found.")),

@@ -30,11 +30,14 @@ class AccountKind(models.TextChoices):
     CAGE = "cage", "Cage"
     HOUSE = "house", "House (win/loss, fees, adjustments)"
     HOUSE_ROUNDING = "house_rounding", "House rounding remainders"
+    TIPS_POOL = "tips_pool", "Dealers' tips pool"
 
 
 PLAYER_KINDS = frozenset({AccountKind.PLAYER})
 TABLE_KINDS = frozenset({AccountKind.TABLE_TRAY, AccountKind.TABLE_PAYOUTS_PENDING})
-VENUE_KINDS = frozenset({AccountKind.CAGE, AccountKind.HOUSE, AccountKind.HOUSE_ROUNDING})
+VENUE_KINDS = frozenset(
+    {AccountKind.CAGE, AccountKind.HOUSE, AccountKind.HOUSE_ROUNDING, AccountKind.TIPS_POOL}
+)
 # Accounts that stand for the casino's own position may go negative (the cage issues credit against
 # cash it holds, the house carries its win/loss). Player wallets, trays (chips physically in the
 # tray) and pending payouts may not.
@@ -120,6 +123,7 @@ class TransferKind(models.TextChoices):
     PAYOUT_RELEASE = "payout_release", "Payout released"
     PAYOUT_REJECT = "payout_reject", "Payout rejected"
     REVERSAL = "reversal", "Reversal"
+    TIP = "tip", "Tip to the dealers"
 
 
 class Transfer(models.Model):

@@ -395,6 +395,30 @@ def transfer_between_players(
     )
 
 
+def tip_from_wallet(
+    *, player: Player, amount_minor: int, actor: Any = None, actor_name: str = "", round_id: int | None = None
+) -> Transfer:
+    """A player tips the dealers from their wallet: player wallet -> the casino's tips pool (an
+    account of the venue that may not go negative; what leaves it for the dealers is a cage action
+    at the shift's end). Only available money (balance minus open holds) can leave. ``actor`` /
+    ``actor_name`` name who asked (a terminal's player: no staff member); ``round_id`` the round
+    the tip is for, kept in the audit record. The caller (``accounting.tips``) checks who may
+    tip whom; this moves the money only. Locks the player's and the pool's accounts (id order),
+    then the audit chain. Raises ``insufficient_funds``, ``invalid_amount``."""
+    _require_amount(amount_minor)
+    return _simple_move(
+        casino=player.casino,
+        kind=TransferKind.TIP,
+        source=_player_spec(player),
+        destination=_venue_spec(AccountKind.TIPS_POOL),
+        amount_minor=amount_minor,
+        actor=actor,
+        actor_name=actor_name,
+        audit_action="wallet.tip",
+        audit_after={"player_id": player.pk, "round_id": round_id},
+    )
+
+
 # ---------------------------------------------------------------- adjustments
 
 
@@ -1040,6 +1064,7 @@ __all__ = [
     "table_accounts_open",
     "table_credit",
     "table_fill",
+    "tip_from_wallet",
     "transfer_between_players",
     "transfer_reverse",
     "venue_accounts_open",

@@ -99,6 +99,7 @@ KIND_LABELS = {
     TransferKind.PAYOUT_RELEASE: gettext_lazy("Payout released"),
     TransferKind.PAYOUT_REJECT: gettext_lazy("Payout rejected"),
     TransferKind.REVERSAL: gettext_lazy("Reversal"),
+    TransferKind.TIP: gettext_lazy("Tip to the dealers"),
 }
 ADJUSTMENT_DONE_TEXTS = {
     "approve": gettext_lazy("Adjustment approved and applied."),

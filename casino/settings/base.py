@@ -243,6 +243,8 @@ CELERY_BEAT_SCHEDULE = {
     "ledger-verify-nightly": {"task": "wallet.tasks.ledger_verify_task", "schedule": 24 * 60 * 60},
     "round-verify-nightly": {"task": "tables.tasks.round_verify_task", "schedule": 24 * 60 * 60},
     "audit-anchor": {"task": "casino.tasks.audit_anchor_task", "schedule": AUDIT_ANCHOR_INTERVAL_SECONDS},
+    # Each table's hold against the bands of its casino's accounting settings (accounting/hold.py).
+    "hold-check": {"task": "accounting.tasks.hold_check_task", "schedule": 60 * 60},
 }
 
 REST_FRAMEWORK = {

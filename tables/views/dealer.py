@@ -23,6 +23,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.http import require_GET, require_POST
 
+from accounting.tips import NoRoundToTipError, round_tips, tip_record, tips_none_record
+from accounting.views_tips import tip_amount_read
 from casino.errors import ServiceError
 from casino.models import Player
 from casino.refusals import refusal_text
@@ -200,6 +202,11 @@ def _context(
         "round_version": last_round.version if last_round else "",
         "pending_requests": pending,
         "summary": round_summary(last_round) if last_round and status == RoundStatus.SETTLED else None,
+        # The round's tips step, from its settlement until the next round opens (one statement,
+        # only then): accounting/tips.py.
+        "tips": round_tips(last_round.pk)
+        if is_my_table and last_round and status == RoundStatus.SETTLED
+        else None,
         "version": version,
         "ranks": RANKS,
         "suits": SUITS,
@@ -284,6 +291,14 @@ def _number(request: HttpRequest, name: str) -> int:
     return int(value)
 
 
+def _tipped_round(table: Table, round_id: int) -> Round:
+    """The round whose tips the console records (the table's latest: ``_perform`` checked it)."""
+    round_ = Round.objects.select_related("table__casino", "dealer").filter(table=table, pk=round_id).first()
+    if round_ is None:
+        raise NoRoundToTipError(_("This table has no round whose dealer can be tipped."))
+    return round_
+
+
 def _perform(request: HttpRequest, table: Table, action: str) -> None:
     actor = Actor.staff(staff_user(request))
     if table.game != Game.BLACKJACK:
@@ -323,6 +338,13 @@ def _perform(request: HttpRequest, table: Table, action: str) -> None:
             reason=request.POST.get("reason", ""),
             card=None if request.POST.get("no_card") else _card(request),
         ),
+        "tip": lambda: tip_record(
+            round_=_tipped_round(table, round_id),
+            amount_minor=tip_amount_read(request.POST.get("amount", "")),
+            by=staff_user(request),
+            box=_number(request, "box") if request.POST.get("box") else None,
+        ),
+        "no-tips": lambda: tips_none_record(round_=_tipped_round(table, round_id), by=staff_user(request)),
         "insurance": lambda: insurance_decide(
             round_id=round_id,
             actor=actor,

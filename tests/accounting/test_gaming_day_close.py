@@ -153,3 +153,22 @@ def test_two_pit_bosses_do_not_close_a_day(table, pit_boss, pit_boss_two):
         gaming_day_sign(casino=table.casino, day=today, by=pit_boss_two)
     assert refused.value.code == "signature_not_needed"
     assert snapshot() == before and not GamingDayClose.objects.exists()
+
+
+def test_a_drop_count_waiting_for_its_second_signature_keeps_the_day_open(
+    table, cashier, pit_boss, accountant
+):
+    from django.utils import timezone
+
+    from accounting.gaming_days import schedule_of, shift_of
+    from accounting.services_drop import drop_count_record, drop_count_sign
+
+    today = current_gaming_day(table.casino)
+    shift = shift_of(schedule_of(table.casino), timezone.now()).number
+    count = drop_count_record(table=table, gaming_day=today, shift=shift, total_minor=300_000, by=cashier)
+    with pytest.raises(ServiceError) as waiting:
+        gaming_day_sign(casino=table.casino, day=today, by=pit_boss)
+    assert waiting.value.code == "gaming_day_has_open_work"
+    assert waiting.value.details["unsigned_drop_counts"] == [count.pk]
+    drop_count_sign(count=count, by=pit_boss)
+    day_closed(table.casino, today, pit_boss, accountant)

@@ -27,6 +27,7 @@ from wallet.services import (
     payout_release,
     round_settle,
     table_credit,
+    tip_from_wallet,
     transfer_between_players,
     transfer_reverse,
 )
@@ -163,6 +164,7 @@ def test_every_kind_of_transfer_carries_its_hash_in_its_audit_record(
     payout_reject(payout=second, by=pit_boss, reason="void bet")
     bought = cage_buy_in(player=bob, amount_minor=700, cashier=cashier)
     transfer_reverse(transfer=bought, reason="keyed twice", by=pit_boss)
+    tip_from_wallet(player=bob, amount_minor=100)
     assert set(Transfer.objects.values_list("kind", flat=True)) == set(TransferKind.values)
     # then every transfer is named, with the hash of its postings, by exactly one audit record
     named: dict[str, list[int]] = {}

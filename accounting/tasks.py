@@ -1,0 +1,24 @@
+"""Celery tasks of the pit accounting. They take ids, call one service, and are safe to run twice."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task
+def hold_check_task() -> dict[str, object]:
+    """Every hour (Celery beat, ``hold-check``): each table's hold of the previous and the
+    current gaming day against the casino's bands; the alerts not raised yet are raised
+    (``accounting.hold.hold_check``: once per table, day and kind, so a second run raises none)."""
+    from accounting.hold import hold_check
+
+    raised = hold_check()
+    for alert in raised:
+        logger.warning(
+            "hold alert %s: table %s, %s, %s", alert.pk, alert.table_id, alert.gaming_day, alert.kind
+        )
+    return {"raised": [alert.pk for alert in raised]}
