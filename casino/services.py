@@ -715,8 +715,11 @@ def staff_password_reset(*, user: User, by: User | AnonymousUser) -> str:
 
 
 def _password_change_require(user: User, *, required: bool) -> None:
-    """Whether ``user`` must choose a new password at their next login (their preferences row)."""
-    StaffPreference.objects.update_or_create(user=user, defaults={"password_change_required": required})
+    """Whether ``user`` must choose a new password at their next login (their preferences row).
+    The caller holds the account's row lock (or has just created the account), which keeps two
+    writers of the row apart."""
+    if not StaffPreference.objects.filter(user=user).update(password_change_required=required):
+        StaffPreference.objects.create(user=user, password_change_required=required)
 
 
 class WrongPasswordError(PermissionRefusedError):
