@@ -71,6 +71,9 @@ APPEND_ONLY_TABLES = frozenset(
         "tables_payoutdecision",
         "tables_roundrequest",
         "tables_roundrequestdecision",
+        # A canasta deal's event log and its scores (migration tables 0009).
+        "tables_canastadealevent",
+        "tables_canastadealscore",
     }
 )
 # Tables without triggers of their own that the back office only reads and inserts into: the
@@ -84,6 +87,10 @@ INSERT_ONLY_TABLES = frozenset(
         "django_content_type",
         "tables_tableconfigversion",
         "tables_bethold",
+        # Canasta: a table's settings versions, void requests of games and their decisions.
+        "tables_canastatablesettings",
+        "tables_canastavoidrequest",
+        "tables_canastavoiddecision",
         # The pit's accounting records (accounting/models.py): a closed gaming day, tray counts,
         # their lines and signatures, variance investigations and their resolutions, slips, their
         # lines and signed steps. Written once; a correction is a new record naming the old.
@@ -153,6 +160,10 @@ MUTABLE_TABLES = frozenset(
         "tables_rulesetversion",
         "tables_sidebetpaytable",
         "tables_sidebetpaytableversion",
+        # Canasta games, their players (a seat left before the start is deleted) and deals.
+        "tables_canastagame",
+        "tables_canastagameplayer",
+        "tables_canastadeal",
         # The wallet: accounts (cached balances), holds, pending payouts, balance adjustments,
         # idempotency records.
         "wallet_account",

@@ -10,6 +10,7 @@ urlpatterns = [
     path("cage/", include("wallet.urls")),
     path("audit/", include("casino.audit_urls")),
     path("accounting/", include("accounting.urls")),
+    path("cardroom/", include("tables.cardroom_urls")),
     path("", include("tables.urls")),
     path("", include("casino.staff_urls")),
 ]

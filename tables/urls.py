@@ -18,6 +18,11 @@ urlpatterns = [
     path("pit/queue/live/", pit.queue_live, name="queue_live"),
     path("pit/payouts/<int:line_id>/<slug:decision>/", pit.payout_decide, name="payout_decide"),
     path("pit/requests/<int:request_id>/<slug:decision>/", pit.request_decide, name="request_decide"),
+    path(
+        "pit/canasta-voids/<int:request_id>/<slug:decision>/",
+        pit.canasta_void_decide,
+        name="canasta_void_decide",
+    ),
     path("pit/rounds/", rounds.round_list, name="round_list"),
     path("pit/rounds/<int:round_id>/", rounds.round_detail, name="round_detail"),
     path("pit/rounds/<int:round_id>/export/", rounds.round_export_view, name="round_export"),

@@ -1015,6 +1015,120 @@ def payout_reject(*, payout: PendingPayout, by: Any, reason: str) -> Transfer:
     return _payout_decide(payout=payout, by=by, release=False, reason=_require_reason(reason))
 
 
+# ---------------------------------------------------------------- card-room game settlement
+
+
+@dataclass(frozen=True)
+class GameSettlementLine:
+    """One player of a card-room game at its settlement: ``amount_minor`` is what the player wins
+    (positive) or pays (negative, at most the hold), ``hold_id`` the hold placed for the game,
+    released by the settlement."""
+
+    account_id: int
+    hold_id: int
+    amount_minor: int
+
+
+def game_settle(
+    *,
+    casino: Casino,
+    table: Table,
+    reference: str,
+    lines: Sequence[GameSettlementLine],
+    fee_minor: int,
+    rounding_minor: int,
+    actor: Any = None,
+    actor_name: str = "",
+    memo: str = "",
+) -> Transfer:
+    """Settle a game played between players (canasta): one transfer (reference
+    ``canasta_game:<reference>``) moving what the losers pay to the winners, the house fee to the
+    house account and what an even split leaves over to the house rounding account; every
+    player's hold is released in the same transfer. The postings sum to zero (``sum of lines +
+    fee + rounding == 0``); a loser never pays more than his hold, so the settlement always
+    goes through.
+
+    Locks the holds (id order), then the accounts (id order), then the audit chain. A game is
+    settled once: its holds are no longer open (``hold_not_open``) or its transfer exists
+    (``round_already_settled``). Raises ``hold_not_open``, ``hold_mismatch``, ``invalid_amount``,
+    ``round_already_settled``, ``account_not_found``, ``casino_mismatch``."""
+    _same_casino(casino, table)
+    for amount in (fee_minor, rounding_minor):
+        if not isinstance(amount, int) or isinstance(amount, bool) or not 0 <= amount <= MAX_AMOUNT_MINOR:
+            raise InvalidAmountError("The fee and the remainder are whole minor units, not negative.")
+    hold_ids = [line.hold_id for line in lines]
+    if not hold_ids or len(set(hold_ids)) != len(hold_ids):
+        raise HoldMismatchError("Each player of the game has one hold.")
+    if sum(line.amount_minor for line in lines) + fee_minor + rounding_minor != 0:
+        raise InvalidAmountError("The settlement of a game must balance.")
+    with transaction.atomic():
+        holds = {hold.pk: hold for hold in _holds_lock(hold_ids)}
+        house_spec = _venue_spec(AccountKind.HOUSE)
+        rounding_spec = _venue_spec(AccountKind.HOUSE_ROUNDING)
+        player_ids = {line.account_id for line in lines}
+        locked = accounts_lock(casino=casino, specs=[house_spec, rounding_spec], ids=player_ids)
+        accounts, specs = _by_id(locked), _by_spec(locked)
+        _player_accounts_checked(accounts, player_ids)
+        if Transfer.objects.filter(
+            casino=casino, reference_type="canasta_game", reference_id=str(reference)
+        ).exists():
+            raise RoundAlreadySettledError(f"Game {reference} is settled already.", reference=reference)
+        amounts: dict[int, int] = defaultdict(int)
+        held: dict[int, int] = defaultdict(int)
+        for line in lines:
+            hold = holds[line.hold_id]
+            if hold.account_id != line.account_id or hold.table_id not in (None, table.pk):
+                raise HoldMismatchError(
+                    f"Hold {hold.pk} is not this player's at this table.", hold_id=hold.pk
+                )
+            if -line.amount_minor > hold.amount_minor:
+                raise InvalidAmountError(f"A player pays more than hold {hold.pk}.", hold_id=hold.pk)
+            held[line.account_id] -= hold.amount_minor
+            amounts[line.account_id] += line.amount_minor
+        amounts[specs[house_spec].pk] += fee_minor
+        amounts[specs[rounding_spec].pk] += rounding_minor
+        written = _transfer_write(
+            casino=casino,
+            kind=TransferKind.ROUND_SETTLEMENT,
+            accounts=accounts,
+            amounts=amounts,
+            held_deltas=held,
+            created_by=actor,
+            reference_type="canasta_game",
+            reference_id=reference,
+            memo=memo or f"{table.name} game {reference}",
+        )
+        transfer = written.transfer
+        Hold.objects.filter(pk__in=sorted(holds)).update(
+            status=HoldStatus.POSTED, closed_at=timezone.now(), closed_by_transfer=transfer
+        )
+        audit_append(
+            action="wallet.game_settled",
+            actor=actor,
+            actor_name=actor_name,
+            object_type="wallet.transfer",
+            object_id=transfer.pk,
+            after={
+                "transfer_id": transfer.pk,
+                "table_id": table.pk,
+                "reference": reference,
+                "lines": [
+                    {
+                        "account_id": line.account_id,
+                        "hold_id": line.hold_id,
+                        "amount_minor": line.amount_minor,
+                    }
+                    for line in lines
+                ],
+                "fee_minor": fee_minor,
+                "rounding_minor": rounding_minor,
+                "currency": casino.currency,
+                **_audited(written),
+            },
+        )
+    return transfer
+
+
 # ---------------------------------------------------------------- accounts
 
 
@@ -1046,6 +1160,7 @@ def venue_accounts_open(*, casino: Casino) -> dict[str, Account]:
 
 __all__ = [
     "CurrencyMismatchError",
+    "GameSettlementLine",
     "RoundSettlement",
     "ServiceError",
     "SettlementLine",
@@ -1054,6 +1169,7 @@ __all__ = [
     "balance_adjust",
     "cage_buy_in",
     "cage_cash_out",
+    "game_settle",
     "hold_place",
     "holds_void",
     "payout_reject",

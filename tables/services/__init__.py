@@ -8,6 +8,17 @@ these functions with an :class:`Actor`.
 """
 
 from tables.services.bets import bet_cancel, bet_place
+from tables.services.canasta import (
+    canasta_deal_enter,
+    canasta_deal_start,
+    canasta_game_open,
+    canasta_game_start,
+    canasta_move,
+    canasta_seat_leave,
+    canasta_seat_take,
+    canasta_table_settings_change,
+)
+from tables.services.canasta_settlement import canasta_void_approve, canasta_void_reject, canasta_void_request
 from tables.services.cards import card_correct, card_enter
 from tables.services.commands import round_apply_overdue_defaults
 from tables.services.common import Actor
@@ -48,6 +59,17 @@ __all__ = [
     "box_leave",
     "box_take",
     "boxes_ensure",
+    "canasta_deal_enter",
+    "canasta_deal_start",
+    "canasta_game_open",
+    "canasta_game_start",
+    "canasta_move",
+    "canasta_seat_leave",
+    "canasta_seat_take",
+    "canasta_table_settings_change",
+    "canasta_void_approve",
+    "canasta_void_reject",
+    "canasta_void_request",
     "card_correct",
     "card_enter",
     "dealer_sign_off",

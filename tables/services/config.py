@@ -29,6 +29,7 @@ from tables.errors import (
 from tables.games.blackjack.betting import StakeLimits
 from tables.games.blackjack.rules import RuleSet as EngineRuleSet
 from tables.games.blackjack.rules import ruleset_from_dict
+from tables.games.canasta import preset as canasta_preset
 from tables.games.errors import InvalidRuleSetError
 from tables.locking import (
     config_proposal_lock,
@@ -129,6 +130,11 @@ def _validate(values: dict[str, Any]) -> None:
         if paytable_version is not None and paytable_version.approved_at is None:
             raise InvalidConfigurationError(f"{name} is not approved")
     try:
+        if rule_version.rule_set.game == Game.CANASTA:
+            # A canasta table: its rule set's preset with the version's options (the engine's
+            # check); its other settings are the canasta settings (tables.services.canasta).
+            canasta_preset(rule_version.rule_set.name, rule_version.options)
+            return
         rules_for(
             values["rule_set_version"],
             values["perfect_pairs_version"],
@@ -147,7 +153,10 @@ def rules_for(
 ) -> EngineRuleSet:
     """The engine rule set a round runs: the rule set version's options, with the table's boxes,
     boxes per player and bets behind, and the table's paytable versions where the options offer
-    the side bet."""
+    the side bet. A canasta rule set runs no round (``invalid_configuration``): its games are
+    ``tables.services.canasta``'s."""
+    if rule_set_version.rule_set.game != Game.BLACKJACK:
+        raise InvalidConfigurationError("a canasta table plays canasta games, not blackjack rounds")
     options = dict(rule_set_version.options)
     options["name"] = rule_set_version.rule_set.name
     options["boxes"] = settings["boxes"]
@@ -273,8 +282,9 @@ def _changes_checked(values: dict[str, Any], changes: dict[str, Any]) -> dict[st
     if unknown:
         raise InvalidConfigurationError(f"unknown settings {sorted(unknown)}")
     merged = {**values, **changes}
-    if merged["rule_set_version"].rule_set.game != Game.BLACKJACK:
-        raise InvalidConfigurationError("a blackjack table needs a blackjack rule set")
+    game = values["rule_set_version"].rule_set.game  # the table's game: its first version is its rule set's
+    if merged["rule_set_version"].rule_set.game != game:
+        raise InvalidConfigurationError(f"a {game} table needs a {game} rule set")
     _validate(merged)
     return merged
 
@@ -488,11 +498,13 @@ def rule_set_version_create(
     second person approves it). Options are checked by the engine (``invalid_configuration``).
     Needs ``casino.configure_tables``."""
     require_staff(actor, "configure_tables")
-    if rule_set.game == Game.BLACKJACK:
-        try:
+    try:
+        if rule_set.game == Game.BLACKJACK:
             ruleset_from_dict({**options, "name": rule_set.name})
-        except InvalidRuleSetError as error:
-            raise InvalidConfigurationError(error.message) from error
+        elif rule_set.game == Game.CANASTA:
+            canasta_preset(rule_set.name, options)
+    except InvalidRuleSetError as error:
+        raise InvalidConfigurationError(error.message) from error
     with transaction.atomic():
         rule_set_lock(rule_set.pk)
         number = (rule_set.versions.aggregate(top=Max("number"))["top"] or 0) + 1

@@ -1,8 +1,10 @@
-"""The pit boss's desk ``/pit/``: the floor (every table of the casino live) and the approvals
-queue (held payouts, dealers' requests to void or correct, misscans waiting for a correction),
+"""The pit boss's desk ``/pit/``: the floor (every table of the casino live, the card room's
+canasta tables with their game) and the approvals queue (held payouts, dealers' requests to void
+or correct, misscans waiting for a correction, hosts' requests to void a canasta game),
 each a partial that asks ``live/`` every second and is redrawn only when its version moved on.
-Decisions go through ``payout_approve``/``payout_reject`` and ``round_request_approve``/
-``round_request_reject``; the services refuse the dealer of the round and the requester."""
+Decisions go through ``payout_approve``/``payout_reject``, ``round_request_approve``/
+``round_request_reject`` and ``canasta_void_approve``/``canasta_void_reject``; the services
+refuse the dealer of the round and the requester."""
 
 from __future__ import annotations
 
@@ -26,9 +28,14 @@ from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.errors import TableError
 from tables.models import (
+    OPEN_CANASTA_GAME_STATUSES,
     OPEN_ROUND_STATUSES,
     Bet,
     BetStatus,
+    CanastaGame,
+    CanastaGameStatus,
+    CanastaVoidRequest,
+    Game,
     PayoutLine,
     Round,
     RoundEvent,
@@ -43,6 +50,8 @@ from tables.models import (
 from tables.selectors import payout_lines_awaiting_approval
 from tables.services import (
     Actor,
+    canasta_void_approve,
+    canasta_void_reject,
     card_correct,
     payout_approve,
     payout_reject,
@@ -59,13 +68,21 @@ FLOOR_STATES = {
     "dealing": gettext_lazy("Dealing"),
     "settling": gettext_lazy("Settling"),
     "waiting": gettext_lazy("Waiting for approval"),
+    # a canasta table's game (the card room)
+    "seating": gettext_lazy("Seating the players"),
+    "playing": gettext_lazy("Game in play"),
 }
 DEALING = (RoundStatus.DEALING, RoundStatus.INSURANCE, RoundStatus.PLAYERS, RoundStatus.DEALER)
 
 
 def floor_rows(casino_id: int) -> list[dict[str, Any]]:
     """Every table of the casino with its state, dealer, latest round, the stakes in play and
-    when its round last changed: one query (a subquery per column)."""
+    when its round last changed; a canasta table with its open game instead (its number, deals
+    scored, host, the players' holds): one query (a subquery per column)."""
+    game = CanastaGame.objects.filter(table_id=OuterRef("pk"), status__in=OPEN_CANASTA_GAME_STATUSES)
+    void_asked = CanastaVoidRequest.objects.filter(
+        game__table_id=OuterRef("pk"), decision__isnull=True
+    ).filter(game__status__in=OPEN_CANASTA_GAME_STATUSES)
     latest = Round.objects.filter(table_id=OuterRef("pk")).order_by("-number")
     held = PayoutLine.objects.filter(
         round__table_id=OuterRef("pk"), needs_approval=True, decision__isnull=True
@@ -101,7 +118,13 @@ def floor_rows(casino_id: int) -> list[dict[str, Any]]:
                 .values("created_at")[:1]
             ),
             in_play_minor=Coalesce(Subquery(in_play), Value(0), output_field=IntegerField()),
-            is_waiting=Exists(held) | Exists(asked) | Exists(misscan),
+            is_waiting=Exists(held) | Exists(asked) | Exists(misscan) | Exists(void_asked),
+            game_number=Subquery(game.values("number")[:1]),
+            game_status=Subquery(game.values("status")[:1]),
+            game_deals=Subquery(game.values("deals_scored")[:1]),
+            game_host=Subquery(game.values("opened_by_name")[:1]),
+            game_held_minor=Subquery(game.values("hold_minor")[:1]),
+            game_players=Subquery(game.values("players")[:1]),
         )
         .order_by("pit__name", "name")
     )
@@ -110,16 +133,25 @@ def floor_rows(casino_id: int) -> list[dict[str, Any]]:
     for table in rows:
         state = _floor_state(table)
         changed_at: dt.datetime | None = table.round_changed_at
+        is_canasta = table.game == Game.CANASTA
+        in_play_minor: int = table.in_play_minor
+        if is_canasta:
+            in_play_minor = (table.game_held_minor or 0) * (table.game_players or 0)
         out.append(
             {
                 "table": table,
+                "is_canasta": is_canasta,
                 "state": state,
                 "state_label": FLOOR_STATES[state],
-                "dealer": table.dealer_name or "",
+                "dealer": (table.game_host or table.dealer_name or "")
+                if is_canasta
+                else table.dealer_name or "",
                 "round_id": table.round_id,
                 "round_number": table.round_number,
                 "round_version": table.round_version,
-                "in_play_minor": table.in_play_minor,
+                "game_number": table.game_number,
+                "game_deals": table.game_deals,
+                "in_play_minor": in_play_minor,
                 "changed_at": changed_at,
                 "seconds_in_state": int((now - changed_at).total_seconds()) if changed_at else None,
             }
@@ -130,6 +162,10 @@ def floor_rows(casino_id: int) -> list[dict[str, Any]]:
 def _floor_state(table: Any) -> str:
     if table.is_waiting:
         return "waiting"
+    if table.game_status == CanastaGameStatus.SEATING:
+        return "seating"
+    if table.game_status == CanastaGameStatus.PLAYING:
+        return "playing"
     if table.round_status == RoundStatus.BETTING:
         return "betting"
     if table.round_status in DEALING:
@@ -148,6 +184,8 @@ def floor_version(rows: list[dict[str, Any]]) -> str:
             row["round_id"],
             row["round_version"],
             row["in_play_minor"],
+            row["game_number"],
+            row["game_deals"],
         )
         for row in rows
     ]
@@ -155,7 +193,8 @@ def floor_version(rows: list[dict[str, Any]]) -> str:
 
 
 def queue_items(casino_id: int) -> dict[str, Any]:
-    """What waits for a pit boss: held payout lines, dealers' requests, misscans."""
+    """What waits for a pit boss: held payout lines, dealers' requests, misscans, the card room
+    hosts' requests to void a game."""
     lines = list(payout_lines_awaiting_approval(casino_id=casino_id).select_related("round__dealer"))
     requests = list(
         RoundRequest.objects.filter(round__table__casino_id=casino_id, decision__isnull=True)
@@ -170,7 +209,13 @@ def queue_items(casino_id: int) -> dict[str, Any]:
         ).select_related("table")
         if round_.pk not in asked
     ]
-    return {"lines": lines, "requests": requests, "misscans": misscans}
+    canasta_voids = list(
+        CanastaVoidRequest.objects.filter(game__table__casino_id=casino_id, decision__isnull=True)
+        .filter(game__status__in=OPEN_CANASTA_GAME_STATUSES)
+        .select_related("game__table", "requested_by")
+        .order_by("pk")
+    )
+    return {"lines": lines, "requests": requests, "misscans": misscans, "canasta_voids": canasta_voids}
 
 
 def queue_version(items: dict[str, Any], config_waiting: int = 0) -> str:
@@ -179,6 +224,7 @@ def queue_version(items: dict[str, Any], config_waiting: int = 0) -> str:
         [line.pk for line in items["lines"]],
         [request.pk for request in items["requests"]],
         [(round_.pk, round_.version) for round_ in items["misscans"]],
+        [request.pk for request in items["canasta_voids"]],
     )
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
 
@@ -326,3 +372,26 @@ def request_decide(request: HtmxHttpRequest, request_id: int, decision: str) -> 
         "correct": _("Misscan corrected."),
     }
     return _decided(request, error, done.get(decision, ""))
+
+
+@staff_page("void_round")
+@require_POST
+def canasta_void_decide(request: HtmxHttpRequest, request_id: int, decision: str) -> HttpResponse:
+    """A card-room host's request to void a canasta game (``decision`` approve or reject): the
+    holds released and nothing transferred, or the game plays on."""
+    actor = Actor.staff(staff_user(request))
+    casino_id = staff_casino_id(request)
+    error = None
+    try:
+        if not CanastaVoidRequest.objects.filter(pk=request_id, game__table__casino_id=casino_id).exists():
+            raise TableError(_("No such request in this casino."), code="not_found")
+        if decision == "approve":
+            canasta_void_approve(request_id=request_id, actor=actor)
+        elif decision == "reject":
+            canasta_void_reject(request_id=request_id, actor=actor, reason=request.POST.get("reason", ""))
+        else:
+            raise TableError(_("No such decision."), code="no_such_decision")
+    except ServiceError as refused:
+        error = refused
+    done = _("Game voided: the holds are released.") if decision == "approve" else _("Request rejected.")
+    return _decided(request, error, done)

@@ -31,7 +31,9 @@ SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/api/schema/" && break; sleep 0.2; done
 URL="http://127.0.0.1:$PORT/api/schema/"
-DEALER_OPERATIONS=(round_open shoe_shuffle round_close_betting insurance_close card_correct round_settle)
+# The dealer terminal's commands: a blackjack table's and a canasta table's host's.
+DEALER_OPERATIONS=(round_open shoe_shuffle round_close_betting insurance_close card_correct round_settle
+  canasta_game_open canasta_game_start canasta_deal_start canasta_deal_enter canasta_void_request)
 DEALER_EXCLUDED=() DEALER_INCLUDED=()
 for operation in "${DEALER_OPERATIONS[@]}"; do
   DEALER_EXCLUDED+=(--exclude-operation-id "$operation")

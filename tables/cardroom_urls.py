@@ -1,0 +1,12 @@
+"""The card room's pages under ``/cardroom/``: a canasta table's host page and its commands."""
+
+from django.urls import path
+
+from tables.views import cardroom
+
+app_name = "cardroom"
+
+urlpatterns = [
+    path("tables/<str:table_name>/", cardroom.table_page, name="table"),
+    path("tables/<str:table_name>/do/<slug:action>/", cardroom.table_action, name="table_action"),
+]

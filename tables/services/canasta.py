@@ -1,0 +1,726 @@
+"""Canasta games at card-room tables: seats, the game's start, deals played move by move or
+entered by the host, and each deal's score (docs/canasta-tables.md).
+
+A game is opened by the host with the stake agreed (``canasta_game_open``: status ``seating``);
+each player sits down with his hold placed at once (``canasta_seat_take``: a player without the
+balance cannot sit); the host starts the game when every seat is taken (``canasta_game_start``)
+and each deal (``canasta_deal_start``). A virtual deal is shuffled by the server (``secrets``)
+and played through the terminals (``canasta_move``); at a physical-cards table the host enters
+the finished deal (``canasta_deal_enter``). A scored deal adds to the score sheet; the deal that
+ends the game (``game_standing``: a tie for first plays on) settles it in the same transaction
+(``tables.services.canasta_settlement``).
+
+Locks, in this order: the game row (every command on a game, its deal read under it), the
+player's wallet row (``hold_place``), the wallet's holds and accounts at settlement, the audit
+chain last. Refusals (``ServiceError`` codes): ``not_a_canasta_table``,
+``canasta_game_in_progress``, ``no_canasta_game``, ``game_not_seating``, ``game_not_playing``,
+``no_such_seat``, ``seat_taken``, ``already_seated``, ``not_seated``, ``seats_not_filled``,
+``stake_out_of_range``, ``deal_in_progress``, ``no_deal_in_progress``, ``wrong_deal_kind``,
+``stale_move``, ``invalid_move``, the engine's codes for a move or a finished deal, the wallet's
+``insufficient_funds``; a refused command writes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from casino.errors import PermissionRefusedError
+from casino.locking import row_lock
+from casino.models import Player
+from tables.errors import InvalidConfigurationError, NotSeatedError, TableError
+from tables.games.canasta import (
+    Action,
+    CanastaRules,
+    DealScore,
+    DealState,
+    Phase,
+    action_from_dict,
+    apply,
+    deal_from_dict,
+    pack,
+    preset,
+    score_deal,
+    score_finished,
+    seating,
+    start_deal,
+    state_from_dict,
+    state_to_dict,
+)
+from tables.games.canasta.cards import parse_card
+from tables.games.canasta.engine import next_dealer
+from tables.games.errors import GameError
+from tables.models import (
+    OPEN_CANASTA_GAME_STATUSES,
+    CanastaDeal,
+    CanastaDealEvent,
+    CanastaDealKind,
+    CanastaDealStatus,
+    CanastaFeeKind,
+    CanastaGame,
+    CanastaGamePlayer,
+    CanastaGameStatus,
+    CanastaTableSettings,
+    Game,
+    RuleSetVersion,
+    Table,
+)
+from tables.services.commands import game as engine_call
+from tables.services.common import (
+    Actor,
+    is_dealer_terminal_at,
+    require_player,
+    require_staff,
+    require_terminal_at,
+)
+from tables.services.config import table_config_current
+from wallet.services import hold_place, holds_void
+
+STAKE_POINTS = (1, 100)
+# The settings of a canasta table that has none recorded yet.
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "deal_kind": CanastaDealKind.VIRTUAL,
+    "teams": None,
+    "stake_points": 100,
+    "stake_min_minor": 10,
+    "stake_max_minor": 10_000,
+    "max_loss_points": 10_000,
+    "fee_kind": CanastaFeeKind.NONE,
+    "fee_basis_points": 0,
+    "fee_minor": 0,
+}
+
+
+class CanastaError(TableError):
+    code = "canasta_refused"
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+def require_host(actor: Actor, table: Table) -> None:
+    """The host of a card-room table: a staff user who runs tables (a dealer) or supervises the
+    pit (a pit boss), the table's dealer terminal, or the system. Anyone else: ``permission_denied``."""
+    if actor.system:
+        return
+    require_terminal_at(actor, table)
+    if actor.has_perm("run_table") or actor.has_perm("supervise_pit") or is_dealer_terminal_at(actor, table):
+        return
+    raise PermissionRefusedError("Only the table's host may do that.")
+
+
+def canasta_table_checked(table: Table) -> None:
+    if table.game != Game.CANASTA:
+        raise CanastaError(f"{table.name} is not a canasta table", code="not_a_canasta_table")
+
+
+def canasta_settings_current(table: Table) -> dict[str, Any]:
+    """The table's current canasta settings (its highest number), or the defaults."""
+    row = CanastaTableSettings.objects.filter(table=table).order_by("-number").first()
+    return dict(DEFAULT_SETTINGS) if row is None else row.values()
+
+
+def canasta_rule_set_version(table: Table) -> RuleSetVersion:
+    """The rule set version a new game of the table plays: its configuration's, else the
+    table's rule set's current version."""
+    config = table_config_current(table)
+    version = config.rule_set_version if config is not None else table.rule_set.current_version()
+    if version is None:
+        raise InvalidConfigurationError(f"rule set {table.rule_set} has no approved version")
+    return version
+
+
+def game_rules(game: CanastaGame) -> CanastaRules:
+    """The engine's rules of a game: its preset with the options as played."""
+    return engine_call(lambda: preset(game.preset, game.options))
+
+
+def _settings_checked(values: dict[str, Any]) -> None:
+    def whole(name: str, low: int, high: int | None = None) -> None:
+        value = values[name]
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or value < low
+            or (high is not None and value > high)
+        ):
+            raise InvalidConfigurationError(
+                f"{name} must be a whole number from {low}" + (f" to {high}" if high else "")
+            )
+
+    if values["deal_kind"] not in CanastaDealKind.values:
+        raise InvalidConfigurationError(f"deal_kind must be one of {CanastaDealKind.values}")
+    if values["teams"] not in (None, 2, 3):
+        raise InvalidConfigurationError("teams is 2 or 3 (six players) or none")
+    if values["stake_points"] not in STAKE_POINTS:
+        raise InvalidConfigurationError("the stake is agreed per point (1) or per 100 points (100)")
+    whole("stake_min_minor", 1)
+    whole("stake_max_minor", 1)
+    whole("max_loss_points", 1, 1_000_000)
+    whole("fee_basis_points", 0, 10_000)
+    whole("fee_minor", 0, 10**9)
+    if values["stake_min_minor"] > values["stake_max_minor"]:
+        raise InvalidConfigurationError("the stake minimum is above its maximum")
+    if values["fee_kind"] not in CanastaFeeKind.values:
+        raise InvalidConfigurationError(f"fee_kind must be one of {CanastaFeeKind.values}")
+
+
+def canasta_table_settings_change(
+    *, table: Table, actor: Actor, changes: Mapping[str, Any]
+) -> CanastaTableSettings:
+    """New canasta settings of a table (deal kind, teams, stake rules, fee): the current ones with
+    ``changes``, as the next number; a game opened afterwards copies them (a game already open
+    keeps what it agreed). Needs ``casino.configure_tables``. Locks the table row. Audited
+    ``table.canasta_settings_changed`` with old and new values. Raises ``permission_denied``,
+    ``not_a_canasta_table``, ``invalid_configuration``."""
+    if not actor.system:
+        require_staff(actor, "configure_tables")
+    canasta_table_checked(table)
+    unknown = set(changes) - set(CanastaTableSettings.VALUE_FIELDS)
+    if unknown:
+        raise InvalidConfigurationError(f"unknown settings {sorted(unknown)}")
+    with transaction.atomic():
+        row_lock(Table.objects.filter(pk=table.pk))
+        current = CanastaTableSettings.objects.filter(table=table).order_by("-number").first()
+        before = canasta_settings_current(table)
+        values = {**before, **changes}
+        _settings_checked(values)
+        teams = values["teams"]
+        version = canasta_rule_set_version(table)
+        try:
+            seating(preset(version.rule_set.name, version.options), teams)
+        except GameError as error:
+            raise InvalidConfigurationError(error.message) from error
+        row = CanastaTableSettings.objects.create(
+            table=table, number=(current.number + 1) if current else 1, created_by=actor.user, **values
+        )
+        actor.audit(
+            action="table.canasta_settings_changed",
+            object_type="tables.canastatablesettings",
+            object_id=row.pk,
+            before=before if current else None,
+            after={"table": table.name, "number": row.number, **values},
+        )
+    return row
+
+
+def game_lock(game_id: int) -> CanastaGame:
+    """The game row, locked (FOR NO KEY UPDATE), with its table: every command on a game and its
+    deals takes it first."""
+    game = row_lock(CanastaGame.objects.select_related("table").filter(pk=game_id))
+    if game is None:
+        raise CanastaError(f"no canasta game {game_id}", code="no_canasta_game")
+    return game
+
+
+def game_current(table: Table) -> CanastaGame | None:
+    """The table's game seating or playing, else its last game (None before the first)."""
+    game = CanastaGame.objects.filter(table=table, status__in=OPEN_CANASTA_GAME_STATUSES).first()
+    return game or CanastaGame.objects.filter(table=table).order_by("-number").first()
+
+
+def _status_required(game: CanastaGame, status: str, code: str) -> None:
+    if game.status != status:
+        raise CanastaError(f"the game is {game.status}", code=code)
+
+
+# --------------------------------------------------------------------------- the deal's event log
+
+
+@dataclass
+class EventDraft:
+    kind: str
+    payload: dict[str, Any]
+
+
+def deal_events_write(
+    deal: CanastaDeal, drafts: Sequence[EventDraft], actor: Actor
+) -> list[CanastaDealEvent]:
+    """Append events after ``deal.version`` (one INSERT); the caller saves the deal row."""
+    now = timezone.now()
+    rows = []
+    for draft in drafts:
+        deal.version += 1
+        rows.append(
+            CanastaDealEvent(
+                deal=deal,
+                sequence=deal.version,
+                kind=draft.kind,
+                payload=draft.payload,
+                actor=actor.user,
+                actor_name=actor.name,
+                role=actor.role,
+                terminal=actor.terminal,
+                player=actor.player,
+                created_at=now,
+            )
+        )
+    return CanastaDealEvent.objects.bulk_create(rows)
+
+
+def _digest(value: Any) -> str:
+    encoded = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return hashlib.sha256(encoded).hexdigest()
+
+
+def deal_event_digest(event: CanastaDealEvent) -> str:
+    """SHA-256 (hex) of a deal event's canonical encoding: sequence, kind, payload, who, when."""
+    return _digest(
+        {
+            "sequence": event.sequence,
+            "kind": event.kind,
+            "payload": event.payload,
+            "actor_id": event.actor_id,
+            "actor_name": event.actor_name,
+            "role": event.role,
+            "terminal_id": event.terminal_id,
+            "player_id": event.player_id,
+            "created_at": event.created_at.isoformat(),
+        }
+    )
+
+
+def deal_hash(deal: CanastaDeal) -> str:
+    """The hash the deal's ``canasta.deal_scored`` audit record carries: the deal's id, game and
+    number with the digest of every event in sequence order."""
+    events = CanastaDealEvent.objects.filter(deal=deal).order_by("sequence")
+    return _digest(
+        {
+            "deal": deal.pk,
+            "game": deal.game_id,
+            "number": deal.number,
+            "events": [deal_event_digest(event) for event in events],
+        }
+    )
+
+
+def deal_replay(deal: CanastaDeal) -> DealState:
+    """A virtual deal's state rebuilt from its events: the shuffle, dealer and scores of
+    ``deal_started`` dealt again, then every move's actions applied (``tables.games.canasta``)."""
+    events = list(CanastaDealEvent.objects.filter(deal=deal).order_by("sequence"))
+    if not events or events[0].kind != "deal_started" or events[0].payload.get("shuffle") is None:
+        raise CanastaError("this deal has no shuffle to replay", code="wrong_deal_kind")
+    game = deal.game
+    first = events[0].payload
+    rules = game_rules(game)
+    state, _ = start_deal(
+        rules,
+        [parse_card(key) for key in first["shuffle"]],
+        dealer=first["dealer"],
+        scores=first["scores"],
+        teams=game.teams,
+    )
+    for event in events[1:]:
+        for data in event.payload.get("actions", []):
+            state, _ = apply(state, action_from_dict(data))
+    return state
+
+
+# ------------------------------------------------------------------------------- game and seats
+
+
+def canasta_game_open(
+    *, table: Table, actor: Actor, stake_minor: int, options: Mapping[str, Any] | None = None
+) -> CanastaGame:
+    """The host opens a game at a canasta table with the stake agreed (``stake_minor`` per the
+    table's ``stake_points``, within its limits) and optional preset ``options`` (rules section
+    10, by name). It copies the table's rule set version, its canasta settings and fee; each
+    player's hold is ``max_loss_points * stake_minor / stake_points`` (rounded down: what the
+    most a player can lose comes to). Status ``seating``. Locks the table row. Audited
+    ``canasta.game_opened``. Raises ``permission_denied``, ``not_a_canasta_table``,
+    ``canasta_game_in_progress``, ``stake_out_of_range``, ``invalid_configuration`` and the
+    engine's ``unknown_option`` / ``invalid_ruleset``."""
+    canasta_table_checked(table)
+    require_host(actor, table)
+    if isinstance(stake_minor, bool) or not isinstance(stake_minor, int):
+        raise CanastaError("the stake is a whole number of minor units", code="stake_out_of_range")
+    with transaction.atomic():
+        row_lock(Table.objects.filter(pk=table.pk))
+        if CanastaGame.objects.filter(table=table, status__in=OPEN_CANASTA_GAME_STATUSES).exists():
+            raise CanastaError("a game is open at this table", code="canasta_game_in_progress")
+        settings = canasta_settings_current(table)
+        if not settings["stake_min_minor"] <= stake_minor <= settings["stake_max_minor"]:
+            raise CanastaError(
+                f"the stake is {settings['stake_min_minor']} to {settings['stake_max_minor']} minor units",
+                code="stake_out_of_range",
+                minimum=settings["stake_min_minor"],
+                maximum=settings["stake_max_minor"],
+            )
+        version = canasta_rule_set_version(table)
+        played = {**version.options, **dict(options or {})}
+        rules = engine_call(lambda: preset(version.rule_set.name, played))
+        seats = engine_call(lambda: seating(rules, settings["teams"]))
+        hold_minor = settings["max_loss_points"] * stake_minor // settings["stake_points"]
+        if hold_minor <= 0:
+            raise CanastaError("the stake is too small to hold", code="stake_out_of_range")
+        number = (
+            CanastaGame.objects.filter(table=table)
+            .order_by("-number")
+            .values_list("number", flat=True)
+            .first()
+            or 0
+        ) + 1
+        game = CanastaGame.objects.create(
+            table=table,
+            number=number,
+            rule_set_version=version,
+            preset=version.rule_set.name,
+            options=played,
+            teams=settings["teams"],
+            players=len(seats),
+            deal_kind=settings["deal_kind"],
+            stake_minor=stake_minor,
+            stake_points=settings["stake_points"],
+            max_loss_points=settings["max_loss_points"],
+            hold_minor=hold_minor,
+            fee_kind=settings["fee_kind"],
+            fee_basis_points=settings["fee_basis_points"],
+            fee_minor=settings["fee_minor"],
+            totals=[0] * (max(seats) + 1),
+            opened_by=actor.user,
+            opened_by_name=actor.name,
+            opened_at=timezone.now(),
+        )
+        actor.audit(
+            action="canasta.game_opened",
+            object_type="tables.canastagame",
+            object_id=game.pk,
+            after={
+                "table": table.name,
+                "number": number,
+                "preset": game.preset,
+                "rule_set_version_id": version.pk,
+                "players": game.players,
+                "deal_kind": game.deal_kind,
+                "stake_minor": stake_minor,
+                "stake_points": game.stake_points,
+                "hold_minor": hold_minor,
+                "fee": {
+                    "kind": game.fee_kind,
+                    "basis_points": game.fee_basis_points,
+                    "minor": game.fee_minor,
+                },
+            },
+        )
+    return game
+
+
+def _seated_player(actor: Actor, table: Table, player: Player | None) -> Player:
+    """Who sits down: the player at his terminal, or the player the host seats."""
+    if actor.player is not None:
+        return require_player(actor, table)
+    require_host(actor, table)
+    if player is None:
+        raise CanastaError("name the player to seat", code="not_seated")
+    if not player.is_active or player.casino_id != table.casino_id:
+        raise PermissionRefusedError("This player cannot play at this table.")
+    return player
+
+
+def canasta_seat_take(
+    *, game_id: int, seat: int, actor: Actor, player: Player | None = None
+) -> CanastaGamePlayer:
+    """A player sits down in ``seat`` of a game being seated: himself at a terminal of the table,
+    or seated by the host (``player``). The game's hold is placed on his wallet at once: a player
+    without the balance cannot sit down (``insufficient_funds``, nothing written). Locks the game,
+    then the player's wallet row. Audited ``canasta.seat_taken``. Raises ``no_canasta_game``,
+    ``game_not_seating``, ``no_such_seat``, ``seat_taken``, ``already_seated``,
+    ``permission_denied``, ``insufficient_funds``, ``account_not_found``."""
+    with transaction.atomic():
+        game = game_lock(game_id)
+        table = game.table
+        sitter = _seated_player(actor, table, player)
+        _status_required(game, CanastaGameStatus.SEATING, "game_not_seating")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.players:
+            raise CanastaError(f"seats are 0 to {game.players - 1}", code="no_such_seat")
+        taken = CanastaGamePlayer.objects.filter(game=game)
+        if taken.filter(seat=seat).exists():
+            raise CanastaError(f"seat {seat} is taken", code="seat_taken")
+        if taken.filter(player=sitter).exists():
+            raise CanastaError("the player sits at this game already", code="already_seated")
+        sides = seating(game_rules(game), game.teams)
+        hold = hold_place(
+            player=sitter,
+            amount_minor=game.hold_minor,
+            table=table,
+            reference_type="canasta_game",
+            reference_id=str(game.pk),
+            bet_reference=f"seat:{seat}",
+        )
+        row = CanastaGamePlayer.objects.create(
+            game=game, seat=seat, side=sides[seat], player=sitter, hold=hold, seated_at=timezone.now()
+        )
+        actor.audit(
+            action="canasta.seat_taken",
+            object_type="tables.canastagame",
+            object_id=game.pk,
+            after={
+                "seat": seat,
+                "side": row.side,
+                "player_id": sitter.pk,
+                "hold_id": hold.pk,
+                "hold_minor": game.hold_minor,
+            },
+        )
+    return row
+
+
+def canasta_seat_leave(*, game_id: int, seat: int, actor: Actor) -> None:
+    """The player in ``seat`` leaves a game not yet started (himself, or the host for him): his
+    hold is released. Locks the game, then the hold and its account. Audited
+    ``canasta.seat_left``. Raises ``no_canasta_game``, ``game_not_seating``, ``not_seated``,
+    ``permission_denied``."""
+    with transaction.atomic():
+        game = game_lock(game_id)
+        row = CanastaGamePlayer.objects.filter(game=game, seat=seat).first()
+        if actor.player is not None:
+            require_player(actor, game.table)
+            if row is not None and row.player_id != actor.player.pk:
+                raise PermissionRefusedError("Only the player in the seat or the host frees it.")
+        else:
+            require_host(actor, game.table)
+        _status_required(game, CanastaGameStatus.SEATING, "game_not_seating")
+        if row is None:
+            raise NotSeatedError(f"nobody sits in seat {seat}")
+        hold_id = row.hold_id
+        row.delete()
+        holds_void(
+            hold_ids=[hold_id], reason=f"left canasta game {game.pk}", actor=actor.user, actor_name=actor.name
+        )
+        actor.audit(
+            action="canasta.seat_left",
+            object_type="tables.canastagame",
+            object_id=game.pk,
+            before={"seat": seat, "player_id": row.player_id, "hold_id": hold_id},
+        )
+
+
+def canasta_game_start(*, game_id: int, actor: Actor) -> CanastaDeal:
+    """The host starts a game whose every seat is taken: status ``playing``, and its first deal
+    (seat 0 deals first, rules D1). Locks the game. Audited ``canasta.game_started``. Raises
+    ``no_canasta_game``, ``game_not_seating``, ``seats_not_filled``, ``permission_denied``."""
+    with transaction.atomic():
+        game = game_lock(game_id)
+        require_host(actor, game.table)
+        _status_required(game, CanastaGameStatus.SEATING, "game_not_seating")
+        seated = CanastaGamePlayer.objects.filter(game=game).count()
+        if seated != game.players:
+            raise CanastaError(f"{seated} of {game.players} seats are taken", code="seats_not_filled")
+        now = timezone.now()
+        game.status = CanastaGameStatus.PLAYING
+        game.started_at = now
+        CanastaGame.objects.filter(pk=game.pk).update(status=game.status, started_at=now)
+        actor.audit(
+            action="canasta.game_started",
+            object_type="tables.canastagame",
+            object_id=game.pk,
+            before={"status": CanastaGameStatus.SEATING},
+            after={
+                "status": CanastaGameStatus.PLAYING,
+                "players": list(
+                    CanastaGamePlayer.objects.filter(game=game)
+                    .order_by("seat")
+                    .values_list("player_id", flat=True)
+                ),
+            },
+        )
+        return _deal_start(game, actor)
+
+
+def canasta_deal_start(*, game_id: int, actor: Actor) -> CanastaDeal:
+    """The host starts the game's next deal once the last one is scored: the next dealer deals
+    (``next_dealer``, to the left). A virtual deal is shuffled with ``secrets`` and dealt by the
+    engine (its first event holds the shuffle); a physical deal waits for the host's entry.
+    Locks the game. Raises ``no_canasta_game``, ``game_not_playing``, ``deal_in_progress``,
+    ``permission_denied``."""
+    with transaction.atomic():
+        game = game_lock(game_id)
+        require_host(actor, game.table)
+        _status_required(game, CanastaGameStatus.PLAYING, "game_not_playing")
+        return _deal_start(game, actor)
+
+
+def _deal_start(game: CanastaGame, actor: Actor) -> CanastaDeal:
+    if CanastaDeal.objects.filter(game=game, status=CanastaDealStatus.PLAYING).exists():
+        raise CanastaError("the deal in progress is not scored yet", code="deal_in_progress")
+    number = CanastaDeal.objects.filter(game=game).count() + 1
+    deal = CanastaDeal(
+        game=game,
+        number=number,
+        kind=game.deal_kind,
+        dealer_seat=game.next_dealer,
+        scores_before=list(game.totals),
+        started_at=timezone.now(),
+    )
+    payload: dict[str, Any] = {
+        "dealer": game.next_dealer,
+        "scores": list(game.totals),
+        "kind": game.deal_kind,
+    }
+    state: DealState | None = None
+    if game.deal_kind == CanastaDealKind.VIRTUAL:
+        rules = game_rules(game)
+        cards = list(pack(rules.decks, rules.jokers))
+        secrets.SystemRandom().shuffle(cards)
+        state, events = engine_call(
+            lambda: start_deal(rules, cards, dealer=game.next_dealer, scores=game.totals, teams=game.teams)
+        )
+        payload["shuffle"] = [card.key for card in cards]
+        payload["events"] = [event.to_dict() for event in events]
+        deal.snapshot = state_to_dict(state)
+    deal.save()
+    deal_events_write(deal, [EventDraft("deal_started", payload)], actor)
+    CanastaDeal.objects.filter(pk=deal.pk).update(version=deal.version)
+    actor.audit(
+        action="canasta.deal_started",
+        object_type="tables.canastadeal",
+        object_id=deal.pk,
+        after={"game_id": game.pk, "number": number, "dealer": deal.dealer_seat, "kind": deal.kind},
+    )
+    return deal
+
+
+def deal_playing(game: CanastaGame) -> CanastaDeal:
+    deal = CanastaDeal.objects.filter(game=game, status=CanastaDealStatus.PLAYING).first()
+    if deal is None:
+        raise CanastaError("no deal is being played", code="no_deal_in_progress")
+    return deal
+
+
+# ------------------------------------------------------------------------------------ moves
+
+
+def _apply_one(state: DealState, action: Action) -> tuple[DealState, tuple[Any, ...]]:
+    return engine_call(lambda: apply(state, action))
+
+
+def _actions_read(seat: int, actions: Sequence[Mapping[str, Any]]) -> list[Action]:
+    if not actions:
+        raise CanastaError("a move is one or more actions", code="invalid_move")
+    out: list[Action] = []
+    for data in actions:
+        if not isinstance(data, Mapping):
+            raise CanastaError("an action is an object", code="invalid_move")
+        try:
+            out.append(action_from_dict({**data, "seat": seat}))
+        except GameError as error:
+            raise CanastaError(error.message, code="invalid_move") from error
+    return out
+
+
+def canasta_move(
+    *,
+    game_id: int,
+    actor: Actor,
+    actions: Sequence[Mapping[str, Any]],
+    version: int,
+    must_go_out: bool = False,
+) -> CanastaDeal:
+    """A seated player's move in the virtual deal being played: one or more engine actions
+    (``draw``, ``take_pile``, ``meld`` with new melds and additions, ``discard``,
+    ``ask_partner``, ``answer_partner``, ``end_turn``, ``decline_pile``,
+    ``decline_double_go_out``; going out is a meld and its discard sent together), applied in
+    order, all or none, always for the player's own seat. ``version`` is the deal's version the
+    player saw: another one is ``stale_move``. With ``must_go_out`` the move is refused
+    (``cannot_go_out``) unless the player goes out with it. The events are appended as one ``move`` event;
+    a deal the move finishes is scored (``canasta_settlement.deal_score_record``) and the game
+    settled if it ends. Locks the game (then the wallet and the audit chain at a settlement).
+    Raises ``no_canasta_game``, ``game_not_playing``, ``no_deal_in_progress``,
+    ``wrong_deal_kind``, ``not_seated``, ``stale_move``, ``invalid_move``, the engine's codes
+    (``not_your_turn``, ``draw_first``, ``opening_minimum_not_met`` ...), ``permission_denied``."""
+    from tables.services.canasta_settlement import deal_score_record
+
+    with transaction.atomic():
+        game = game_lock(game_id)
+        player = require_player(actor, game.table)
+        _status_required(game, CanastaGameStatus.PLAYING, "game_not_playing")
+        seat_row = CanastaGamePlayer.objects.filter(game=game, player=player).first()
+        if seat_row is None:
+            raise NotSeatedError("the player does not sit at this game")
+        deal = deal_playing(game)
+        if deal.kind != CanastaDealKind.VIRTUAL or deal.snapshot is None:
+            raise CanastaError("the host enters the deals at this table", code="wrong_deal_kind")
+        if isinstance(version, bool) or version != deal.version:
+            raise CanastaError(
+                f"the deal is at version {deal.version}", code="stale_move", version=deal.version
+            )
+        state = state_from_dict(deal.snapshot)
+        applied = _actions_read(seat_row.seat, actions)
+        events: list[dict[str, Any]] = []
+        for action in applied:
+            state, new_events = _apply_one(state, action)
+            events.extend(event.to_dict() for event in new_events)
+        if must_go_out and state.went_out != seat_row.seat:
+            raise CanastaError("these cards do not take the player out", code="cannot_go_out")
+        deal_events_write(
+            deal,
+            [
+                EventDraft(
+                    "move",
+                    {
+                        "seat": seat_row.seat,
+                        "actions": [action.to_dict() for action in applied],
+                        "events": events,
+                    },
+                )
+            ],
+            actor,
+        )
+        deal.snapshot = state_to_dict(state)
+        CanastaDeal.objects.filter(pk=deal.pk).update(snapshot=deal.snapshot, version=deal.version)
+        if state.phase is Phase.FINISHED:
+            deal_score_record(game, deal, engine_call(lambda: score_deal(state)), actor)
+    return deal
+
+
+# -------------------------------------------------------------------------- the host's entry
+
+
+def canasta_deal_enter(*, game_id: int, actor: Actor, deal_data: Mapping[str, Any]) -> CanastaDeal:
+    """The host enters the finished deal of a physical-cards table, in the format of
+    docs/canasta-deal.md (``sides`` with melds, red threes and hands; ``went_out`` or
+    ``stock_exhausted``); the preset, options, teams and the scores before the deal are the
+    game's (given ones are ignored). The engine checks the deal could have happened and scores
+    it; recorded as a ``deal_entered`` event, scored, the game settled if it ends. Locks the
+    game. Raises ``no_canasta_game``, ``game_not_playing``, ``no_deal_in_progress``,
+    ``wrong_deal_kind``, the engine's codes (``invalid_deal_data``, ``too_many_copies``,
+    ``not_enough_canastas``, ``impossible_deal`` ...), ``permission_denied``."""
+    from tables.services.canasta_settlement import deal_score_record
+
+    if not isinstance(deal_data, Mapping):
+        raise CanastaError("the deal is an object", code="invalid_deal_data")
+    with transaction.atomic():
+        game = game_lock(game_id)
+        require_host(actor, game.table)
+        _status_required(game, CanastaGameStatus.PLAYING, "game_not_playing")
+        deal = deal_playing(game)
+        if deal.kind != CanastaDealKind.PHYSICAL:
+            raise CanastaError("this deal is played through the terminals", code="wrong_deal_kind")
+        entered = {
+            **{
+                key: value
+                for key, value in deal_data.items()
+                if key not in ("preset", "options", "scores", "teams")
+            },
+            "preset": game.preset,
+            "options": game.options,
+            "scores": list(game.totals),
+        }
+        if game.teams is not None:
+            entered["teams"] = game.teams
+        score: DealScore = engine_call(lambda: score_finished(deal_from_dict(entered)))
+        deal_events_write(deal, [EventDraft("deal_entered", {"deal": entered})], actor)
+        CanastaDeal.objects.filter(pk=deal.pk).update(version=deal.version)
+        deal_score_record(game, deal, score, actor)
+    return deal
+
+
+def next_dealer_seat(game: CanastaGame, dealer: int) -> int:
+    return next_dealer(game_rules(game), dealer)

@@ -1,0 +1,332 @@
+"""A canasta game's score sheet, settlement and void (docs/canasta-tables.md).
+
+- :func:`deal_score_record`: a finished deal's score per side (``CanastaDealScore``), the running
+  totals, the next dealer, ``canasta.deal_scored`` audited with the hash of the deal's events;
+  when the game ends (``game_standing``: a side reached the target with a single highest total;
+  a tie for first plays on) the game is settled at once.
+- :func:`settlement_plan`: what each player pays or gets, the fee and the remainder (pure).
+- :func:`canasta_void_request`, :func:`canasta_void_approve`, :func:`canasta_void_reject`: the
+  host asks with a reason, a pit boss who is not the requester decides; approved, the game is
+  voided and every hold released, nothing transferred.
+
+Settlement: each player of a losing side pays ``difference * stake_minor // stake_points``
+(rounded down: a fraction of a minor unit is never charged), at most his hold, where the
+difference is the winner's total minus his side's; the pot is what the losers pay. The fee is
+taken from the pot: ``pot * fee_basis_points // 10000`` (pot share), ``deals * fee_minor`` (per
+deal) or ``started hours * fee_minor`` (per hour), never more than the pot. The rest is split
+evenly between the winning side's players; what the split leaves (less than one minor unit per
+winner) goes to the house rounding account. One wallet transfer (``wallet.services.game_settle``)
+moves it all and releases the holds.
+
+Locks: the game row (the caller's), then the wallet's holds and accounts, the audit chain last.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from casino.errors import reason_required
+from tables.errors import (
+    ApprovalByRequesterRefusedError,
+    RequestPendingError,
+    TableError,
+    TableReasonRequiredError,
+)
+from tables.games.canasta import DealScore
+from tables.games.canasta.scoring import game_standing
+from tables.models import (
+    OPEN_CANASTA_GAME_STATUSES,
+    ApprovalStatus,
+    CanastaDeal,
+    CanastaDealScore,
+    CanastaDealStatus,
+    CanastaFeeKind,
+    CanastaGame,
+    CanastaGamePlayer,
+    CanastaGameStatus,
+    CanastaVoidDecision,
+    CanastaVoidRequest,
+)
+from tables.services.canasta import (
+    CanastaError,
+    deal_hash,
+    game_lock,
+    game_rules,
+    next_dealer_seat,
+    require_host,
+)
+from tables.services.common import Actor, require_staff
+from wallet.models import Account, AccountKind
+from wallet.services import GameSettlementLine, game_settle, holds_void
+
+
+def deal_score_record(game: CanastaGame, deal: CanastaDeal, score: DealScore, actor: Actor) -> None:
+    """Record a finished deal's score (the game locked by the caller): one row per side, the
+    game's totals and next dealer, the deal scored, audited ``canasta.deal_scored`` with the
+    hash of its events; the game settled if this deal ends it."""
+    now = timezone.now()
+    CanastaDealScore.objects.bulk_create(
+        [
+            CanastaDealScore(
+                deal=deal,
+                side=side,
+                score_before=score.totals_before[side],
+                melded=part.melded,
+                canasta_bonus=part.canasta_bonus,
+                canastas=dict(part.canastas),
+                red_threes=part.red_threes,
+                going_out=part.going_out,
+                hand=part.hand,
+                deal_total=part.total,
+                total=score.totals[side],
+                next_opening={
+                    "minimum": score.next_requirements[side].minimum,
+                    "canasta_at_once": score.next_requirements[side].canasta_at_once,
+                    "naturals": score.next_requirements[side].naturals,
+                },
+            )
+            for side, part in enumerate(score.sides)
+        ]
+    )
+    game.totals = list(score.totals)
+    game.next_dealer = next_dealer_seat(game, deal.dealer_seat)
+    game.deals_scored += 1
+    CanastaDeal.objects.filter(pk=deal.pk).update(status=CanastaDealStatus.SCORED, scored_at=now)
+    CanastaGame.objects.filter(pk=game.pk).update(
+        totals=game.totals, next_dealer=game.next_dealer, deals_scored=game.deals_scored
+    )
+    actor.audit(
+        action="canasta.deal_scored",
+        object_type="tables.canastadeal",
+        object_id=deal.pk,
+        after={
+            "game_id": game.pk,
+            "number": deal.number,
+            "deal_hash": deal_hash(deal),
+            "events": deal.version,
+            "deal_totals": [part.total for part in score.sides],
+            "totals": game.totals,
+        },
+    )
+    over, winner, margin = game_standing(game_rules(game), game.totals)
+    if over and winner is not None and margin is not None:
+        game_settle_now(game, winner, margin, actor)
+
+
+@dataclass(frozen=True)
+class SettlementPlan:
+    """What the wallet moves at a game's end: per seat the signed amount (won > 0, paid < 0), the
+    pot, the fee and the remainder of the winners' split (to house rounding)."""
+
+    amounts: dict[int, int]
+    pot_minor: int
+    fee_minor: int
+    rounding_minor: int
+
+
+def game_fee(game: CanastaGame, pot_minor: int, *, deals: int, hours_started: int) -> int:
+    """The house fee of a game, from the pot and never above it (see the module docstring)."""
+    if game.fee_kind == CanastaFeeKind.POT_SHARE:
+        fee = pot_minor * game.fee_basis_points // 10_000
+    elif game.fee_kind == CanastaFeeKind.PER_DEAL:
+        fee = deals * game.fee_minor
+    elif game.fee_kind == CanastaFeeKind.PER_HOUR:
+        fee = hours_started * game.fee_minor
+    else:
+        fee = 0
+    return min(fee, pot_minor)
+
+
+def settlement_plan(
+    game: CanastaGame, seats: dict[int, int], winner: int, *, deals: int, hours_started: int
+) -> SettlementPlan:
+    """The settlement of ``game`` won by side ``winner``; ``seats`` maps each seat to its side."""
+    amounts: dict[int, int] = {}
+    for seat, side in sorted(seats.items()):
+        if side == winner:
+            continue
+        difference = game.totals[winner] - game.totals[side]
+        amounts[seat] = -min(difference * game.stake_minor // game.stake_points, game.hold_minor)
+    pot = -sum(amounts.values())
+    fee = game_fee(game, pot, deals=deals, hours_started=hours_started)
+    winners = [seat for seat, side in sorted(seats.items()) if side == winner]
+    share, remainder = divmod(pot - fee, len(winners))
+    for seat in winners:
+        amounts[seat] = share
+    return SettlementPlan(amounts=amounts, pot_minor=pot, fee_minor=fee, rounding_minor=remainder)
+
+
+def game_settle_now(game: CanastaGame, winner: int, margin: int, actor: Actor) -> None:
+    """Settle the ended game (locked by the caller): the wallet's one transfer, the game ended
+    with its winner and fee, audited ``canasta.game_settled``."""
+    now = timezone.now()
+    players = list(CanastaGamePlayer.objects.filter(game=game).order_by("seat"))
+    started = game.started_at or game.opened_at
+    hours = max(1, math.ceil((now - started).total_seconds() / 3600))
+    plan = settlement_plan(
+        game,
+        {row.seat: row.side for row in players},
+        winner,
+        deals=game.deals_scored,
+        hours_started=hours,
+    )
+    accounts = dict(
+        Account.objects.filter(
+            player_id__in=[row.player_id for row in players], kind=AccountKind.PLAYER
+        ).values_list("player_id", "pk")
+    )
+    transfer = game_settle(
+        casino=game.table.casino,
+        table=game.table,
+        reference=str(game.pk),
+        lines=[
+            GameSettlementLine(
+                account_id=accounts[row.player_id], hold_id=row.hold_id, amount_minor=plan.amounts[row.seat]
+            )
+            for row in players
+        ],
+        fee_minor=plan.fee_minor,
+        rounding_minor=plan.rounding_minor,
+        actor=actor.user,
+        actor_name=actor.name,
+        memo=f"{game.table.name} canasta game {game.number}",
+    )
+    game.status = CanastaGameStatus.ENDED
+    game.winner_side = winner
+    game.margin = margin
+    game.fee_charged_minor = plan.fee_minor
+    game.ended_at = now
+    game.settlement_transfer = transfer
+    CanastaGame.objects.filter(pk=game.pk).update(
+        status=game.status,
+        winner_side=winner,
+        margin=margin,
+        fee_charged_minor=plan.fee_minor,
+        ended_at=now,
+        settlement_transfer=transfer,
+    )
+    actor.audit(
+        action="canasta.game_settled",
+        object_type="tables.canastagame",
+        object_id=game.pk,
+        before={"status": CanastaGameStatus.PLAYING},
+        after={
+            "status": CanastaGameStatus.ENDED,
+            "totals": game.totals,
+            "winner_side": winner,
+            "margin": margin,
+            "stake_minor": game.stake_minor,
+            "stake_points": game.stake_points,
+            "amounts": {str(seat): amount for seat, amount in sorted(plan.amounts.items())},
+            "pot_minor": plan.pot_minor,
+            "fee_minor": plan.fee_minor,
+            "rounding_minor": plan.rounding_minor,
+            "transfer_id": transfer.pk,
+        },
+    )
+
+
+# ------------------------------------------------------------------------------------ the void
+
+
+def _reason(reason: str) -> str:
+    return reason_required(reason, "a reason is required", error=TableReasonRequiredError)
+
+
+def canasta_void_request(*, game_id: int, actor: Actor, reason: str) -> CanastaVoidRequest:
+    """The host asks a pit boss to void a game seating or playing (abandoned), with a reason.
+    Locks the game. Audited ``canasta.void_requested``. Raises ``no_canasta_game``,
+    ``game_not_open``, ``request_pending``, ``reason_required``, ``permission_denied``."""
+    reason = _reason(reason)
+    with transaction.atomic():
+        game = game_lock(game_id)
+        require_host(actor, game.table)
+        if game.status not in OPEN_CANASTA_GAME_STATUSES:
+            raise CanastaError(f"the game is {game.status}", code="game_not_open")
+        if CanastaVoidRequest.objects.filter(game=game, decision__isnull=True).exists():
+            raise RequestPendingError("a void request of this game waits for the pit boss already")
+        request = CanastaVoidRequest.objects.create(
+            game=game,
+            reason=reason,
+            requested_by=actor.user,
+            requested_by_name=actor.name,
+            terminal=actor.terminal,
+            requested_at=timezone.now(),
+        )
+        actor.audit(
+            action="canasta.void_requested",
+            object_type="tables.canastagame",
+            object_id=game.pk,
+            after={"request_id": request.pk, "reason": reason},
+        )
+    return request
+
+
+def canasta_void_approve(*, request_id: int, actor: Actor) -> CanastaVoidRequest:
+    """A pit boss approves a void request: the game and its deal in play are voided and every
+    hold released (the wallet's ``holds_void``), nothing transferred. Needs
+    ``casino.void_round``; the requester cannot approve (``approval_by_requester_refused``).
+    Locks the game, then the holds and accounts. Raises ``not_found``, ``request_decided``,
+    ``game_not_open``, ``permission_denied``."""
+    return _decide(request_id=request_id, actor=actor, approve=True, reason="")
+
+
+def canasta_void_reject(*, request_id: int, actor: Actor, reason: str) -> CanastaVoidRequest:
+    """A pit boss rejects a void request with a reason; the game goes on. As approving, plus
+    ``reason_required``."""
+    return _decide(request_id=request_id, actor=actor, approve=False, reason=_reason(reason))
+
+
+def _decide(*, request_id: int, actor: Actor, approve: bool, reason: str) -> CanastaVoidRequest:
+    require_staff(actor, "void_round")
+    assert actor.user is not None  # require_staff: a staff user
+    game_id = CanastaVoidRequest.objects.filter(pk=request_id).values_list("game_id", flat=True).first()
+    if game_id is None:
+        raise TableError(f"no request {request_id}", code="not_found")
+    with transaction.atomic():
+        game = game_lock(game_id)
+        request = CanastaVoidRequest.objects.get(pk=request_id)
+        if CanastaVoidDecision.objects.filter(request=request).exists():
+            raise TableError("this request is decided already", code="request_decided")
+        if request.requested_by_id == actor.user.pk:
+            raise ApprovalByRequesterRefusedError("the host who asked cannot approve the void")
+        if approve and game.status not in OPEN_CANASTA_GAME_STATUSES:
+            raise CanastaError(f"the game is {game.status}", code="game_not_open")
+        CanastaVoidDecision.objects.create(
+            request=request,
+            status=ApprovalStatus.APPROVED if approve else ApprovalStatus.REJECTED,
+            decided_by=actor.user,
+            decided_at=timezone.now(),
+            reason=reason,
+        )
+        if approve:
+            hold_ids = list(
+                CanastaGamePlayer.objects.filter(game=game)
+                .order_by("hold_id")
+                .values_list("hold_id", flat=True)
+            )
+            note = f"canasta game {game.pk} voided: {request.reason}"
+            if hold_ids:
+                holds_void(hold_ids=hold_ids, reason=note, actor=actor.user, actor_name=actor.name)
+            CanastaDeal.objects.filter(game=game, status=CanastaDealStatus.PLAYING).update(
+                status=CanastaDealStatus.VOIDED
+            )
+            CanastaGame.objects.filter(pk=game.pk).update(
+                status=CanastaGameStatus.VOIDED, ended_at=timezone.now()
+            )
+        actor.audit(
+            action="canasta.void_approved" if approve else "canasta.void_rejected",
+            object_type="tables.canastagame",
+            object_id=game.pk,
+            before={"request_id": request.pk, "status": game.status},
+            after={
+                "status": CanastaGameStatus.VOIDED if approve else game.status,
+                "request": "approved" if approve else "rejected",
+                "reason": reason or request.reason,
+            },
+        )
+    return request

@@ -1,0 +1,198 @@
+"""The host's page of a canasta table, ``/cardroom/tables/<table>/``: the seats, the running score
+sheet, the deal in play, and the host's commands as plain forms (open a game with its stake, seat
+a player by card number, start, next deal, the entry of a finished deal, a void request); a pit
+boss decides a void request here too. Each form POSTs, calls one service and redirects back with
+the outcome; a refusal is shown in words. For dealers (``casino.run_table``) and pit bosses
+(``casino.supervise_pit``) of the table's casino."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from casino.errors import ServiceError
+from casino.models import Player
+from casino.refusals import refusal_text
+from casino.views import staff_user
+from tables.errors import TableError
+from tables.models import CanastaGame, CanastaVoidRequest, Table
+from tables.services import (
+    Actor,
+    canasta_deal_enter,
+    canasta_deal_start,
+    canasta_game_open,
+    canasta_game_start,
+    canasta_seat_leave,
+    canasta_seat_take,
+    canasta_void_approve,
+    canasta_void_reject,
+    canasta_void_request,
+)
+from tables.services.canasta import game_current
+from tables.services.canasta_selectors import canasta_table_state
+from tables.views.access import staff_table
+from wallet.forms import amount_minor_parse
+
+PAGE = "tables/cardroom/table.html"
+
+
+def _host_table(request: HttpRequest, table_name: str) -> Table:
+    """The canasta table of the staff member's casino (404 otherwise), for a dealer or a pit boss
+    (the styled 403 otherwise)."""
+    user = staff_user(request)
+    if not (user.has_perm("casino.run_table") or user.has_perm("casino.supervise_pit")):
+        raise PermissionDenied
+    table = staff_table(request, table_name)
+    if table.game != "canasta":
+        raise PermissionDenied
+    return table
+
+
+def _cards(text: str) -> list[str]:
+    return text.replace(",", " ").split()
+
+
+def finished_deal_data(post: Any, sides: list[int]) -> dict[str, Any]:
+    """The finished deal (docs/canasta-deal.md) from the form: per side its melds (one a line),
+    red threes and each player's hand; who went out (``side:player``) or ``stock``; concealed;
+    the final discard."""
+    data: dict[str, Any] = {"sides": []}
+    for side, players in enumerate(sides):
+        melds = [_cards(line) for line in str(post.get(f"side{side}_melds", "")).splitlines() if line.strip()]
+        data["sides"].append(
+            {
+                "melds": melds,
+                "red_threes": _cards(str(post.get(f"side{side}_red_threes", ""))),
+                "hands": [_cards(str(post.get(f"side{side}_hand{player}", ""))) for player in range(players)],
+            }
+        )
+    out = str(post.get("went_out", "stock"))
+    if out == "stock":
+        data["went_out"] = None
+        data["stock_exhausted"] = True
+    else:
+        side_text, _sep, player_text = out.partition(":")
+        if not (side_text.isdigit() and player_text.isdigit()):
+            raise TableError(_("Choose who went out."), code="invalid_deal_data")
+        discard = str(post.get("discard", "")).strip()
+        data["went_out"] = {
+            "side": int(side_text),
+            "player": int(player_text),
+            "concealed": bool(post.get("concealed")),
+            "discard": discard or None,
+        }
+    return data
+
+
+@login_required
+@require_GET
+def table_page(request: HttpRequest, table_name: str) -> HttpResponse:
+    table = _host_table(request, table_name)
+    state = canasta_table_state(table=table)
+    game = game_current(table)
+    sides: list[dict[str, Any]] = []
+    if state["game"] is not None:
+        for side in range(len(state["game"]["totals"])):
+            seats = [seat for seat in state["game"]["seats"] if seat["side"] == side]
+            sides.append({"side": side, "seats": seats, "players": range(max(len(seats), 1))})
+    requests = (
+        list(CanastaVoidRequest.objects.filter(game=game, decision__isnull=True).order_by("pk"))
+        if game is not None
+        else []
+    )
+    context = {
+        "table": table,
+        "state": state,
+        "game": state["game"],
+        "deal": state["deal"],
+        "sides": sides,
+        "seat_numbers": range(state["game"]["players"]) if state["game"] else range(0),
+        "void_requests": requests,
+        "can_decide": request.user.has_perm("casino.void_round"),
+    }
+    response = render(request, PAGE, context)
+    response["Vary"] = "HX-Request"
+    return response
+
+
+def _open_game(table: Table) -> CanastaGame:
+    game = game_current(table)
+    if game is None or game.status not in ("seating", "playing"):
+        raise TableError(_("No game is open at this table."), code="no_canasta_game")
+    return game
+
+
+@login_required
+@require_POST
+def table_action(request: HttpRequest, table_name: str, action: str) -> HttpResponse:
+    """One host command from the page's forms; back to the page with its outcome."""
+    table = _host_table(request, table_name)
+    actor = Actor.staff(staff_user(request))
+    done = ""
+    try:
+        if action == "open":
+            try:
+                stake = amount_minor_parse(request.POST.get("stake", ""))
+            except forms.ValidationError as error:
+                raise TableError(_("The stake is not a valid amount."), code="stake_out_of_range") from error
+            canasta_game_open(table=table, actor=actor, stake_minor=stake)
+            done = _("Game opened: seat the players.")
+        elif action == "seat":
+            game = _open_game(table)
+            player = Player.objects.filter(
+                casino_id=table.casino_id, card_number=request.POST.get("card_number", "").strip()
+            ).first()
+            if player is None:
+                raise TableError(_("No player has this card number."), code="not_found")
+            seat = int(request.POST.get("seat", "0") or 0)
+            canasta_seat_take(game_id=game.pk, seat=seat, actor=actor, player=player)
+            done = _("Player seated, the game's hold placed.")
+        elif action == "unseat":
+            game = _open_game(table)
+            canasta_seat_leave(game_id=game.pk, seat=int(request.POST.get("seat", "0") or 0), actor=actor)
+            done = _("Seat freed, the hold released.")
+        elif action == "start":
+            canasta_game_start(game_id=_open_game(table).pk, actor=actor)
+            done = _("Game started: the first deal is on.")
+        elif action == "deal":
+            canasta_deal_start(game_id=_open_game(table).pk, actor=actor)
+            done = _("Next deal started.")
+        elif action == "enter":
+            game = _open_game(table)
+            sides = [game.seats.filter(side=side).count() for side in range(len(game.totals))]
+            canasta_deal_enter(
+                game_id=game.pk, actor=actor, deal_data=finished_deal_data(request.POST, sides)
+            )
+            done = _("Deal scored.")
+        elif action == "void":
+            canasta_void_request(
+                game_id=_open_game(table).pk, actor=actor, reason=request.POST.get("reason", "")
+            )
+            done = _("Void requested: a pit boss decides.")
+        elif action in ("void-approve", "void-reject"):
+            request_id = int(request.POST.get("request", "0") or 0)
+            if not CanastaVoidRequest.objects.filter(pk=request_id, game__table=table).exists():
+                raise TableError(_("No such request at this table."), code="not_found")
+            if action == "void-approve":
+                canasta_void_approve(request_id=request_id, actor=actor)
+                done = _("Game voided, every hold released.")
+            else:
+                canasta_void_reject(request_id=request_id, actor=actor, reason=request.POST.get("reason", ""))
+                done = _("Void request rejected.")
+        else:
+            raise TableError(_("No such command."), code="not_found")
+    except (ServiceError, ValueError) as refused:
+        if isinstance(refused, ValueError):
+            refused = TableError(_("A number is expected."), code="invalid_move")
+        messages.error(request, refusal_text(refused))
+    else:
+        messages.success(request, done)
+    return redirect("cardroom:table", table_name=table.name)

@@ -1,0 +1,101 @@
+"""The host's page of a canasta table: a physical-cards game run from its forms (open, seat by
+card number, start, the finished deal entered field by field, next deal), the score sheet shown;
+the void asked and decided; the page for dealers and pit bosses of the table's casino only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from tables.models import CanastaDealScore, CanastaGame, CanastaGameStatus
+from tables.services import Actor, canasta_table_settings_change
+from tests.factories import staff_user
+from tests.tables.canasta_tables.conftest import balance
+
+URL = "/cardroom/tables/CA1/"
+
+
+def client_of(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def post(client: Client, action: str, **data: Any) -> str:
+    response = client.post(f"{URL}do/{action}/", data, follow=True)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_physical_game_run_from_the_host_page(canasta_table, four_players, host, operator):
+    canasta_table_settings_change(
+        table=canasta_table, actor=Actor.staff(operator), changes={"deal_kind": "physical"}
+    )
+    page = client_of(host)
+    assert 'id="game-open"' in page.get(URL).content.decode()
+
+    assert "Game opened" in post(page, "open", stake="0.50")
+    for seat, player in enumerate(four_players):
+        assert "Player seated" in post(page, "seat", seat=seat, card_number=player.card_number)
+    assert "Game started" in post(page, "start")
+    html = post(
+        page,
+        "enter",
+        side0_melds="7S 7H 7D 7C 7S 7H 7D\nKS KH KD KC JK 2S JK",
+        side0_red_threes="3H 3D",
+        side0_hand0="",
+        side0_hand1="9S 4S",
+        side1_melds="QS QH QD JK\n5S 5H 5D",
+        side1_red_threes="3H",
+        side1_hand0="AS 8S 3S",
+        side1_hand1="JK 6S",
+        went_out="0:0",
+        discard="9D",
+    )
+
+    assert "Deal scored." in html
+    assert "1280 → <strong>1280</strong>" in html and "10 → <strong>10</strong>" in html
+    game = CanastaGame.objects.get()
+    assert game.totals == [1280, 10] and CanastaDealScore.objects.count() == 2
+    assert [balance(player) for player in four_players] == [(100_000, 5_000)] * 4
+    # an impossible deal is refused in words, nothing scored
+    assert "Next deal started." in post(page, "deal")
+    refused = post(page, "enter", side0_melds="7S 7H 7D 7C", went_out="0:0")
+    assert '<li class="error">going out needs 1 canasta(s) (G2)</li>' in refused
+    assert CanastaDealScore.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_a_void_asked_on_the_page_and_approved_by_another_pit_boss(
+    canasta_table, four_players, host, pit_boss
+):
+    page = client_of(host)
+    post(page, "open", stake="1")
+    for seat, player in enumerate(four_players):
+        post(page, "seat", seat=seat, card_number=player.card_number)
+    assert "Void requested" in post(page, "void", reason="players left")
+
+    html = client_of(pit_boss).get(URL).content.decode()
+    assert "players left" in html and "Approve the void" in html
+    request_id = CanastaGame.objects.get().void_requests.get().pk
+    assert "Game voided" in post(client_of(pit_boss), "void-approve", request=request_id)
+
+    assert CanastaGame.objects.get().status == CanastaGameStatus.VOIDED
+    assert [balance(player) for player in four_players] == [(100_000, 0)] * 4
+
+
+@pytest.mark.parametrize("role", ["cashier", "auditor"])
+@pytest.mark.django_db
+def test_the_page_is_not_for_other_roles(seeded, role):
+    response = client_of(staff_user(role, f"{role}-x")).get(URL)
+
+    assert response.status_code == 403
+
+
+@pytest.mark.django_db
+def test_a_blackjack_table_has_no_card_room_page_and_anonymous_visitors_log_in(seeded, host):
+    assert client_of(host).get("/cardroom/tables/BJ1/").status_code == 403
+    assert Client().get(URL).status_code == 302
