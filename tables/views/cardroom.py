@@ -2,11 +2,13 @@
 sheet, the deal in play, and the host's commands as plain forms (open a game with its stake, seat
 a player by card number, start, next deal, the entry of a finished deal, a void request); a pit
 boss decides a void request here too. Each form POSTs, calls one service and redirects back with
-the outcome; a refusal is shown in words. For dealers (``casino.run_table``) and pit bosses
+the outcome; a refusal is shown in words. The page asks ``live/`` every two seconds and is drawn
+again when the game moved on (players' moves and seats from terminals, a pit boss's decision). For dealers (``casino.run_table``) and pit bosses
 (``casino.supervise_pit``) of the table's casino."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from django import forms
@@ -92,10 +94,7 @@ def finished_deal_data(post: Any, sides: list[int]) -> dict[str, Any]:
     return data
 
 
-@login_required
-@require_GET
-def table_page(request: HttpRequest, table_name: str) -> HttpResponse:
-    table = _host_table(request, table_name)
+def _page_context(request: HttpRequest, table: Table) -> dict[str, Any]:
     state = canasta_table_state(table=table)
     game = game_current(table)
     sides: list[dict[str, Any]] = []
@@ -118,7 +117,34 @@ def table_page(request: HttpRequest, table_name: str) -> HttpResponse:
         "void_requests": requests,
         "can_decide": request.user.has_perm("casino.void_round"),
     }
-    response = render(request, PAGE, context)
+    context["version"] = hashlib.sha256(repr((state, [item.pk for item in requests])).encode()).hexdigest()[
+        :24
+    ]
+    return context
+
+
+@login_required
+@require_GET
+def table_page(request: HttpRequest, table_name: str) -> HttpResponse:
+    table = _host_table(request, table_name)
+    template = f"{PAGE}#cardroom" if request.headers.get("HX-Request") else PAGE
+    response = render(request, template, _page_context(request, table))
+    response["Vary"] = "HX-Request"
+    return response
+
+
+@login_required
+@require_GET
+def table_live(request: HttpRequest, table_name: str) -> HttpResponse:
+    """What the page shows, again, when it changed since ``?version=`` (players' moves and seats
+    from terminals, a pit boss's decision): the page's partial, or 204. The deal being entered
+    and the card number being typed are kept (``hx-preserve``)."""
+    table = _host_table(request, table_name)
+    context = _page_context(request, table)
+    if request.GET.get("version") == context["version"]:
+        response = HttpResponse(status=204)
+    else:
+        response = render(request, f"{PAGE}#cardroom", context)
     response["Vary"] = "HX-Request"
     return response
 

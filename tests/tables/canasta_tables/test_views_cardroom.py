@@ -99,3 +99,27 @@ def test_the_page_is_not_for_other_roles(seeded, role):
 def test_a_blackjack_table_has_no_card_room_page_and_anonymous_visitors_log_in(seeded, host):
     assert client_of(host).get("/cardroom/tables/BJ1/").status_code == 403
     assert Client().get(URL).status_code == 302
+
+
+def test_the_host_page_is_drawn_again_when_the_game_moves_on_elsewhere(canasta_table, four_players, host):
+    import re
+
+    from tables.services import canasta_game_open, canasta_seat_take
+
+    game = canasta_game_open(table=canasta_table, actor=Actor.staff(host), stake_minor=100)
+    client = client_of(host)
+    page = client.get("/cardroom/tables/CA1/").content.decode()
+    version = re.search(r"live/\?version=([0-9a-f]+)", page)
+    assert version is not None and 'id="cardroom"' in page
+    partial = client.get("/cardroom/tables/CA1/", headers={"HX-Request": "true"}).content.decode()
+    assert "<html" not in partial and partial.lstrip().startswith('<div id="cardroom"')
+    # nothing moved: 204
+    assert client.get(f"/cardroom/tables/CA1/live/?version={version[1]}").status_code == 204
+    # a player sits down from elsewhere: the page's partial, with the player, a new version
+    canasta_seat_take(game_id=game.pk, seat=0, actor=Actor.staff(host), player=four_players[0])
+    moved = client.get(f"/cardroom/tables/CA1/live/?version={version[1]}")
+    assert moved.status_code == 200 and four_players[0].display_name in moved.content.decode()
+    assert 'hx-preserve="true"' in moved.content.decode()  # the card number being typed is kept
+    # a cashier reaches neither
+    cashier = client_of(staff_user("cashier", "cashier-1"))
+    assert cashier.get("/cardroom/tables/CA1/live/").status_code == 403
