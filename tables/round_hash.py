@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from casino.models import AuditRecord
-from tables.models import PayoutLine, Round, RoundEvent, RoundStatus
+from tables.models import CanastaDealEvent, PayoutLine, Round, RoundEvent, RoundStatus
 
 SETTLED_ACTION = "round.settled"
 VOIDED_ACTION = "round.voided"
@@ -43,14 +43,17 @@ SEALING_ACTIONS = {RoundStatus.SETTLED: SETTLED_ACTION, RoundStatus.VOIDED: VOID
 SHORT_DIGEST = 16
 
 
-def _digest(value: Any) -> str:
+def canonical_digest(value: Any) -> str:
+    """SHA-256 (hex) of ``value`` as sorted-key JSON without spaces: the encoding every record
+    hash of the tables app uses (rounds here, canasta deals in ``tables.services.canasta``)."""
     encoded = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     return hashlib.sha256(encoded).hexdigest()
 
 
-def event_digest(event: RoundEvent) -> str:
-    """SHA-256 (hex) of the canonical encoding of a round event, its snapshot left out."""
-    return _digest(
+def event_digest(event: RoundEvent | CanastaDealEvent) -> str:
+    """SHA-256 (hex) of the canonical encoding of a round's or a canasta deal's event, its
+    snapshot left out."""
+    return canonical_digest(
         {
             "sequence": event.sequence,
             "kind": event.kind,
@@ -67,7 +70,7 @@ def event_digest(event: RoundEvent) -> str:
 
 def line_digest(line: PayoutLine) -> str:
     """SHA-256 (hex) of the canonical encoding of a payout line."""
-    return _digest(
+    return canonical_digest(
         {
             "id": line.pk,
             "bet_id": line.bet_id,
@@ -86,7 +89,7 @@ def line_digest(line: PayoutLine) -> str:
 
 def round_digest(round_: Round, event_digests: Sequence[str], line_digests: Sequence[str]) -> str:
     """SHA-256 (hex) of a round's identity and the full digests of its events and lines."""
-    return _digest(
+    return canonical_digest(
         {
             "round_id": round_.pk,
             "table_id": round_.table_id,

@@ -22,8 +22,6 @@ chain last. Refusals (``ServiceError`` codes): ``not_a_canasta_table``,
 
 from __future__ import annotations
 
-import hashlib
-import json
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -72,6 +70,7 @@ from tables.models import (
     RuleSetVersion,
     Table,
 )
+from tables.round_hash import canonical_digest, event_digest
 from tables.services.commands import game as engine_call
 from tables.services.common import (
     Actor,
@@ -265,38 +264,16 @@ def deal_events_write(
     return CanastaDealEvent.objects.bulk_create(rows)
 
 
-def _digest(value: Any) -> str:
-    encoded = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-    return hashlib.sha256(encoded).hexdigest()
-
-
-def deal_event_digest(event: CanastaDealEvent) -> str:
-    """SHA-256 (hex) of a deal event's canonical encoding: sequence, kind, payload, who, when."""
-    return _digest(
-        {
-            "sequence": event.sequence,
-            "kind": event.kind,
-            "payload": event.payload,
-            "actor_id": event.actor_id,
-            "actor_name": event.actor_name,
-            "role": event.role,
-            "terminal_id": event.terminal_id,
-            "player_id": event.player_id,
-            "created_at": event.created_at.isoformat(),
-        }
-    )
-
-
 def deal_hash(deal: CanastaDeal) -> str:
     """The hash the deal's ``canasta.deal_scored`` audit record carries: the deal's id, game and
     number with the digest of every event in sequence order."""
     events = CanastaDealEvent.objects.filter(deal=deal).order_by("sequence")
-    return _digest(
+    return canonical_digest(
         {
             "deal": deal.pk,
             "game": deal.game_id,
             "number": deal.number,
-            "events": [deal_event_digest(event) for event in events],
+            "events": [event_digest(event) for event in events],
         }
     )
 
