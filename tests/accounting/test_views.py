@@ -325,3 +325,11 @@ def test_the_slips_in_flight_are_drawn_again_only_when_they_change(table, pit_bo
 
 def test_a_table_of_no_casino_is_not_found(pit_boss):
     assert client_of(pit_boss).get("/accounting/tables/NOPE/").status_code == 404
+
+
+def test_a_dealer_goes_back_from_the_tray_to_the_tables_console(table, dealer, pit_boss):
+    page = client_of(dealer).get("/accounting/tables/BJ1/").content.decode()
+    assert 'href="/dealer/tables/BJ1/" id="back-to-table"' in page
+    canasta = client_of(dealer).get("/accounting/tables/CA1/").content.decode()
+    assert 'href="/cardroom/tables/CA1/" id="back-to-table"' in canasta
+    assert 'id="back-to-table"' not in client_of(pit_boss).get("/accounting/tables/BJ1/").content.decode()
