@@ -333,3 +333,11 @@ def test_a_dealer_goes_back_from_the_tray_to_the_tables_console(table, dealer, p
     canasta = client_of(dealer).get("/accounting/tables/CA1/").content.decode()
     assert 'href="/cardroom/tables/CA1/" id="back-to-table"' in canasta
     assert 'id="back-to-table"' not in client_of(pit_boss).get("/accounting/tables/BJ1/").content.decode()
+
+
+def test_a_refusal_is_swapped_in_even_on_the_development_server(operator, settings):
+    """django-htmx's debug script (DEBUG only) would replace the whole page with a 400/403/404
+    answer; the pages load htmx alone, so a refused form's partial is swapped in as designed."""
+    settings.DEBUG = True
+    page = client_of(operator).get("/accounting/settings/").content.decode()
+    assert "django_htmx/htmx-2.min.js" in page and "django-htmx.js" not in page
