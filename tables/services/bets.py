@@ -15,12 +15,12 @@ from tables.games.blackjack import Bet as EngineBet
 from tables.games.blackjack import BetKind as EngineBetKind
 from tables.games.blackjack.betting import bet_check, betting_view
 from tables.games.blackjack.rules import RuleSet as EngineRuleSet
-from tables.locking import lock_round
+from tables.locking import lock_round, round_lock_take
 from tables.models import BOX_NUMBERS, Bet, BetKind, BetStatus, Box, Round, RoundStatus, Seat
-from tables.services.commands import bet_hold, bets_release, engine_player, engine_seats, game
+from tables.services.commands import bets_release, engine_player, engine_seats, game, stake_hold
 from tables.services.common import Actor, require_player
 from tables.services.config import config_get, config_limits, config_rules
-from tables.sql import bet_insert, bets_for_check, box_for_bet, player_lock
+from tables.sql import bet_insert, bets_for_check, player_lock, round_for_bet
 
 PLACEABLE_KINDS = (BetKind.MAIN, BetKind.BEHIND, BetKind.PERFECT_PAIRS, BetKind.TWENTY_ONE_PLUS_THREE)
 SIDE_KINDS = (BetKind.PERFECT_PAIRS, BetKind.TWENTY_ONE_PLUS_THREE)
@@ -72,11 +72,12 @@ def bet_place(
     once (a bet behind holds what its presets may need). ``idempotency_key`` is the request's, kept
     on the bet for the record; the caller's edge (the terminal API) makes a retry harmless.
 
-    Locks: the round's lock shared (bets run in parallel; "no more bets" and every owner change
-    of a box wait for them), then the player row FOR NO KEY UPDATE (one player's bets take turns,
-    so the per-player checks cannot race; in the statement that reads the box), then the
-    player's wallet account. Refusals, with
-    nothing written: the engine's (``betting_closed``, ``stake_below_table_min``,
+    Locks: the round's advisory lock shared (bets run in parallel; "no more bets" and every owner
+    change of a box wait for them), then the player row FOR NO KEY UPDATE (one player's bets take
+    turns, so the per-player checks cannot race; in the statement that reads the round and the
+    box, ``tables.sql.round_for_bet``), then the player's wallet account. Statements: the lock,
+    that read, the bets the check needs, the hold, the bet with its link to the hold (a seat
+    too, for a first bet behind a box). Refusals, with nothing written: the engine's (``betting_closed``, ``stake_below_table_min``,
     ``stake_above_table_max``, ``box_taken``, ``not_box_owner``, ``box_limit_reached``,
     ``bet_behind_own_box``, ``bets_behind_forbidden``, ``bet_behind_not_offered``,
     ``side_bet_not_offered``, ``side_bet_without_main_bet``, ``duplicate_side_bet``,
@@ -92,10 +93,14 @@ def bet_place(
         raise PermissionRefusedError("A player must be logged in at a terminal.")
     # No savepoint: inside its request's transaction (the terminal API's) a bet is the whole of
     # it, and a refusal rolls that back, so the savepoint and its release would be two statements
-    # of a bet's fifteen for nothing. A caller that goes on after a refused bet in a transaction of
-    # its own wraps the call in ``transaction.atomic()``.
+    # of a bet's thirteen for nothing. A caller that goes on after a refused bet in a transaction
+    # of its own wraps the call in ``transaction.atomic()``.
     with transaction.atomic(savepoint=False):
-        round_ = _round_for_bet(round_id)
+        round_lock_take(round_id, shared=True)
+        read = round_for_bet(round_id, box_number, actor.player.pk)  # locks the player's row too
+        if read is None:
+            raise RoundNotOpenError("no such round")
+        round_ = read.round
         player = require_player(actor, round_.table)
         is_behind = kind == BetKind.BEHIND
         wanted = EngineBet(
@@ -107,10 +112,18 @@ def bet_place(
             follow_double=bool(follow_double) and is_behind,
             follow_split=bool(follow_split) and is_behind,
         )
-        box, is_seated, rules = _bet_checked(round_, player.pk, wanted)
-        if is_behind and not is_seated:
+        box, rules = _bet_checked(round_, read.box, player.pk, wanted)
+        if is_behind and not read.is_seated:
             Seat.objects.bulk_create([Seat(box=box, player=player)], ignore_conflicts=True)
+        amount = _exposure(kind, stake_minor, wanted.follow_double, wanted.follow_split, rules.max_hands)
+        # The stake is held first (``insufficient_funds`` before any bet row), then the bet and its
+        # link to the hold are one statement.
+        hold = stake_hold(round_, player, read.bet_id, amount)
         bet = bet_insert(
+            bet_id=read.bet_id,
+            hold_id=hold.pk,
+            hold_amount_minor=amount,
+            hold_reason="placed",
             round_id=round_.pk,
             box_number=box_number,
             player_id=player.pk,
@@ -124,23 +137,17 @@ def bet_place(
             placed_at=timezone.now(),
             terminal_id=actor.terminal.pk if actor.terminal is not None else None,
         )
-        amount = _exposure(kind, stake_minor, bet.follow_double, bet.follow_split, rules.max_hands)
-        bet_hold(round_, player, bet, amount, "placed")
     return bet
 
 
-def _bet_checked(round_: Round, player_id: int, wanted: EngineBet) -> tuple[Box, bool, EngineRuleSet]:
+def _bet_checked(
+    round_: Round, box: Box | None, player_id: int, wanted: EngineBet
+) -> tuple[Box, EngineRuleSet]:
     """Ask the engine whether ``wanted`` may be placed, from the rows its check reads (the box,
     the bets of ``_bets_checked``, the round's "bets behind" settings, deadline and
-    configuration); return the box, whether the bettor has a seat there and the round's rules, or
-    raise the refusal."""
+    configuration); return the box and the round's rules, or raise the refusal."""
     config = config_get(round_.config_id)
     rules = config_rules(config)
-    found = box_for_bet(round_.table_id, wanted.box, player_id)  # locks the player's row too
-    box, is_seated = None, False
-    if found is not None:
-        box = Box(pk=found[0], table_id=round_.table_id, number=wanted.box, owner_id=found[1])
-        is_seated = found[2]
     placed = _bets_checked(round_.pk, wanted.box, player_id, wanted.kind.value)
     seats = engine_seats([box] if box is not None else [], round_.accepts_bets_behind or {}, rules)
     is_betting = round_.status == RoundStatus.BETTING
@@ -156,7 +163,7 @@ def _bet_checked(round_: Round, player_id: int, wanted: EngineBet) -> tuple[Box,
         raise NotBoxOwnerError(f"box {wanted.box} is not yours: take it first")
     if box.owner_id is None and wanted.kind is EngineBetKind.BEHIND:
         raise TableError(f"box {wanted.box} has no player to bet behind", code="box_not_taken")
-    return box, is_seated, rules
+    return box, rules
 
 
 def bet_cancel(*, round_id: int, actor: Actor, bet_id: int) -> list[Bet]:

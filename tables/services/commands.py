@@ -59,7 +59,7 @@ from tables.services.common import Actor, EventDraft, events_write, require_term
 from tables.services.config import config_get, config_rules
 from tables.services.shoes import shoe_remaining
 from tables.sql import bet_hold_link_insert
-from wallet.models import HoldStatus
+from wallet.models import Hold, HoldStatus
 from wallet.services import hold_place, holds_void
 
 T = TypeVar("T")
@@ -223,17 +223,24 @@ def bets_release(*, round_: Round, bets: Sequence[Bet], status: str, reason: str
         holds_void(hold_ids=hold_ids, reason=reason, actor=actor.user, actor_name=actor.name)
 
 
-def bet_hold(round_: Round, player: Player, bet: Bet, amount_minor: int, reason: str) -> None:
-    """Hold a stake of ``bet`` on its bettor's wallet (placed, doubled, split, insured) and link
-    the hold to the bet, which settlement closes or a release voids. Raises the wallet's
-    ``insufficient_funds``, with nothing written."""
-    hold = hold_place(
+def stake_hold(round_: Round, player: Player, bet_id: int, amount_minor: int) -> Hold:
+    """Hold a stake of the bet ``bet_id`` of ``round_`` on its bettor's wallet. Raises the
+    wallet's ``insufficient_funds``, with nothing written."""
+    return hold_place(
         player=player,
         amount_minor=amount_minor,
         table=round_.table,
         reference_id=str(round_.pk),
-        bet_reference=str(bet.pk),
+        bet_reference=str(bet_id),
     )
+
+
+def bet_hold(round_: Round, player: Player, bet: Bet, amount_minor: int, reason: str) -> None:
+    """Hold a stake of ``bet`` on its bettor's wallet (doubled, split, insured) and link the hold
+    to the bet, which settlement closes or a release voids. Raises the wallet's
+    ``insufficient_funds``, with nothing written. (A new bet is held before it is written, and
+    written with its link: ``tables.services.bets.bet_place``.)"""
+    hold = stake_hold(round_, player, bet.pk, amount_minor)
     bet_hold_link_insert(bet_id=bet.pk, hold_id=hold.pk, amount_minor=amount_minor, reason=reason)
 
 

@@ -329,13 +329,14 @@ def test_a_bet_reads_only_the_bets_its_checks_need(table, dealer):
             ("behind", str(bob.pk)),
         ]
     )
-    # and a bet behind makes seven statements (no savepoint: see ``bet_place``): the round's
-    # shared lock, the round with its table, the box with whether the bettor is seated there (the
-    # statement that locks the player's row), the bets checked, the bet, the hold with its account
-    # (wallet/sql.py), the bet's hold link; the first behind a box also seats the bettor
+    # and a bet behind makes five statements (no savepoint: see ``bet_place``): the round's
+    # shared lock; the round with its table's casino, the box, whether the bettor is seated there
+    # and the bet's id (the statement that locks the player's row); the bets checked; the hold
+    # with its account (wallet/sql.py); the bet with its hold link. The first behind a box also
+    # seats the bettor
     sql = "\n".join(query["sql"][:120] for query in second.captured_queries)
     assert len(first.captured_queries) == len(second.captured_queries) + 1, sql
-    assert len(second.captured_queries) == 7, sql
+    assert len(second.captured_queries) == 5, sql
 
 
 @pytest.mark.django_db
