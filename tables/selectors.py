@@ -43,14 +43,24 @@ def _cards(cards: list[str]) -> dict[str, Any]:
     return {"cards": cards, "total": value.total, "is_soft": value.is_soft}
 
 
-def table_state(*, table: Table, for_player_id: int | None = None) -> dict[str, Any]:
+def table_state(*, table: Table) -> dict[str, Any]:
     """Everything a screen of the table shows, as JSON-ready data: configuration (limits,
     settings), boxes (owner, seats with win streaks, bets, hands with cards and totals), the
     dealer's cards (hole card hidden until revealed), whose turn, the decision deadline, shuffle
     due, the shoe's commitment, and the misscan the round waits on."""
+    return table_state_of_round(table=table, round_=round_current(table))
+
+
+def seconds_left(deadline: dt.datetime | None) -> int | None:
+    """Whole seconds until ``deadline`` (0 once it passed), None without one."""
+    return max(0, int((deadline - timezone.now()).total_seconds())) if deadline else None
+
+
+def table_state_of_round(*, table: Table, round_: Round | None) -> dict[str, Any]:
+    """``table_state`` with the round already read (``round_current``): the console reads it once
+    for the state and for its own use."""
     config = table_config_current(table)
     shoe = shoe_current(table)
-    round_ = round_current(table)
     boxes = list(Box.objects.filter(table=table).order_by("number"))
     # Seats and bets as plain rows, grouped by box in one pass: a busy round has thousands of bets
     # behind its boxes, and a model instance per row cost most of the time of this selector.
@@ -77,7 +87,6 @@ def table_state(*, table: Table, for_player_id: int | None = None) -> dict[str, 
                     "kind": kind,
                     "stake_minor": stake_minor,
                     "status": status,
-                    "is_mine": player_id == for_player_id,
                 }
             )
         if round_.snapshot:
@@ -143,11 +152,7 @@ def table_state(*, table: Table, for_player_id: int | None = None) -> dict[str, 
                 "number": round_.number,
                 "status": round_.status,
                 "decision_deadline_at": round_.decision_deadline_at,
-                "seconds_left": (
-                    max(0, int((round_.decision_deadline_at - timezone.now()).total_seconds()))
-                    if round_.decision_deadline_at
-                    else None
-                ),
+                "seconds_left": seconds_left(round_.decision_deadline_at),
                 "turn": {"box": turn[0], "hand": turn[1]} if turn else None,
                 "card_expected": (
                     {"to": target.to, "box": target.box, "hand": target.hand, "is_face_up": target.is_face_up}

@@ -39,6 +39,15 @@ def open_demo_tables() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _cache_empty() -> None:
+    """Every test starts with an empty cache: a table's console view is kept under its version's
+    digest (tables/views/dealer.py), which another test's table may reach with other rows."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def _language_reset() -> Any:
     """A request leaves its language active in the thread: every test starts in English."""
     yield

@@ -10,6 +10,11 @@ streaks), the table's current configuration number and its current shoe (id, rou
 whom the view is for (a player's view marks their own bets). Everything the state shows follows
 from these, except the derived "seconds left", which the API leaves out so that one version is
 always one body: a terminal counts down from ``decision_deadline_at``.
+
+The body of a version is the same for every terminal of the table but for ``is_mine`` and the
+version itself, so ``terminal_state`` serializes the table's part once per version (of the table
+without a player: ``StateVersion.shared``) and keeps it in the cache: a hundred terminals asking
+after a bet build it once per web process instead of a hundred times (bench/live_updates.py).
 """
 
 from __future__ import annotations
@@ -17,10 +22,14 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
+from typing import Any
 
+from django.core.cache import cache
 from django.utils import timezone
 
-from tables.models import RoundStatus
+from tables.api.serializers import TableStateSerializer
+from tables.models import RoundStatus, Table
+from tables.selectors import table_state
 from tables.services.commands import round_apply_overdue_defaults
 from tables.sql import table_version_row
 
@@ -33,6 +42,7 @@ DEADLINE_STATUSES = (RoundStatus.BETTING, RoundStatus.INSURANCE, RoundStatus.PLA
 class StateVersion:
     etag: str  # quoted, as sent in the ETag header
     overdue_round_id: int | None  # a round whose deadline passed and whose default is not applied
+    shared: str = ""  # the terminals' version of the table without a player: what their bodies share
 
     @property
     def value(self) -> str:
@@ -49,8 +59,11 @@ def table_state_version(
 ) -> StateVersion:
     row = table_version_row(table_id)
     shown = row if for_console or row is None else row[:TERMINAL_PARTS]
-    parts = (REPRESENTATION, table_id, for_player_id, for_console, shown)
-    digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
+
+    def digest(player_id: int | None, console: bool) -> str:
+        parts = (REPRESENTATION, table_id, player_id, console, shown)
+        return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
+
     overdue = None
     if row is not None and row[7] is not None:
         round_id, status, deadline, awaits_correction = row[7], row[9], row[10], row[11]
@@ -61,7 +74,41 @@ def table_state_version(
             and status in DEADLINE_STATUSES
         ):
             overdue = round_id
-    return StateVersion(etag=f'"{digest}"', overdue_round_id=overdue)
+    shared = "" if for_console else digest(None, False)
+    return StateVersion(
+        etag=f'"{digest(for_player_id, for_console)}"', overdue_round_id=overdue, shared=shared
+    )
+
+
+# How long a table's serialized state stays in the cache (``terminal_state``); a new version is a
+# new entry, so this bounds only the memory kept for versions nobody asks for again.
+STATE_SECONDS = 60
+
+
+def terminal_state(*, table: Table, version: StateVersion, for_player_id: int | None) -> dict[str, Any]:
+    """The body of a terminal's 200: the table's state at ``version`` (read before: a change
+    committed meanwhile shows under the older version, and the next poll answers it again),
+    serialized once per table version and cached, with this version and, for a player, which
+    bets are theirs (``is_mine``)."""
+    key = f"tables:terminal-state:{table.pk}:{version.shared}"
+    shared: dict[str, Any] | None = cache.get(key)
+    if shared is None:
+        state = table_state(table=table)
+        if state["round"] is not None:
+            state["round"].pop("seconds_left", None)
+        for box in state["boxes"]:
+            for bet in box["bets"]:
+                bet["is_mine"] = False
+        shared = dict(TableStateSerializer({"version": "", **state}).data)
+        cache.set(key, shared, STATE_SECONDS)
+    return {
+        **shared,
+        "version": version.value,
+        "boxes": [
+            {**box, "bets": [{**bet, "is_mine": bet["player_id"] == for_player_id} for bet in box["bets"]]}
+            for box in shared["boxes"]
+        ],
+    }
 
 
 def table_state_version_current(

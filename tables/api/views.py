@@ -36,10 +36,9 @@ from tables.api.permissions import (
     IsTerminal,
 )
 from tables.api.sessions import player_session_end, player_session_start
-from tables.api.state import etag_matches, table_state_version_current, table_state_wait
+from tables.api.state import etag_matches, table_state_version_current, table_state_wait, terminal_state
 from tables.api.throttling import PlayerRateThrottle, SignInRateThrottle, TerminalRateThrottle
 from tables.models import BOX_NUMBERS, Bet, Box, Round, Shoe, Table
-from tables.selectors import table_state
 from tables.services.bets import bet_cancel, bet_place
 from tables.services.cards import card_correct, card_enter
 from tables.services.common import Actor
@@ -746,10 +745,7 @@ class TableStateView(TerminalApiView):
         if etag_matches(known, version.etag):
             response = Response(status=status.HTTP_304_NOT_MODIFIED)
         else:
-            state = table_state(table=table, for_player_id=player_id)
-            if state["round"] is not None:
-                state["round"].pop("seconds_left", None)
-            response = Response(s.TableStateSerializer({"version": version.value, **state}).data)
+            response = Response(terminal_state(table=table, version=version, for_player_id=player_id))
         response["ETag"] = version.etag
         response["Cache-Control"] = "private, no-cache"
         response["Vary"] = "Authorization, X-Player-Token"

@@ -5,8 +5,10 @@ The page shows the table as ``tables.selectors.table_state`` reads it, and only 
 round allows now (``console_actions``), each a form that works without JavaScript (POST, then a
 redirect back; a refusal redraws the page with the reason) and, with htmx, swaps the console in
 place. The console asks ``live/`` every second whether anything changed (``console_version``: a
-few indexed counters, no state built), and redraws only then; a stale screen's action, one sent
-for a round that moved on since it was drawn, is refused ``stale_screen`` with nothing moved.
+few indexed counters, no state built), and redraws only then; what it draws at a version is
+built once and cached under that version (``table_view``), so that the consoles of a table share
+it. A stale screen's action, one sent for a round that moved on since it was drawn, is refused
+``stale_screen`` with nothing moved.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -32,9 +35,15 @@ from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.api.state import table_state_version_current
 from tables.errors import TableError
 from tables.games.cards import Card
-from tables.models import Game, Round, RoundRequest, RoundStatus, Table, TableDealer
-from tables.round_audit import BET_KIND_LABELS, DECISION_LABELS, ROUND_STATUS_LABELS, round_summary
-from tables.selectors import table_state
+from tables.models import Game, Round, RoundRequest, RoundStatus, Table, TableConfigVersion, TableDealer
+from tables.round_audit import (
+    BET_KIND_LABELS,
+    DECISION_LABELS,
+    ROUND_STATUS_LABELS,
+    RoundSummary,
+    round_summary,
+)
+from tables.selectors import round_current, seconds_left, table_state_of_round
 from tables.services import (
     Actor,
     card_enter,
@@ -144,25 +153,86 @@ def console_actions(
     return actions
 
 
+@dataclass(frozen=True)
+class TableView:
+    """What every console of a table shows at one version of it (``console_version``), built once
+    per version and kept in the cache (``table_view``): the state, the configuration, the dealer
+    spells (the open one first, if any), the latest round with its waiting requests and, once
+    settled, its summary. Nothing in it depends on who looks, in which language or when: the
+    seconds left and the tips step are added per request."""
+
+    state: dict[str, Any]
+    config: TableConfigVersion | None
+    spell: TableDealer | None
+    spells: list[TableDealer]
+    last_round: Round | None
+    pending: list[RoundRequest]
+    summary: RoundSummary | None
+
+
+# How long a table's view stays in the cache; a new version is a new entry, so this bounds only
+# the memory kept for versions no console will ask for again.
+VIEW_SECONDS = 60
+
+
+def table_view(table: Table, version: str) -> TableView:
+    """The table's view at ``version`` (read before calling: a change committed while the view is
+    built then shows under the older version, and the next poll builds it again). Twenty consoles
+    redrawing after a change build it once per web process instead of twenty times
+    (bench/live_updates.py)."""
+    key = f"tables:console-view:{table.pk}:{version}"
+    view: TableView | None = cache.get(key)
+    if view is None:
+        view = _table_view_build(table)
+        cache.set(key, view, VIEW_SECONDS)
+    return view
+
+
+def _table_view_build(table: Table) -> TableView:
+    last_round = round_current(table)
+    if last_round is not None:
+        last_round.table = table
+    state = table_state_of_round(table=table, round_=last_round)
+    _bets_named(state)
+    # The last three spells: the open one (one dealer at a time, and the newest) and who dealt
+    # before; only what the page names (never the dealer's account whole: the cache may be shared).
+    spells = list(
+        TableDealer.objects.filter(table=table)
+        .select_related("dealer")
+        .only("table_id", "dealer_id", "signed_on_at", "signed_off_at", "dealer__username")
+        .order_by("-pk")[:3]
+    )
+    status = last_round.status if last_round else None
+    return TableView(
+        state=state,
+        config=table_config_current(table),
+        spell=spells[0] if spells and spells[0].signed_off_at is None else None,
+        spells=spells,
+        last_round=last_round,
+        pending=(
+            list(RoundRequest.objects.filter(round=last_round, decision__isnull=True).order_by("pk"))
+            if last_round
+            else []
+        ),
+        summary=round_summary(last_round) if last_round and status == RoundStatus.SETTLED else None,
+    )
+
+
 def _context(
     request: HttpRequest, table: Table, error: ServiceError | None = None, version: str | None = None
 ) -> dict[str, Any]:
     user = staff_user(request)
-    # The version first, then what it stands for: a change committed in between is then drawn
-    # under the older version, and the next poll draws it again (never the other way round).
+    # The version first, then what it stands for (``table_view``).
     version = version if version is not None else console_version(table)
-    state = table_state(table=table)
-    spell = table_dealer_current(table)
-    config = table_config_current(table)
+    view = table_view(table, version)
+    state = view.state
     round_ = state["round"]
+    if round_:
+        state = {**state, "round": {**round_, "seconds_left": seconds_left(round_["decision_deadline_at"])}}
+        round_ = state["round"]
+    spell, last_round, pending = view.spell, view.last_round, view.pending
     is_my_table = spell is not None and spell.dealer_id == user.pk
-    dealer_decides = bool(config and config.dealer_records_decisions)
-    last_round = Round.objects.filter(pk=round_["id"]).select_related("table").first() if round_ else None
-    pending = (
-        list(RoundRequest.objects.filter(round=last_round, decision__isnull=True).order_by("pk"))
-        if last_round
-        else []
-    )
+    dealer_decides = bool(view.config and view.config.dealer_records_decisions)
     actions = console_actions(
         state=state,
         is_my_table=is_my_table,
@@ -171,7 +241,6 @@ def _context(
         pending=frozenset(request.kind for request in pending),
     )
     status = round_["status"] if round_ else None
-    _bets_named(state)
     insurance_open = [
         bet
         for box in state["boxes"]
@@ -181,9 +250,9 @@ def _context(
     return {
         "table": table,
         "state": state,
-        "config": config,
+        "config": view.config,
         "spell": spell,
-        "spells": TableDealer.objects.filter(table=table).select_related("dealer").order_by("-pk")[:3],
+        "spells": view.spells,
         "is_my_table": is_my_table,
         "actions": actions,
         "action_names": {action.name for action in actions},
@@ -201,9 +270,9 @@ def _context(
         "status_label": ROUND_STATUS_LABELS.get(status, status) if status else "",
         "round_version": last_round.version if last_round else "",
         "pending_requests": pending,
-        "summary": round_summary(last_round) if last_round and status == RoundStatus.SETTLED else None,
+        "summary": view.summary,
         # The round's tips step, from its settlement until the next round opens (one statement,
-        # only then): accounting/tips.py.
+        # only then; not part of the version): accounting/tips.py.
         "tips": round_tips(last_round.pk)
         if is_my_table and last_round and status == RoundStatus.SETTLED
         else None,

@@ -240,3 +240,37 @@ def test_a_box_the_table_does_not_use_is_404_too(agi, seeded):
     assert (take.status_code, take.json()["code"]) == (404, "no_such_box")
     assert (bet.status_code, bet.json()["code"]) == (404, "no_such_box")
     assert refused_snapshot() == before
+
+
+def test_terminals_share_the_serialized_state_of_a_version_each_with_their_own_bets(agi, bartek, bj1_round):
+    # given Ági's bet on box 1 and Bartek's on box 2
+    agi.post(f"/api/v1/tables/{bj1_round.table_id}/boxes/1/take/")
+    bartek.post(f"/api/v1/tables/{bj1_round.table_id}/boxes/2/take/")
+    bet(agi, bj1_round, "a1", box=1, stake_minor=1000)
+    bet(bartek, bj1_round, "b1", box=2, stake_minor=2000)
+
+    # when both terminals read the state at one version of the table
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as first:
+        agis = agi.get(state_url(bj1_round)).json()
+    with CaptureQueriesContext(connection) as second:
+        barteks = bartek.get(state_url(bj1_round)).json()
+
+    # then the second was answered from the state the first serialized (authentication and the
+    # version only), each with its own version and bets marked
+    assert len(second.captured_queries) <= 4 < len(first.captured_queries)
+    assert agis["version"] != barteks["version"]
+    mine = {
+        name: [(b["stake_minor"], b["is_mine"]) for box in body["boxes"] for b in box["bets"]]
+        for name, body in (("agi", agis), ("bartek", barteks))
+    }
+    assert mine == {"agi": [(1000, True), (2000, False)], "bartek": [(1000, False), (2000, True)]}
+
+    # and a new bet is in the next answer of both
+    bet(agi, bj1_round, "a2", box=1, kind="perfect_pairs", stake_minor=100)
+    for client in (agi, bartek):
+        stakes = [
+            b["stake_minor"] for box in client.get(state_url(bj1_round)).json()["boxes"] for b in box["bets"]
+        ]
+        assert stakes == [1000, 100, 2000]

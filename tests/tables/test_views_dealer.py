@@ -5,6 +5,7 @@ the dealer; and what each action costs in SQL statements."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
@@ -566,3 +567,58 @@ def test_a_virtual_shoes_commitment_is_shown_once_shuffled(table, dealer):
 
     # then the new shoe's commitment is on it (its first 16 digits, the whole in the title)
     assert f'title="{shoe.commitment}">commitment {shoe.commitment[:16]}…' in page
+
+
+@pytest.mark.django_db
+def test_consoles_of_a_table_share_its_view_at_a_version_and_see_each_change(table, dealer):
+    # given dealer-1 running BJ1 with betting open, and another dealer's console of the same table
+    client = _signed_on_open(table, dealer)
+    _act(client, table, "open-betting")
+    watcher = _client(staff_user("dealer", "dealer-watch"))
+    live = reverse("tables:console_live", args=["BJ1"])
+
+    # when both draw the console at one version
+    with CaptureQueriesContext(connection) as first:
+        drawn = client.get(_console_url(), **HTMX)
+    with CaptureQueriesContext(connection) as second:
+        watched = watcher.get(_console_url(), **HTMX)
+
+    # then the second drew from the view the first built (its own request's statements and the
+    # version only), and each sees the page for itself: the dealer's buttons, the other's banner
+    version = VERSION.search(_page(drawn)).group(1)
+    assert VERSION.search(_page(watched)).group(1) == version
+    assert len(second.captured_queries) < len(first.captured_queries) - 5
+    assert 'data-key="N"' in _page(drawn) and 'data-key="N"' not in _page(watched)
+    assert "is dealing this table" in _page(watched)
+
+    # when alice bets, both consoles' next poll shows her bet at the new version
+    alice = funded_player(table, 10_000, name="Alice Archer")
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    bet_place(
+        round_id=int(_current(table)["round"]),
+        actor=as_alice,
+        box_number=1,
+        kind="main",
+        stake_minor=1000,
+        idempotency_key="m",
+    )
+    for console in (client, watcher):
+        changed = console.get(live, {"version": version}, **HTMX)
+        assert changed.status_code == 200 and "Alice Archer" in _page(changed)
+
+
+@pytest.mark.django_db
+def test_the_countdown_of_a_cached_view_counts_from_the_deadline_at_each_draw(table, dealer, monkeypatch):
+    # given betting open at BJ1 and the console drawn once (the view cached at this version)
+    client = _signed_on_open(table, dealer)
+    _act(client, table, "open-betting")
+    client.get(_console_url(), **HTMX)
+    deadline = Round.objects.get(pk=int(_current(table)["round"])).decision_deadline_at
+
+    # when it is drawn again 5 seconds before the deadline, the version unchanged
+    monkeypatch.setattr("tables.selectors.timezone.now", lambda: deadline - dt.timedelta(seconds=5))
+    page = _page(client.get(_console_url(), **HTMX))
+
+    # then the countdown says 5 seconds, not what it said when the view was built
+    assert '<span class="seconds">5</span>' in page
