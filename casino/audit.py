@@ -119,11 +119,14 @@ def audit_append(
     Runs inside the caller's transaction when there is one (so the record commits or rolls
     back with the change it describes), else in its own. Takes the chain lock, which is held
     until that transaction ends: call it as the last write of a service to keep the hold short.
+    No savepoint of its own: a failed append fails the caller's transaction whole, as the change
+    it describes must not commit without it (and a savepoint would be two statements of every
+    audited command for nothing).
     """
     from casino.roles import role_of
 
     keyring = hmac_keyring()
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         _lock_chain()
         last = AuditRecord.objects.order_by("-sequence").only("sequence", "hash").first()
         user = actor if getattr(actor, "is_authenticated", False) else None
