@@ -10,11 +10,13 @@ import re
 from typing import Any
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from casino.middleware import STAFF_LANGUAGE_SESSION_KEY
 from casino.models import AuditRecord
 from tables.models import Round, RoundEvent, RoundRequest, Shoe, Table
 from tables.selectors import table_state
@@ -622,3 +624,40 @@ def test_the_countdown_of_a_cached_view_counts_from_the_deadline_at_each_draw(ta
 
     # then the countdown says 5 seconds, not what it said when the view was built
     assert '<span class="seconds">5</span>' in page
+
+
+@pytest.mark.django_db
+def test_a_view_built_for_an_english_console_reads_in_hungarian_on_another(table, dealer):
+    # given a bet at BJ1, and its console drawn in English (the view built and cached)
+    client = _signed_on_open(table, dealer)
+    _act(client, table, "open-betting")
+    alice = funded_player(table, 10_000, name="Alice Archer")
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    round_id = int(_current(table)["round"])
+    bet_place(
+        round_id=round_id, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    bet_place(
+        round_id=round_id,
+        actor=as_alice,
+        box_number=1,
+        kind="perfect_pairs",
+        stake_minor=100,
+        idempotency_key="p",
+    )
+    english = _page(client.get(_console_url(), **HTMX))
+    version = VERSION.search(english).group(1)
+    assert cache.get(f"tables:console-view:{table.pk}:{version}") is not None
+
+    # when a Hungarian-speaking dealer draws the same version, from that view
+    watcher = _client(staff_user("dealer", "dealer-magyar"))
+    session = watcher.session
+    session[STAFF_LANGUAGE_SESSION_KEY] = "hu"
+    session.save()
+    magyar = _page(watcher.get(_console_url(), **HTMX))
+    assert VERSION.search(magyar).group(1) == version
+
+    # then each reads the bet kinds and the round's state in their own language
+    assert "Perfect Pairs" in english and "Tökéletes Pár" not in english
+    assert "Tökéletes Pár" in magyar and "Perfect Pairs" not in magyar
