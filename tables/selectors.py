@@ -12,7 +12,7 @@ from django.utils import timezone
 from casino.errors import NotFoundError
 from tables.games.blackjack import current_turn, next_card_target, state_from_dict
 from tables.games.cards import hand_value
-from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Seat, Table
+from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Seat, Table, TableConfigVersion
 from tables.services.config import table_config_current
 from tables.services.shoes import shoe_current, shuffle_due
 
@@ -56,10 +56,13 @@ def seconds_left(deadline: dt.datetime | None) -> int | None:
     return max(0, int((deadline - timezone.now()).total_seconds())) if deadline else None
 
 
-def table_state_of_round(*, table: Table, round_: Round | None) -> dict[str, Any]:
-    """``table_state`` with the round already read (``round_current``): the console reads it once
-    for the state and for its own use."""
-    config = table_config_current(table)
+def table_state_of_round(
+    *, table: Table, round_: Round | None, config: TableConfigVersion | None = None
+) -> dict[str, Any]:
+    """``table_state`` with the round already read (``round_current``), and the configuration too
+    when given (``table_config_current``): the console reads both once, for the state and for its
+    own use."""
+    config = config or table_config_current(table)
     shoe = shoe_current(table)
     boxes = list(Box.objects.filter(table=table).order_by("number"))
     # Seats and bets as plain rows, grouped by box in one pass: a busy round has thousands of bets

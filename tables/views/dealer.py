@@ -192,7 +192,8 @@ def _table_view_build(table: Table) -> TableView:
     last_round = round_current(table)
     if last_round is not None:
         last_round.table = table
-    state = table_state_of_round(table=table, round_=last_round)
+    config = table_config_current(table)
+    state = table_state_of_round(table=table, round_=last_round, config=config)
     _bets_named(state)
     # The last three spells: the open one (one dealer at a time, and the newest) and who dealt
     # before; only what the page names (never the dealer's account whole: the cache may be shared).
@@ -205,7 +206,7 @@ def _table_view_build(table: Table) -> TableView:
     status = last_round.status if last_round else None
     return TableView(
         state=state,
-        config=table_config_current(table),
+        config=config,
         spell=spells[0] if spells and spells[0].signed_off_at is None else None,
         spells=spells,
         last_round=last_round,

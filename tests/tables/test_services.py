@@ -14,6 +14,7 @@ from casino.errors import ServiceError
 from casino.models import AuditRecord
 from tables.models import (
     Bet,
+    BetHold,
     Box,
     ImmutableOnceApprovedError,
     PayoutLine,
@@ -247,7 +248,7 @@ def test_bet_refusals_move_nothing(table, dealer):
     bob = funded_player(table, 300)
     as_bob = at_terminal(table, bob)
     box_take(table=table, box_number=2, actor=as_bob)
-    holds, bets = Hold.objects.count(), Bet.objects.count()
+    rows = (Hold.objects.count(), Bet.objects.count(), BetHold.objects.count(), Seat.objects.count())
     cases = [
         (
             "stake_above_table_max",
@@ -260,13 +261,16 @@ def test_bet_refusals_move_nothing(table, dealer):
         ("not_box_owner", dict(actor=as_bob, box_number=1, kind="main", stake_minor=500)),
         ("insufficient_funds", dict(actor=as_bob, box_number=2, kind="main", stake_minor=500)),
         ("box_not_taken", dict(actor=as_bob, box_number=5, kind="behind", stake_minor=500)),
+        # a first bet behind box 1 would seat him there: the seat goes with the refusal
+        ("insufficient_funds", dict(actor=as_bob, box_number=1, kind="behind", stake_minor=500)),
         ("no_such_box", dict(actor=as_bob, box_number="2", kind="main", stake_minor=500)),
         ("no_such_box", dict(actor=as_bob, box_number=10**6, kind="main", stake_minor=500)),
         ("no_such_box", dict(actor=as_bob, box_number=True, kind="main", stake_minor=500)),
     ]
     for code, kwargs in cases:
         _bet_refused(code, round_id=round_.pk, idempotency_key=code, **kwargs)
-    assert (Hold.objects.count(), Bet.objects.count(), balance(bob)) == (holds, bets, (300, 0))
+    after = (Hold.objects.count(), Bet.objects.count(), BetHold.objects.count(), Seat.objects.count())
+    assert (after, balance(bob)) == (rows, (300, 0))
 
 
 @pytest.mark.django_db
