@@ -10,8 +10,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.db import DatabaseError, connection, connections, transaction
+from django.test.utils import CaptureQueriesContext
 
-from casino.audit import GENESIS_HASH, audit_append, audit_verify, record_hash
+from casino.audit import GENESIS_HASH, audit_append, audit_batch, audit_verify, record_hash
 from casino.models import AuditRecord
 
 
@@ -160,3 +161,38 @@ def test_concurrent_appends_keep_one_valid_chain():
     result = audit_verify()
     assert result.is_intact
     assert result.checked == threads_count * per_thread
+
+
+@pytest.mark.django_db
+def test_a_batch_writes_its_records_in_order_with_one_lock_one_read_one_insert():
+    # given a chain of two records
+    first = _append(2)
+
+    # when a command appends three records in a batch (one of them inside a nested batch)
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries, audit_batch():
+        audit_append(action="test.batch", actor_name="tester", object_id="a")
+        with audit_batch():
+            audit_append(action="test.batch", actor_name="tester", object_id="b")
+        assert AuditRecord.objects.count() == 2  # nothing written before the batch ends
+        audit_append(action="test.batch", actor_name="tester", object_id="c")
+
+    # then they follow the chain in the order appended, written in three statements (the count
+    # above is the fourth), and the chain verifies
+    batch = list(AuditRecord.objects.filter(action="test.batch").order_by("sequence"))
+    assert [(r.sequence, r.object_id) for r in batch] == [(3, "a"), (4, "b"), (5, "c")]
+    assert batch[0].previous_hash == first[-1].hash
+    assert all(b.previous_hash == a.hash for a, b in itertools.pairwise(batch))
+    assert len(queries.captured_queries) == 4
+    assert audit_verify().is_intact and audit_verify().checked == 5
+
+
+@pytest.mark.django_db
+def test_a_batch_that_ends_by_an_error_writes_nothing_and_the_next_append_is_alone():
+    _append(1)
+    with pytest.raises(ZeroDivisionError), transaction.atomic(), audit_batch():
+        audit_append(action="test.batch", actor_name="tester", object_id="lost")
+        _ = 1 / 0
+    assert not AuditRecord.objects.filter(action="test.batch").exists()
+
+    record = audit_append(action="test.after", actor_name="tester")
+    assert record.sequence == 2 and audit_verify().is_intact
