@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from django.utils.translation import pgettext_lazy
@@ -82,9 +83,15 @@ def role_of(user: User | AnonymousUser | None) -> str:
     cached = getattr(user, "_casino_role", None)
     if cached is not None:
         return str(cached)
-    names = set(user.groups.values_list("name", flat=True))
+    return role_cache(user, user.groups.values_list("name", flat=True))  # type: ignore[arg-type]
+
+
+def role_cache(user: User, group_names: Iterable[str]) -> str:
+    """Keep on ``user`` (for the request) its role, from the names of its groups; returns it.
+    ``casino.auth_backends.StaffBackend`` reads the names with the signed-in user."""
+    names = set(group_names)
     role = next((name for name in ROLE_ORDER if name in names), "")
     if not role and user.is_superuser:
         role = "superuser"
-    user._casino_role = role  # type: ignore[union-attr]  # a cache on the instance, not a field
+    user._casino_role = role  # type: ignore[attr-defined]  # a cache on the instance, not a field
     return role

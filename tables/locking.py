@@ -11,6 +11,8 @@ chain last. The whole order, and why every lock is ``FOR NO KEY UPDATE OF`` its 
 
 from __future__ import annotations
 
+from django.db.models import OuterRef
+
 from casino.locking import advisory_lock, row_lock
 from casino.models import Player, PlayerSession, Terminal
 from tables.models import (
@@ -23,6 +25,7 @@ from tables.models import (
     SideBetPaytableVersion,
     Table,
     TableConfigProposal,
+    signed_on_dealer,
 )
 
 # Namespaces of the advisory lock keys of a round and of a payout line (``advisory_lock``).
@@ -35,7 +38,8 @@ def lock_round(round_id: int, *, shared: bool = False) -> Round:
 
     Bets (``shared=True``) take the round's PostgreSQL advisory lock in shared mode and read the
     row: many bets run at once. Every other command takes the same lock exclusively, then the
-    row (FOR NO KEY UPDATE OF the round only: its table and shoe, read with it, stay unlocked): it
+    row (FOR NO KEY UPDATE OF the round only: its table, casino and shoe, read with it, stay
+    unlocked; the dealer signed on to the table read with it too, ``table_dealer_id``): it
     waits for the bets in flight, and bets arriving meanwhile queue behind it (the lock manager
     queues fairly, so a stream of bets cannot starve "no more bets", as a row-level FOR SHARE
     could) and then see the new state. A shared read leaves out the engine snapshot and the shoe:
@@ -44,9 +48,14 @@ def lock_round(round_id: int, *, shared: bool = False) -> Round:
     round_lock_take(round_id, shared=shared)
     if shared:
         return Round.objects.select_related("table").defer("snapshot").get(pk=round_id)
-    round_ = row_lock(Round.objects.select_related("shoe", "table").filter(pk=round_id))
+    round_ = row_lock(
+        Round.objects.select_related("shoe", "table__casino")
+        .annotate(signed_on_dealer_id=signed_on_dealer(OuterRef("table_id")))
+        .filter(pk=round_id)
+    )
     if round_ is None:
         raise Round.DoesNotExist(f"no round {round_id}")
+    round_.table.signed_on_dealer_id = round_.signed_on_dealer_id  # type: ignore[attr-defined]
     return round_
 
 

@@ -640,6 +640,18 @@ class TableDealer(models.Model):
         return f"{self.dealer_id} at {self.table}"
 
 
+def signed_on_dealer(table: Any) -> models.Subquery:
+    """The user id of the dealer signed on to a table (its open spell's), as a subquery of a
+    query that names the table (``OuterRef("pk")`` of tables, ``OuterRef("table_id")`` of
+    rounds): read with the table, as ``signed_on_dealer_id``
+    (``tables.services.common.table_dealer_id``)."""
+    return models.Subquery(
+        TableDealer.objects.filter(table_id=table, signed_off_at__isnull=True)
+        .order_by("pk")
+        .values("dealer_id")[:1]
+    )
+
+
 class RoundRequest(models.Model):
     """A dealer's request that needs a pit boss (rules/blackjack.md 3.5, DESIGN "Shoes"): void
     the round, or correct its misscan with the card that really left the shoe (``card`` blank:

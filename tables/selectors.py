@@ -17,9 +17,12 @@ from tables.services.config import table_config_current
 from tables.services.shoes import shoe_current, shuffle_due
 
 
-def access_table(*, table_id: int | str, casino_id: int | None = None) -> Table:
-    """The table by id or name (within a casino when given); ``table_not_found`` otherwise."""
-    tables = Table.objects.select_related("casino", "rule_set")
+def access_table(
+    *, table_id: int | str, casino_id: Any = None, tables: QuerySet[Table] | None = None
+) -> Table:
+    """The table by id or name (within a casino when given, an id or a subquery of it; of
+    ``tables`` when given); ``table_not_found`` otherwise."""
+    tables = (Table.objects.all() if tables is None else tables).select_related("casino", "rule_set")
     if casino_id is not None:
         tables = tables.filter(casino_id=casino_id)
     table = tables.filter(pk=int(table_id)).first() if str(table_id).isdigit() else None
@@ -31,9 +34,9 @@ def access_table(*, table_id: int | str, casino_id: int | None = None) -> Table:
 
 
 def round_current(table: Table) -> Round | None:
-    """The open round of a table, else the last one."""
-    open_round = Round.objects.filter(table=table).open().first()
-    return open_round or Round.objects.filter(table=table).order_by("-number").first()
+    """The open round of a table, else the last one: the last one either way, as rounds open one
+    at a time, each after the one before (``round_open``)."""
+    return Round.objects.filter(table=table).order_by("-number").first()
 
 
 def _cards(cards: list[str]) -> dict[str, Any]:
@@ -148,7 +151,7 @@ def table_state_of_round(
             if shoe
             else None
         ),
-        "shuffle_due": shuffle_due(table, shoe),
+        "shuffle_due": shuffle_due(table, shoe, config),
         "round": (
             {
                 "id": round_.pk,

@@ -784,9 +784,9 @@ def round_settle(
     tray locked, so two settlements racing wait on each other); it moves nothing.
 
     Statements are constant in the number of bets: lock holds (id order), lock accounts (id
-    order), look for a settlement of the reference, insert transfer, one UPDATE of accounts, one
-    bulk insert of postings, one UPDATE of holds, one bulk insert of pending payouts, audit
-    append. Raises ``hold_not_open``, ``hold_mismatch``, ``round_already_settled``,
+    order), look for a settlement of the reference (of no held stake only), insert transfer,
+    one UPDATE of accounts, one bulk insert of postings, one UPDATE of holds, one bulk insert of
+    pending payouts, audit append. Raises ``hold_not_open``, ``hold_mismatch``, ``round_already_settled``,
     ``invalid_amount``, ``insufficient_funds``, ``account_not_found``, ``casino_mismatch``,
     ``currency_mismatch``.
     """
@@ -801,12 +801,17 @@ def round_settle(
         locked = accounts_lock(casino=casino, specs=[tray_spec, pending_spec, rounding_spec], ids=player_ids)
         accounts, specs = _by_id(locked), _by_spec(locked)
         _player_accounts_checked(accounts, player_ids)
-        if Transfer.objects.filter(
-            casino=casino,
-            kind=TransferKind.ROUND_SETTLEMENT,
-            reference_type="round",
-            reference_id=str(reference),
-        ).exists():
+        # A held stake's open hold shows the round unsettled (a settlement posts them all); a
+        # round of no held stake is looked for by its transfer.
+        if (
+            not holds
+            and Transfer.objects.filter(
+                casino=casino,
+                kind=TransferKind.ROUND_SETTLEMENT,
+                reference_type="round",
+                reference_id=str(reference),
+            ).exists()
+        ):
             raise RoundAlreadySettledError(f"Round {reference} is settled already.", reference=reference)
         tray, pending, rounding = specs[tray_spec], specs[pending_spec], specs[rounding_spec]
         amounts, held, waiting = _settlement_amounts(
@@ -1069,9 +1074,14 @@ def game_settle(
         locked = accounts_lock(casino=casino, specs=[house_spec, rounding_spec], ids=player_ids)
         accounts, specs = _by_id(locked), _by_spec(locked)
         _player_accounts_checked(accounts, player_ids)
-        if Transfer.objects.filter(
-            casino=casino, reference_type="canasta_game", reference_id=str(reference)
-        ).exists():
+        # A held stake's open hold shows the round unsettled (a settlement posts them all); a
+        # round of no held stake is looked for by its transfer.
+        if (
+            not holds
+            and Transfer.objects.filter(
+                casino=casino, reference_type="canasta_game", reference_id=str(reference)
+            ).exists()
+        ):
             raise RoundAlreadySettledError(f"Game {reference} is settled already.", reference=reference)
         amounts: dict[int, int] = defaultdict(int)
         held: dict[int, int] = defaultdict(int)

@@ -112,10 +112,16 @@ def is_dealer_terminal_at(actor: Actor, table: Table) -> bool:
     )
 
 
-def table_dealer_id(table_id: int) -> int | None:
-    """The user id of the dealer signed on to the table, or None (``tables.services.dealers``)."""
+def table_dealer_id(table: Table) -> int | None:
+    """The user id of the dealer signed on to the table, or None (``tables.services.dealers``):
+    as read with the table when it was (``signed_on_dealer_id``: a round's table under the
+    round's lock, ``tables.locking.lock_round``; the console's table, ``tables.views.dealer``),
+    else read now."""
+    if "signed_on_dealer_id" in table.__dict__:
+        dealer_id: int | None = table.__dict__["signed_on_dealer_id"]
+        return dealer_id
     return (
-        TableDealer.objects.filter(table_id=table_id, signed_off_at__isnull=True)
+        TableDealer.objects.filter(table_id=table.pk, signed_off_at__isnull=True)
         .values_list("dealer_id", flat=True)
         .first()
     )
@@ -132,7 +138,7 @@ def require_dealer_or_reader(actor: Actor, table: Table) -> None:
     if actor.has_perm("run_table"):
         assert actor.user is not None  # has_perm: a staff user
         if not actor.has_perm("supervise_pit"):
-            dealer_id = table_dealer_id(table.pk)
+            dealer_id = table_dealer_id(table)
             if dealer_id is not None and dealer_id != actor.user.pk:
                 raise NotTableDealerError("Another dealer is signed on to this table.")
         return

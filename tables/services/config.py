@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone
@@ -84,13 +84,18 @@ def table_config_current(table: Table) -> TableConfigVersion | None:
     """The table's current (latest approved) configuration version, with its rule set and
     paytable versions: one query for its id, the version itself from ``config_get``'s cache.
     The instance is shared: read it, never change it."""
-    config_id = (
-        TableConfigVersion.objects.filter(table=table, approved_at__isnull=False)
+    config_id = config_current_ids(table.pk).first()
+    return config_get(config_id) if config_id is not None else None
+
+
+def config_current_ids(table: Any) -> QuerySet[TableConfigVersion, int]:
+    """The ids of the table's approved configuration versions, the current one first (a table
+    id, or ``OuterRef`` of a query that names the table: ``round_open`` reads it so)."""
+    return (
+        TableConfigVersion.objects.filter(table_id=table, approved_at__isnull=False)
         .order_by("-number")
         .values_list("pk", flat=True)
-        .first()
     )
-    return config_get(config_id) if config_id is not None else None
 
 
 def _validate(values: dict[str, Any]) -> None:

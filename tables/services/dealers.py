@@ -108,7 +108,7 @@ def _require_signed_on_dealer(actor: Actor, table: Table) -> None:
     require_dealer_or_reader(actor, table)
     if actor.terminal is not None and actor.terminal.kind == actor.terminal.Kind.CARD_READER:
         raise PermissionRefusedError("A card reader does not open or close tables.")
-    if actor.user is not None and table_dealer_id(table.pk) != actor.user.pk:
+    if actor.user is not None and table_dealer_id(table) != actor.user.pk:
         raise TableError("sign on to the table first", code="not_signed_on")
 
 

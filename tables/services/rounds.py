@@ -7,8 +7,10 @@ they share (the command runner, overdue defaults) in ``tables.services.commands`
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
 from tables.errors import (
@@ -22,7 +24,18 @@ from tables.errors import (
 )
 from tables.games.blackjack import new_round, state_to_dict
 from tables.locking import lock_round, table_lock
-from tables.models import OPEN_ROUND_STATUSES, Bet, BetStatus, Box, Round, RoundEvent, RoundStatus, Table
+from tables.models import (
+    OPEN_ROUND_STATUSES,
+    Bet,
+    BetStatus,
+    Box,
+    Round,
+    RoundEvent,
+    RoundStatus,
+    Shoe,
+    Table,
+    signed_on_dealer,
+)
 from tables.round_hash import VOIDED_ACTION, round_seal
 from tables.services.commands import (
     AppliedDefault,
@@ -46,8 +59,8 @@ from tables.services.common import (
     require_staff,
     table_dealer_id,
 )
-from tables.services.config import config_rules, table_config_current
-from tables.services.shoes import shoe_current, shoe_remaining, shuffle_due
+from tables.services.config import config_current_ids, config_get, config_rules
+from tables.services.shoes import shoe_remaining, shoes_current, shuffle_due
 
 
 def round_open(*, table: Table, actor: Actor) -> Round:
@@ -60,17 +73,21 @@ def round_open(*, table: Table, actor: Actor) -> Round:
     event (the engine snapshot with the seats and their "bets behind" settings, which hold for
     this round) and the audit record.
     """
-    require_dealer_or_reader(actor, table)
     with transaction.atomic():
         locked = table_lock(table.pk)
-        if locked is None or not locked.is_open:
+        if locked is None:
             raise TableClosedError("the table is closed: open it for play first")
-        if Round.objects.filter(table=table).open().exists():
+        opening = _opening_read(locked)
+        require_dealer_or_reader(actor, locked)
+        if not locked.is_open:
+            raise TableClosedError("the table is closed: open it for play first")
+        # Rounds open one at a time, each after the one before: only the last can be open.
+        if opening.last_status in OPEN_ROUND_STATUSES:
             raise RoundInProgressError("a round is already open at this table")
-        config = table_config_current(table)
+        config = config_get(opening.config_id) if opening.config_id is not None else None
         if config is None:
             raise InvalidConfigurationError(f"{table} has no configuration")
-        shoe = shoe_current(table)
+        shoe = opening.shoe
         if shoe is None or shuffle_due(table, shoe, config):
             raise ShuffleDueError("a shuffle is due: record it before the next round")
         rules = config_rules(config)
@@ -78,20 +95,16 @@ def round_open(*, table: Table, actor: Actor) -> Round:
         accepts = {str(box.number): box.accepts_bets_behind for box in boxes}
         seats = engine_seats(boxes, accepts, rules)
         state = game(lambda: new_round(rules, seats=seats, shoe_remaining=shoe_remaining(shoe)))
-        last = (
-            Round.objects.filter(table=table).order_by("-number").values_list("number", flat=True).first()
-            or 0
-        )
         now = timezone.now()
         snapshot = state_to_dict(state)
         # The round row is inserted with the snapshot and version of its first event.
         round_ = Round.objects.create(
             table=table,
-            number=last + 1,
+            number=(opening.last_number or 0) + 1,
             config=config,
             shoe=shoe,
             # The dealer of the round is the one signed on (a dealer terminal's round too).
-            dealer_id=table_dealer_id(table.pk) or (actor.user.pk if actor.user else None),
+            dealer_id=table_dealer_id(locked) or (actor.user.pk if actor.user else None),
             accepts_bets_behind=accepts,
             decision_deadline_at=now + dt.timedelta(seconds=config.betting_seconds),
             snapshot=snapshot,
@@ -123,6 +136,41 @@ def round_open(*, table: Table, actor: Actor) -> Round:
             },
         )
     return round_
+
+
+@dataclass(frozen=True)
+class _Opening:
+    last_number: int | None  # the table's last round (None before the first)
+    last_status: str | None
+    config_id: int | None  # its current configuration version
+    shoe: Shoe | None  # its shoe in use
+
+
+def _opening_read(table: Table) -> _Opening:
+    """What opening a round reads once the table is locked (so that it sees what the commands
+    before committed), in one statement: the table's shoe in use, with the number and status of
+    the table's last round, the id of its current configuration and the dealer signed on to it
+    (kept on ``table``: ``table_dealer_id``). A table without a shoe in use reads the same from
+    its own row (its round is then refused ``shuffle_due``)."""
+    last = Round.objects.filter(table_id=OuterRef("table_id")).order_by("-number")
+    annotations = {
+        "last_number": Subquery(last.values("number")[:1]),
+        "last_status": Subquery(last.values("status")[:1]),
+        "current_config_id": Subquery(config_current_ids(OuterRef("table_id"))[:1]),
+        "signed_on_dealer_id": signed_on_dealer(OuterRef("table_id")),
+    }
+    shoe = shoes_current(table.pk).annotate(**annotations).first()
+    row = (
+        shoe.__dict__
+        if shoe is not None
+        else Table.objects.filter(pk=table.pk)
+        .annotate(table_id=F("pk"))
+        .annotate(**annotations)
+        .values(*annotations)
+        .get()
+    )
+    table.signed_on_dealer_id = row["signed_on_dealer_id"]  # type: ignore[attr-defined]
+    return _Opening(row["last_number"], row["last_status"], row["current_config_id"], shoe)
 
 
 def round_close_betting(*, round_id: int, actor: Actor) -> Round:

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import Case, F, PositiveIntegerField, Value, When
 from django.utils import timezone
 
+from casino.audit import audit_batch
 from tables.errors import ApprovalByDealerRefusedError, RoundNotOpenError, TableError
 from tables.games.blackjack import settlement
 from tables.games.blackjack.jsonable import fraction_text
@@ -72,50 +73,56 @@ def round_settle(*, round_id: int, actor: Actor) -> Round:
         require_dealer_or_reader(actor, round_.table)
         if round_.status != RoundStatus.SETTLING:
             raise TableError(f"the round is {round_.status}, not played to the end", code="round_not_played")
-        state = round_state(round_)
-        lines = settlement(state)
-        bets = {str(bet.pk): bet for bet in Bet.objects.filter(round=round_)}
-        rows = PayoutLine.objects.bulk_create(_payout_rows(round_, lines, bets))
-        wallet_lines = _wallet_lines(round_, lines, rows, bets)
-        Bet.objects.filter(round=round_, status=BetStatus.PLACED).update(status=BetStatus.SETTLED)
-        _streaks_update(round_, lines, bets)
-        shoe_consume(round_.shoe, state)
-        round_.status = RoundStatus.SETTLED
-        totals = {
-            "stake_minor": sum(line.stake_minor for line in lines),
-            "paid_minor": sum(line.paid_minor for line in lines),
-            "lines": len(lines),
-            "awaiting_approval": sum(1 for row in rows if row.needs_approval),
-        }
-        events_write(
-            round_,
-            [EventDraft("settled", {"lines": [line.to_dict() for line in lines], "totals": totals})],
-            actor,
-            None,
-        )
-        Round.objects.filter(pk=round_.pk).update(
-            status=RoundStatus.SETTLED,
-            settled_at=timezone.now(),
-            version=round_.version,
-            decision_deadline_at=None,
-        )
-        if wallet_lines:
-            wallet_round_settle(
-                casino=round_.table.casino,
-                table=round_.table,
-                reference=str(round_.pk),
-                lines=wallet_lines,
-                actor=actor.user,
-                actor_name=actor.name,
+        with audit_batch():  # the wallet's record and the round's: one append
+            state = round_state(round_)
+            lines = settlement(state)
+            bets = {str(bet.pk): bet for bet in Bet.objects.filter(round=round_)}
+            rows = PayoutLine.objects.bulk_create(_payout_rows(round_, lines, bets))
+            wallet_lines = _wallet_lines(round_, lines, rows, bets)
+            Bet.objects.filter(round=round_, status=BetStatus.PLACED).update(status=BetStatus.SETTLED)
+            _streaks_update(round_, lines, bets)
+            shoe_consume(round_.shoe, state)
+            round_.status = RoundStatus.SETTLED
+            totals = {
+                "stake_minor": sum(line.stake_minor for line in lines),
+                "paid_minor": sum(line.paid_minor for line in lines),
+                "lines": len(lines),
+                "awaiting_approval": sum(1 for row in rows if row.needs_approval),
+            }
+            events_write(
+                round_,
+                [EventDraft("settled", {"lines": [line.to_dict() for line in lines], "totals": totals})],
+                actor,
+                None,
             )
-        # Last: the record carries the hash of every event (the settled one included) and line.
-        actor.audit(
-            action=SETTLED_ACTION,
-            object_type="tables.round",
-            object_id=round_.pk,
-            before={"status": RoundStatus.SETTLING},
-            after={"table": round_.table.name, "number": round_.number, **totals, **round_seal(round_, rows)},
-        )
+            Round.objects.filter(pk=round_.pk).update(
+                status=RoundStatus.SETTLED,
+                settled_at=timezone.now(),
+                version=round_.version,
+                decision_deadline_at=None,
+            )
+            if wallet_lines:
+                wallet_round_settle(
+                    casino=round_.table.casino,
+                    table=round_.table,
+                    reference=str(round_.pk),
+                    lines=wallet_lines,
+                    actor=actor.user,
+                    actor_name=actor.name,
+                )
+            # Last: the record carries the hash of every event (the settled one included) and line.
+            actor.audit(
+                action=SETTLED_ACTION,
+                object_type="tables.round",
+                object_id=round_.pk,
+                before={"status": RoundStatus.SETTLING},
+                after={
+                    "table": round_.table.name,
+                    "number": round_.number,
+                    **totals,
+                    **round_seal(round_, rows),
+                },
+            )
         return round_
 
     return round_command(round_id, body, actor)
@@ -213,7 +220,9 @@ def _streaks_update(round_: Round, lines: Sequence[EnginePayoutLine], bets: dict
         net[(line.box, bet.player_id)] += line.net_minor
     if not net:
         return
-    box_ids = dict(Box.objects.filter(table_id=round_.table_id).values_list("number", "pk"))
+    # The box ids read first: a subquery per box in the CASE instead saves this statement but
+    # costs Django more time to build (4 boxes: 3.3 ms against 2.5 ms for read and update).
+    box_ids = dict(Box.objects.filter(table_id=round_.table_id).order_by().values_list("number", "pk"))
     whens = []
     for (box_number, player_id), amount in net.items():
         if amount == 0 or box_number not in box_ids:

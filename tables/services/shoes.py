@@ -15,6 +15,7 @@ from collections import Counter
 from random import SystemRandom
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from tables.errors import InvalidConfigurationError, RoundInProgressError, TableError
@@ -39,7 +40,12 @@ def shoe_verify(shoe: Shoe) -> bool:
 
 
 def shoe_current(table: Table) -> Shoe | None:
-    return Shoe.objects.filter(table=table, retired_at__isnull=True).order_by("-pk").first()
+    return shoes_current(table.pk).first()
+
+
+def shoes_current(table_id: int) -> QuerySet[Shoe]:
+    """The table's shoe in use (the newest not retired; there is one at most)."""
+    return Shoe.objects.filter(table_id=table_id, retired_at__isnull=True).order_by("-pk")
 
 
 def shoe_remaining(shoe: Shoe) -> dict[str, int]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -35,7 +36,16 @@ from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.api.state import table_state_version_current
 from tables.errors import TableError
 from tables.games.cards import Card
-from tables.models import Game, Round, RoundRequest, RoundStatus, Table, TableConfigVersion, TableDealer
+from tables.models import (
+    Game,
+    Round,
+    RoundRequest,
+    RoundStatus,
+    Table,
+    TableConfigVersion,
+    TableDealer,
+    signed_on_dealer,
+)
 from tables.round_audit import (
     BET_KIND_LABELS,
     DECISION_LABELS,
@@ -57,9 +67,9 @@ from tables.services import (
     round_request_create,
     round_settle,
     shoe_shuffle,
-    table_dealer_current,
 )
 from tables.services.commands import game
+from tables.services.common import table_dealer_id
 from tables.services.config import table_config_current
 from tables.views.access import staff_table
 
@@ -376,16 +386,14 @@ def _perform(request: HttpRequest, table: Table, action: str) -> None:
     if action == "sign-on":
         dealer_sign_on(table=table, actor=actor)
         return
-    spell = table_dealer_current(table)
-    if spell is None or spell.dealer_id != staff_user(request).pk:
+    if table_dealer_id(table) != staff_user(request).pk:
         raise TableError(_("Sign on to this table first."), code="not_signed_on")
-    round_ = Round.objects.filter(table=table).order_by("-number").values_list("pk", "version").first()
+    round_id = table.last_round_id or 0  # type: ignore[attr-defined]  # console_tables()
     posted = (request.POST.get("round", ""), request.POST.get("round_version", ""))
-    if round_ is not None and posted != (str(round_[0]), str(round_[1])):
+    if round_id and posted != (str(round_id), str(table.last_round_version)):  # type: ignore[attr-defined]
         raise TableError(
             _("The table moved on since your screen was drawn: look again, then act."), code="stale_screen"
         )
-    round_id = round_[0] if round_ else 0
     performers: dict[str, Callable[[], object]] = {
         "sign-off": lambda: dealer_sign_off(table=table, actor=actor),
         "open-betting": lambda: round_open(table=table, actor=actor),
@@ -433,13 +441,26 @@ def _perform(request: HttpRequest, table: Table, action: str) -> None:
     performer()
 
 
+def console_tables() -> QuerySet[Table]:
+    """Tables as an action of the console reads its table: with the dealer signed on to it
+    (``signed_on_dealer_id``) and its last round's id and version (``last_round_id``,
+    ``last_round_version``: what the screen that sent the action must have drawn), in the one
+    statement that finds the table."""
+    last = Round.objects.filter(table_id=OuterRef("pk")).order_by("-number")
+    return Table.objects.annotate(
+        signed_on_dealer_id=signed_on_dealer(OuterRef("pk")),
+        last_round_id=Subquery(last.values("pk")[:1]),
+        last_round_version=Subquery(last.values("version")[:1]),
+    )
+
+
 @staff_page("run_table")
 @require_POST
 def console_action(request: HtmxHttpRequest, table_name: str, action: str) -> HttpResponse:
     """One dealer action: the service's refusal is shown in words on the redrawn console (its
     status kept: 409 for a table that moved on), nothing having moved; success redraws the
     console (htmx) or redirects back to it (a plain form)."""
-    table = staff_table(request, table_name)
+    table = staff_table(request, table_name, console_tables())
     try:
         _perform(request, table, action)
     except ServiceError as error:

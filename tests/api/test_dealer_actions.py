@@ -449,16 +449,19 @@ def test_what_each_dealer_command_costs_in_statements(bj1_dealer, bj1_reader, ag
     # Then: each command's statements. Five are the request's whatever it does: the terminal's
     # credential, the request's transaction (BEGIN and COMMIT; a savepoint and its release inside
     # this test's transaction), the idempotency record and the stored answer. Each service's own
-    # transaction is a savepoint inside it (two more), and each audit record three (the chain's
-    # lock, the last link, the insert; no savepoint of its own). The settlement audits twice (the
-    # wallet's posting and the round's seal) and posts the ledger. Opening a round reads who is
-    # signed on to the table (the round's dealer).
+    # transaction is a savepoint inside it (two more), and each command's audit records three
+    # together (the chain's lock, the last link, the insert). Opening a round reads, once the
+    # table is locked, its shoe with its last round, its configuration and who is signed on in
+    # one statement. The settlement posts the ledger (its own savepoint, the holds and accounts
+    # locked, the transfer, postings and holds written) and seals the round (its events read).
+    # Two commands are above the aim of 15: "no more bets" by one (the boxes and the bets read,
+    # the events and the round written) and the settlement.
     assert counts == {
         "shoe_shuffle": 15,
-        "round_open": 19,
+        "round_open": 15,
         "round_close_betting": 16,
         "card_enter (dealer terminal)": 11,
         "card_enter (card reader)": 11,
         "card_correct": 14,
-        "round_settle": 35,
+        "round_settle": 30,
     }
