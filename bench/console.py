@@ -33,8 +33,6 @@ import statistics
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.api_bench_settings")
 
 from _scratch import scratch_database_url
+from _statements import StatementCount
 
 os.environ["DATABASE_URL"] = scratch_database_url("console.py", "casino_bench_console", fresh=True)
 
@@ -81,39 +80,6 @@ HTMX = {"HX-Request": "true"}
 BOXES = 4
 STAKE = 1000
 HIDDEN = re.compile(r'name="round" value="([^"]*)"><input type="hidden" name="round_version" value="([^"]*)"')
-
-
-class StatementCount:
-    """The statements a request sends, counted by an execute wrapper (``connection.execute_wrapper``)
-    rather than Django's debug cursor: that one renders each statement's SQL with its
-    parameters, which took a sixth of an action's time here. Each transaction ended (a commit
-    or a rollback) adds two, its BEGIN and its COMMIT (or ROLLBACK), as the debug cursor counts
-    them."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-        self.count += 1
-        return execute(sql, params, many, context)
-
-    @contextmanager
-    def counting(self) -> Iterator[None]:
-        commit, rollback = connection.commit, connection.rollback
-
-        def ended(end: Any) -> Any:
-            def call() -> None:
-                self.count += 2
-                end()
-
-            return call
-
-        connection.commit, connection.rollback = ended(commit), ended(rollback)  # type: ignore[method-assign]
-        try:
-            with connection.execute_wrapper(self):
-                yield
-        finally:
-            del connection.commit, connection.rollback
 
 
 class Samples:

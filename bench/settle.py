@@ -6,8 +6,9 @@ Each measured round: 7 boxes, each with a main bet, Perfect Pairs, 21+3 and a be
 streaks updated, the ledger posted in bulk through ``wallet.round_settle``, audit records).
 
 Needs PostgreSQL: ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino .venv/bin/python
-bench/settle.py [ROUNDS]``. Uses (creates, then migrates) the database ``casino_bench_settle`` on
-that server and never touches the database named in the URL.
+bench/settle.py [ROUNDS]``. Drops, creates and migrates the database ``casino_bench_settle`` on
+that server (a second run finds its table open otherwise) and never touches the database named
+in the URL.
 """
 
 from __future__ import annotations
@@ -22,16 +23,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.test")
 
 from _scratch import scratch_database_url
+from _statements import StatementCount
 
-os.environ["DATABASE_URL"] = scratch_database_url("settle.py", "casino_bench_settle")
+os.environ["DATABASE_URL"] = scratch_database_url("settle.py", "casino_bench_settle", fresh=True)
 
 import django
 
 django.setup()
 
 from django.core.management import call_command  # noqa: E402
-from django.db import connection  # noqa: E402
-from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from casino.models import Player  # noqa: E402
 from casino.seeding import seed_all  # noqa: E402
@@ -129,13 +129,14 @@ def main(rounds: int) -> None:
         for number, owner in enumerate(owners, start=1):
             decision_make(round_id=round_.pk, actor=Actor(player=owner), box_number=number, decision="stand")
         bets_per_round = Bet.objects.filter(round=round_).count()
-        with CaptureQueriesContext(connection) as queries:
+        counted = StatementCount()
+        with counted.counting():
             started = time.perf_counter()
             round_settle(round_id=round_.pk, actor=system)
             elapsed = (time.perf_counter() - started) * 1000
         lines = PayoutLine.objects.filter(round=round_).count()
         if index:  # the first round warms caches
-            statements.append(len(queries.captured_queries))
+            statements.append(counted.count)
             millis.append(elapsed)
     print(
         f"round_settle on PostgreSQL, {rounds - 1} measured rounds of {bets_per_round} bets ({lines} payout lines):"
