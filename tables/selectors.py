@@ -60,11 +60,16 @@ def seconds_left(deadline: dt.datetime | None) -> int | None:
 
 
 def table_state_of_round(
-    *, table: Table, round_: Round | None, config: TableConfigVersion | None = None
+    *,
+    table: Table,
+    round_: Round | None,
+    config: TableConfigVersion | None = None,
+    bettor_names: bool = False,
 ) -> dict[str, Any]:
     """``table_state`` with the round already read (``round_current``), and the configuration too
     when given (``table_config_current``): the console reads both once, for the state and for its
-    own use."""
+    own use. With ``bettor_names`` each bet has its bettor's ``player_name`` too (read with the
+    bets): the console names them; the terminals' state carries none."""
     config = config or table_config_current(table)
     shoe = shoe_current(table)
     boxes = list(Box.objects.filter(table=table).order_by("number"))
@@ -80,21 +85,23 @@ def table_state_of_round(
     bets: dict[int, list[dict[str, Any]]] = {}
     state = None
     if round_ is not None:
-        for bet_id, box_number, player_id, kind, stake_minor, status in (
+        fields = ["pk", "box_number", "player_id", "kind", "stake_minor", "status"]
+        for bet_id, box_number, player_id, kind, stake_minor, status, *name in (
             Bet.objects.filter(round=round_)
             .exclude(status=BetStatus.CANCELLED)
             .order_by("pk")
-            .values_list("pk", "box_number", "player_id", "kind", "stake_minor", "status")
+            .values_list(*fields, *(["player__display_name"] if bettor_names else []))
         ):
-            bets.setdefault(box_number, []).append(
-                {
-                    "bet_id": bet_id,
-                    "player_id": player_id,
-                    "kind": kind,
-                    "stake_minor": stake_minor,
-                    "status": status,
-                }
-            )
+            bet = {
+                "bet_id": bet_id,
+                "player_id": player_id,
+                "kind": kind,
+                "stake_minor": stake_minor,
+                "status": status,
+            }
+            if bettor_names:
+                bet["player_name"] = name[0]
+            bets.setdefault(box_number, []).append(bet)
         if round_.snapshot:
             state = state_from_dict(round_.snapshot)
     playing = {box.number: box for box in state.boxes} if state is not None else {}

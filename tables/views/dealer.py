@@ -30,7 +30,6 @@ from django.views.decorators.http import require_GET, require_POST
 from accounting.tips import NoRoundToTipError, round_tips, tip_record, tips_none_record
 from accounting.views_tips import tip_amount_read
 from casino.errors import ServiceError
-from casino.models import Player
 from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.api.state import table_state_version_current
@@ -203,7 +202,7 @@ def _table_view_build(table: Table) -> TableView:
     if last_round is not None:
         last_round.table = table
     config = table_config_current(table)
-    state = table_state_of_round(table=table, round_=last_round, config=config)
+    state = table_state_of_round(table=table, round_=last_round, config=config, bettor_names=True)
     _bets_named(state)
     # The last three spells: the open one (one dealer at a time, and the newest) and who dealt
     # before; only what the page names (never the dealer's account whole: the cache may be shared).
@@ -296,14 +295,11 @@ def _context(
 
 
 def _bets_named(state: dict[str, Any]) -> None:
-    """Each bet of the state gets its box, its kind's label and its player's name (one query)."""
-    ids = {bet["player_id"] for box in state["boxes"] for bet in box["bets"]}
-    names = dict(Player.objects.filter(pk__in=ids).values_list("pk", "display_name")) if ids else {}
+    """Each bet of the state (read with its bettor's name) gets its box and its kind's label."""
     for box in state["boxes"]:
         for bet in box["bets"]:
             bet["box"] = box["number"]
             bet["kind_label"] = BET_KIND_LABELS.get(bet["kind"], bet["kind"])
-            bet["player_name"] = names.get(bet["player_id"], "")
 
 
 def _render(
@@ -461,12 +457,11 @@ def console_action(request: HtmxHttpRequest, table_name: str, action: str) -> Ht
     status kept: 409 for a table that moved on), nothing having moved; success redraws the
     console (htmx) or redirects back to it (a plain form)."""
     table = staff_table(request, table_name, console_tables())
+    # The console is drawn again with the table as read above: no action here changes its row.
     try:
         _perform(request, table, action)
     except ServiceError as error:
-        table.refresh_from_db()
         return _render(request, table, error)
     if request.htmx:
-        table.refresh_from_db()
         return _render(request, table)
     return redirect(reverse("tables:console", args=[table.name]), permanent=False)
