@@ -4,10 +4,13 @@ with the member.
 ``ModelBackend`` reads the signed-in member on every request, then, when a page checks a
 permission, their own permissions and their roles' (groups') permissions in two more queries;
 the role the audit records name (``casino.roles.role_of``) is one more. Here the member, the
-permission names and the role names come in one statement (two array subqueries of the same
-relations), and are kept on the user object for the request, as ``ModelBackend`` keeps them:
-what a member may do is unchanged. A superuser's permissions (all of them) are read as
-``ModelBackend`` reads them, when first asked.
+permission names and the role names come in one statement, and are kept on the user object for
+the request, as ``ModelBackend`` keeps them: what a member may do is unchanged. A superuser's
+permissions (all of them) are read as ``ModelBackend`` reads them, when first asked.
+
+The statement is SQL (``_MEMBER_SQL``): the same through the ORM (two array subqueries, one of
+them over a disjunction of joins) took 2.1 ms of Python to build for every request, as much as
+the three queries it replaced and a third of a console's live poll (6.5 ms, bench/console.py).
 """
 
 from __future__ import annotations
@@ -15,42 +18,39 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.models import Group, Permission, User
-from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import CharField, OuterRef, Q, QuerySet, Value
+from django.contrib.auth.models import Permission, User
+from django.db.models import CharField, Q, Value
 from django.db.models.functions import Concat
 
 from casino.roles import role_cache
 
-
-def _permission_names(granted: QuerySet[Permission]) -> QuerySet[Any, Any]:
-    return (
-        granted.annotate(
-            name_=Concat("content_type__app_label", Value("."), "codename", output_field=CharField())
-        )
-        .order_by()
-        .values("name_")
-    )
+_MEMBER_SQL = """
+SELECT u.*,
+  ARRAY(SELECT ct.app_label || '.' || p.codename
+    FROM auth_permission p JOIN django_content_type ct ON ct.id = p.content_type_id
+    WHERE p.id IN (SELECT up.permission_id FROM auth_user_user_permissions up WHERE up.user_id = u.id)
+       OR p.id IN (SELECT gp.permission_id FROM auth_group_permissions gp
+                   JOIN auth_user_groups ug ON ug.group_id = gp.group_id WHERE ug.user_id = u.id)
+  ) AS permission_names,
+  ARRAY(SELECT g.name FROM auth_group g JOIN auth_user_groups ug ON ug.group_id = g.id
+    WHERE ug.user_id = u.id) AS role_names
+FROM auth_user u
+WHERE u.id = %s
+"""
 
 
 class StaffBackend(ModelBackend):
     def get_user(self, user_id: Any) -> User | None:
-        member = OuterRef("pk")
-        user = (
-            User._default_manager.annotate(
-                permission_names=ArraySubquery(
-                    _permission_names(Permission.objects.filter(Q(user=member) | Q(group__user=member)))
-                ),
-                role_names=ArraySubquery(Group.objects.filter(user=member).values("name")),
-            )
-            .filter(pk=user_id)
-            .first()
-        )
+        try:
+            member_id = int(user_id)
+        except (TypeError, ValueError):
+            return None
+        user = next(iter(User._default_manager.raw(_MEMBER_SQL, [member_id])), None)
         if user is None or not self.user_can_authenticate(user):
             return None
         if not user.is_superuser:
             user._perm_cache = set(user.permission_names)  # type: ignore[attr-defined]
-        role_cache(user, user.role_names)
+        role_cache(user, user.role_names)  # type: ignore[attr-defined]
         return user
 
     def get_all_permissions(self, user_obj: Any, obj: Any = None) -> set[str]:
@@ -60,6 +60,9 @@ class StaffBackend(ModelBackend):
             granted = Permission.objects.all()
             if not user_obj.is_superuser:
                 granted = granted.filter(Q(user=user_obj) | Q(group__user=user_obj))
-            user_obj._perm_cache = {row["name_"] for row in _permission_names(granted).distinct()}
-        names: set[str] = user_obj._perm_cache
-        return names
+            names = granted.annotate(
+                name_=Concat("content_type__app_label", Value("."), "codename", output_field=CharField())
+            )
+            user_obj._perm_cache = set(names.order_by().values_list("name_", flat=True).distinct())
+        names_: set[str] = user_obj._perm_cache
+        return names_

@@ -102,6 +102,7 @@ def test_an_inactive_or_unknown_member_is_not_signed_in_and_a_superuser_is_with_
 
     assert StaffBackend().get_user(inactive.pk) is None
     assert StaffBackend().get_user(10**9) is None
+    assert StaffBackend().get_user("not-an-id") is None
     signed_in = StaffBackend().get_user(superuser.pk)
     assert signed_in is not None and role_of(signed_in) == "superuser"
     assert signed_in.has_perm("casino.approve_payout") and signed_in.has_perm("auth.delete_group")
