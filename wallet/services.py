@@ -786,9 +786,9 @@ def round_settle(
     Statements are constant in the number of bets: lock holds (id order), lock accounts (id
     order), look for a settlement of the reference (of no held stake only), insert transfer,
     one UPDATE of accounts, one bulk insert of postings, one UPDATE of holds, one bulk insert of
-    pending payouts, audit append. Raises ``hold_not_open``, ``hold_mismatch``, ``round_already_settled``,
-    ``invalid_amount``, ``insufficient_funds``, ``account_not_found``, ``casino_mismatch``,
-    ``currency_mismatch``.
+    pending payouts, audit append. Raises ``hold_not_open``, ``hold_mismatch``,
+    ``round_already_settled``, ``invalid_amount``, ``insufficient_funds``, ``account_not_found``,
+    ``casino_mismatch``, ``currency_mismatch``.
     """
     _same_casino(casino, table)
     hold_ids = _settlement_lines_checked(lines)
@@ -1074,14 +1074,9 @@ def game_settle(
         locked = accounts_lock(casino=casino, specs=[house_spec, rounding_spec], ids=player_ids)
         accounts, specs = _by_id(locked), _by_spec(locked)
         _player_accounts_checked(accounts, player_ids)
-        # A held stake's open hold shows the round unsettled (a settlement posts them all); a
-        # round of no held stake is looked for by its transfer.
-        if (
-            not holds
-            and Transfer.objects.filter(
-                casino=casino, reference_type="canasta_game", reference_id=str(reference)
-            ).exists()
-        ):
+        if Transfer.objects.filter(
+            casino=casino, reference_type="canasta_game", reference_id=str(reference)
+        ).exists():
             raise RoundAlreadySettledError(f"Game {reference} is settled already.", reference=reference)
         amounts: dict[int, int] = defaultdict(int)
         held: dict[int, int] = defaultdict(int)
