@@ -10,7 +10,8 @@ permissions (all of them) are read as ``ModelBackend`` reads them, when first as
 
 The statement is SQL (``_MEMBER_SQL``): the same through the ORM (two array subqueries, one of
 them over a disjunction of joins) took 2.1 ms of Python to build for every request, as much as
-the three queries it replaced and a third of a console's live poll (6.5 ms, bench/console.py).
+the three queries it replaced and a third of a console's live poll; as SQL it takes 0.5 ms
+(200 calls, best of 5), and the poll went from 6.5 to 4.6 ms (bench/console.py).
 """
 
 from __future__ import annotations
