@@ -34,6 +34,7 @@ from tables.services import (
     box_take,
     card_correct,
     card_enter,
+    dealer_sign_on,
     decision_make,
     payout_approve,
     payout_reject,
@@ -48,6 +49,7 @@ from tables.services import (
 )
 from tables.services.bets import _bets_checked
 from tables.tasks import apply_overdue_defaults
+from tests.factories import staff_user
 from tests.tables.conftest import at_terminal, balance, funded_player, physical, stack_shoe
 from wallet.models import Hold, PendingPayout, Posting
 
@@ -222,6 +224,22 @@ def test_no_bets_behind_takes_effect_from_the_next_round(table, dealer):
 
 
 # ------------------------------------------------------------------------------------------ shoes
+
+
+@pytest.mark.django_db
+def test_a_table_without_a_shoe_in_use_opens_no_round_and_another_dealer_is_refused_first(table, dealer):
+    # given BJ1 with its shoe retired (no shoe in use), dealer-1 signed on
+    dealer_sign_on(table=table, actor=Actor.staff(dealer))
+    Shoe.objects.filter(table=table).update(retired_at=timezone.now())
+    other = Actor.staff(staff_user("dealer", "dealer-no-shoe"))
+    before = (Round.objects.count(), AuditRecord.objects.count())
+    # then another dealer is refused as at any table, and the signed-on one is told to shuffle
+    _refused("not_table_dealer", round_open, table=table, actor=other)
+    _refused("shuffle_due", round_open, table=table, actor=Actor.staff(dealer))
+    assert (Round.objects.count(), AuditRecord.objects.count()) == before
+    # and once the shuffle is recorded the round opens, numbered after none
+    shoe_shuffle(table=table, actor=Actor.staff(dealer))
+    assert round_open(table=table, actor=Actor.staff(dealer)).number == 1
 
 
 @pytest.mark.django_db
