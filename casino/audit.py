@@ -189,10 +189,7 @@ def _chain_write(records: Sequence[AuditRecord]) -> None:
             record.previous_hash = previous
             record.key_version = keyring.current_version
             record.hash = previous = record_hash(record, keyring)
-        if len(records) == 1:
-            records[0].save(force_insert=True)
-        else:
-            AuditRecord.objects.bulk_create(records)
+        AuditRecord.objects.bulk_create(records)
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,7 @@ from typing import Any
 
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import Permission, User
-from django.db.models import CharField, Q, Value
-from django.db.models.functions import Concat
+from django.db.models import Q
 
 from casino.roles import role_cache
 
@@ -61,9 +60,7 @@ class StaffBackend(ModelBackend):
             granted = Permission.objects.all()
             if not user_obj.is_superuser:
                 granted = granted.filter(Q(user=user_obj) | Q(group__user=user_obj))
-            names = granted.annotate(
-                name_=Concat("content_type__app_label", Value("."), "codename", output_field=CharField())
-            )
-            user_obj._perm_cache = set(names.order_by().values_list("name_", flat=True).distinct())
-        names_: set[str] = user_obj._perm_cache
-        return names_
+            rows = granted.values_list("content_type__app_label", "codename").order_by().distinct()
+            user_obj._perm_cache = {f"{app_label}.{codename}" for app_label, codename in rows}
+        names: set[str] = user_obj._perm_cache
+        return names
