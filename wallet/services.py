@@ -768,6 +768,7 @@ def round_settle(
     lines: Sequence[SettlementLine],
     actor: Any = None,
     actor_name: str = "",
+    savepoint: bool = True,
 ) -> RoundSettlement:
     """Settle a round in bulk: one transfer for the whole round (reference ``round:<reference>``).
 
@@ -789,10 +790,14 @@ def round_settle(
     pending payouts, audit append. Raises ``hold_not_open``, ``hold_mismatch``,
     ``round_already_settled``, ``invalid_amount``, ``insufficient_funds``, ``account_not_found``,
     ``casino_mismatch``, ``currency_mismatch``.
+
+    Called inside a transaction, it runs in a savepoint of its own, so that a caller may catch a
+    refusal and go on. ``savepoint=False`` is for a caller whose transaction ends with the refusal
+    anyway (the round's settlement, ``tables.services.settlement``): two statements fewer.
     """
     _same_casino(casino, table)
     hold_ids = _settlement_lines_checked(lines)
-    with transaction.atomic():
+    with transaction.atomic(savepoint=savepoint):
         holds = {hold.pk: hold for hold in _holds_lock(hold_ids)} if hold_ids else {}
         tray_spec = _table_spec(table, AccountKind.TABLE_TRAY)
         pending_spec = _table_spec(table, AccountKind.TABLE_PAYOUTS_PENDING)

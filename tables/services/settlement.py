@@ -109,6 +109,7 @@ def round_settle(*, round_id: int, actor: Actor) -> Round:
                     lines=wallet_lines,
                     actor=actor.user,
                     actor_name=actor.name,
+                    savepoint=False,  # a refusal rolls back the whole settlement
                 )
             # Last: the record carries the hash of every event (the settled one included) and line.
             actor.audit(

@@ -452,7 +452,7 @@ def test_what_each_dealer_command_costs_in_statements(bj1_dealer, bj1_reader, ag
     # transaction is a savepoint inside it (two more), and each command's audit records three
     # together (the chain's lock, the last link, the insert). Opening a round reads, once the
     # table is locked, its shoe with its last round, its configuration and who is signed on in
-    # one statement. The settlement posts the ledger (its own savepoint, the holds and accounts
+    # one statement. The settlement posts the ledger (in the same transaction: the holds and accounts
     # locked, the transfer, postings and holds written) and seals the round (its events read).
     # Two commands are above the aim of 15: "no more bets" by one (the boxes and the bets read,
     # the events and the round written) and the settlement.
@@ -463,5 +463,5 @@ def test_what_each_dealer_command_costs_in_statements(bj1_dealer, bj1_reader, ag
         "card_enter (dealer terminal)": 11,
         "card_enter (card reader)": 11,
         "card_correct": 14,
-        "round_settle": 30,
+        "round_settle": 28,
     }

@@ -51,7 +51,8 @@ from tables.services.bets import _bets_checked
 from tables.tasks import apply_overdue_defaults
 from tests.factories import staff_user
 from tests.tables.conftest import at_terminal, balance, funded_player, physical, stack_shoe
-from wallet.models import Hold, PendingPayout, Posting
+from wallet.models import AccountKind, Hold, PendingPayout, Posting
+from wallet.services import system_table_fill, table_accounts_open, table_credit
 
 
 def _refused(code, call, **kwargs):
@@ -571,6 +572,31 @@ def test_a_large_payout_waits_for_a_pit_boss_who_is_not_the_dealer(table, dealer
         actor=Actor.staff(pit_boss),
         reason="late",
     )
+
+
+@pytest.mark.django_db
+def test_a_settlement_the_tray_cannot_pay_is_refused_whole_until_the_table_is_filled(table, dealer):
+    # given alice winning 1000 on 1000 at a table whose tray holds 500
+    tray = table_accounts_open(table=table)[AccountKind.TABLE_TRAY]
+    table_credit(table=table, amount_minor=tray.balance_minor - 500, cashier=staff_user("cashier"))
+    alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="stand")
+    before = (RoundEvent.objects.count(), AuditRecord.objects.count(), Posting.objects.count())
+    # when the dealer settles: the ledger refuses, and so is the whole settlement
+    error = _refused("insufficient_funds", round_settle, round_id=round_.pk, actor=Actor.staff(dealer))
+    assert error.details["account_id"] == tray.pk
+    # then nothing of it was written: no line, no event, no record, no posting; the bet and the
+    # stake's hold stay as they were, and the round still waits to be settled
+    assert (RoundEvent.objects.count(), AuditRecord.objects.count(), Posting.objects.count()) == before
+    assert not PayoutLine.objects.filter(round=round_).exists()
+    assert Round.objects.get(pk=round_.pk).status == "settling"
+    assert Bet.objects.get(round=round_).status == "placed" and Hold.objects.get().status == "open"
+    assert balance(alice) == (10_000, 1000)
+    # and once the table is filled, the same settlement pays her
+    system_table_fill(table=table, amount_minor=10_000, by="test")
+    round_settle(round_id=round_.pk, actor=Actor.staff(dealer))
+    assert (Round.objects.get(pk=round_.pk).status, balance(alice)) == ("settled", (11_000, 0))
 
 
 def _settle_statements(table, dealer, bettors: int, box: int) -> int:

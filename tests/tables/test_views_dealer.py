@@ -361,13 +361,13 @@ def test_a_round_played_through_the_console_on_a_virtual_shoe(table, dealer):
         )
     )[-4:] == ["table.dealer_signed_on", "table.opened", "table.closed", "table.dealer_signed_off"]
     # and each action ran the statements measured: at most 15 each, but the settlement's (the
-    # ledger posted with its own savepoint, the holds and accounts locked; the round sealed)
+    # ledger posted in the same transaction, the holds and accounts locked; the round sealed)
     assert MEASURED == {
         "sign-on": [13],
         "shuffle": [13],
         "open-betting": [13],
         "close-betting": [15],
-        "settle": [28],
+        "settle": [26],
         "sign-off": [11],
     }
 
