@@ -224,14 +224,15 @@ def _streaks_update(round_: Round, lines: Sequence[EnginePayoutLine], bets: dict
     # The box ids read first: a subquery per box in the CASE instead saves this statement but
     # costs Django more time to build (4 boxes: 3.3 ms against 2.5 ms for read and update).
     box_ids = dict(Box.objects.filter(table_id=round_.table_id).order_by().values_list("number", "pk"))
-    whens = []
+    whens, boxes = [], set()
     for (box_number, player_id), amount in net.items():
         if amount == 0 or box_number not in box_ids:
             continue
         result = F("win_streak") + 1 if amount > 0 else Value(0, output_field=PositiveIntegerField())
         whens.append(When(box_id=box_ids[box_number], player_id=player_id, then=result))
-    if whens:
-        Seat.objects.filter(box__table_id=round_.table_id).update(
+        boxes.add(box_ids[box_number])
+    if whens:  # only the seats of the boxes that won or lost are written
+        Seat.objects.filter(box_id__in=sorted(boxes)).update(
             win_streak=Case(*whens, default=F("win_streak"), output_field=PositiveIntegerField())
         )
 

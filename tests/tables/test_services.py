@@ -195,6 +195,38 @@ def test_the_owner_leaving_hands_the_box_to_the_next_bettor_in_arrival_order(tab
 
 
 @pytest.mark.django_db
+def test_a_win_adds_to_the_streak_a_loss_ends_it_and_a_box_sitting_out_keeps_its_own(table, dealer):
+    # given alice (box 1), bob (box 2) and carol (box 3, no bet this round) with streaks 2, 3, 4
+    stack_shoe(table, dealer, ["TS", "6H", "7H", "9D", "TC", "TC"])
+    seated = []
+    for number in (1, 2, 3):
+        player = funded_player(table, 10_000)
+        actor = at_terminal(table, player)
+        box_take(table=table, box_number=number, actor=actor)
+        seated.append((player, actor))
+    for number, (player, _) in enumerate(seated, start=1):
+        Seat.objects.filter(player=player).update(win_streak=number + 1)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    for number, (_, actor) in enumerate(seated[:2], start=1):
+        bet_place(
+            round_id=round_.pk,
+            actor=actor,
+            box_number=number,
+            kind="main",
+            stake_minor=1000,
+            idempotency_key="m",
+        )
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    # when alice (19) and bob (16) stand against the dealer's 17 and the round settles
+    for number, (_, actor) in enumerate(seated[:2], start=1):
+        decision_make(round_id=round_.pk, actor=actor, box_number=number, decision="stand")
+    round_settle(round_id=round_.pk, actor=Actor.staff(dealer))
+    # then alice's streak grows, bob's ends and carol's stays as it was
+    streaks = dict(Seat.objects.filter(box__table=table).values_list("player_id", "win_streak"))
+    assert streaks == {seated[0][0].pk: 3, seated[1][0].pk: 0, seated[2][0].pk: 4}
+
+
+@pytest.mark.django_db
 def test_no_bets_behind_takes_effect_from_the_next_round(table, dealer):
     _alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
     bob = funded_player(table)
