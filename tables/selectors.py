@@ -12,9 +12,8 @@ from django.utils import timezone
 from casino.errors import NotFoundError
 from tables.games.blackjack import current_turn, next_card_target, state_from_dict
 from tables.games.cards import hand_value
-from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Seat, Table, TableConfigVersion
-from tables.services.config import table_config_current
-from tables.services.shoes import shoe_current, shuffle_due
+from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Shoe, Table, TableConfigVersion
+from tables.services.shoes import shoe_and_config_current, shuffle_due
 
 
 def access_table(
@@ -36,7 +35,12 @@ def access_table(
 def round_current(table: Table) -> Round | None:
     """The open round of a table, else the last one: the last one either way, as rounds open one
     at a time, each after the one before (``round_open``)."""
-    return Round.objects.filter(table=table).order_by("-number").first()
+    return rounds_latest_first(table).first()
+
+
+def rounds_latest_first(table: Table) -> QuerySet[Round]:
+    """The table's rounds, the current one (``round_current``) first."""
+    return Round.objects.filter(table=table).order_by("-number")
 
 
 def _cards(cards: list[str]) -> dict[str, Any]:
@@ -63,25 +67,35 @@ def table_state_of_round(
     *,
     table: Table,
     round_: Round | None,
-    config: TableConfigVersion | None = None,
+    in_use: tuple[Shoe | None, TableConfigVersion | None] | None = None,
     bettor_names: bool = False,
 ) -> dict[str, Any]:
-    """``table_state`` with the round already read (``round_current``), and the configuration too
-    when given (``table_config_current``): the console reads both once, for the state and for its
-    own use. With ``bettor_names`` each bet has its bettor's ``player_name`` too (read with the
-    bets): the console names them; the terminals' state carries none."""
-    config = config or table_config_current(table)
-    shoe = shoe_current(table)
-    boxes = list(Box.objects.filter(table=table).order_by("number"))
-    # Seats and bets as plain rows, grouped by box in one pass: a busy round has thousands of bets
-    # behind its boxes, and a model instance per row cost most of the time of this selector.
+    """``table_state`` with the round already read (``round_current``), and the shoe and
+    configuration in use too when given (``in_use``, from ``shoe_and_config_current``): the
+    console reads them once, for the state and for its own use. With ``bettor_names`` each bet
+    has its bettor's ``player_name`` too (read with the bets): the console names them; the
+    terminals' state carries none."""
+    shoe, config = in_use if in_use is not None else shoe_and_config_current(table)
+    # The boxes with their seats (one row per seat, a box without one once), and the bets, as
+    # plain rows grouped by box in one pass: a busy round has thousands of bets behind its boxes,
+    # and a model instance per row cost most of the time of this selector.
+    boxes: dict[int, tuple[int | None, bool]] = {}
     seats: dict[int, list[tuple[int, str, int]]] = {}
-    for box_id, player_id, display_name, win_streak in (
-        Seat.objects.filter(box__table=table)
-        .order_by("id")
-        .values_list("box_id", "player_id", "player__display_name", "win_streak")
+    for number, owner_id, accepts, player_id, display_name, win_streak in (
+        Box.objects.filter(table=table)
+        .order_by("number", "seats__id")
+        .values_list(
+            "number",
+            "owner_id",
+            "accepts_bets_behind",
+            "seats__player_id",
+            "seats__player__display_name",
+            "seats__win_streak",
+        )
     ):
-        seats.setdefault(box_id, []).append((player_id, display_name, win_streak))
+        boxes[number] = (owner_id, accepts)
+        if player_id is not None:
+            seats.setdefault(number, []).append((player_id, display_name, win_streak))
     bets: dict[int, list[dict[str, Any]]] = {}
     state = None
     if round_ is not None:
@@ -107,23 +121,23 @@ def table_state_of_round(
     playing = {box.number: box for box in state.boxes} if state is not None else {}
     turn = current_turn(state) if state is not None else None
     box_rows = []
-    for box in boxes:
-        engine_box = playing.get(box.number)
+    for box_number, (owner, accepts_behind) in boxes.items():
+        engine_box = playing.get(box_number)
         box_rows.append(
             {
-                "number": box.number,
-                "owner_id": box.owner_id,
-                "accepts_bets_behind": box.accepts_bets_behind,
+                "number": box_number,
+                "owner_id": owner,
+                "accepts_bets_behind": accepts_behind,
                 "seats": [
                     {
-                        "player_id": player_id,
-                        "display_name": display_name,
-                        "is_owner": player_id == box.owner_id,
-                        "win_streak": win_streak,
+                        "player_id": seated,
+                        "display_name": seat_name,
+                        "is_owner": seated == owner,
+                        "win_streak": streak,
                     }
-                    for player_id, display_name, win_streak in seats.get(box.pk, [])
+                    for seated, seat_name, streak in seats.get(box_number, [])
                 ],
-                "bets": bets.get(box.number, []),
+                "bets": bets.get(box_number, []),
                 "hands": [
                     {
                         **_cards([card.code for card in hand.cards]),

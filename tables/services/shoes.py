@@ -15,7 +15,7 @@ from collections import Counter
 from random import SystemRandom
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from tables.errors import InvalidConfigurationError, RoundInProgressError, TableError
@@ -23,7 +23,7 @@ from tables.games.cards import shoe_cards
 from tables.locking import table_lock
 from tables.models import Round, Shoe, Table, TableConfigVersion
 from tables.services.common import Actor, is_dealer_terminal_at, require_dealer_or_reader
-from tables.services.config import config_rules, table_config_current
+from tables.services.config import config_current_ids, config_get, config_rules, table_config_current
 
 
 def shoe_commitment(secret: str, order: list[str]) -> str:
@@ -41,6 +41,21 @@ def shoe_verify(shoe: Shoe) -> bool:
 
 def shoe_current(table: Table) -> Shoe | None:
     return shoes_current(table.pk).first()
+
+
+def shoe_and_config_current(table: Table) -> tuple[Shoe | None, TableConfigVersion | None]:
+    """The table's shoe in use and its current configuration (``table_config_current``) in one
+    statement: the shoe is read with the configuration's id. A table without a shoe in use reads
+    the configuration on its own."""
+    shoe = (
+        shoes_current(table.pk)
+        .annotate(current_config_id=Subquery(config_current_ids(OuterRef("table_id"))[:1]))
+        .first()
+    )
+    if shoe is None:
+        return None, table_config_current(table)
+    config_id = shoe.current_config_id
+    return shoe, config_get(config_id) if config_id is not None else None
 
 
 def shoes_current(table_id: int) -> QuerySet[Shoe]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -52,7 +52,7 @@ from tables.round_audit import (
     RoundSummary,
     round_summary,
 )
-from tables.selectors import round_current, seconds_left, table_state_of_round
+from tables.selectors import rounds_latest_first, seconds_left, table_state_of_round
 from tables.services import (
     Actor,
     card_enter,
@@ -69,7 +69,7 @@ from tables.services import (
 )
 from tables.services.commands import game
 from tables.services.common import table_dealer_id
-from tables.services.config import table_config_current
+from tables.services.shoes import shoe_and_config_current
 from tables.views.access import staff_table
 
 CONSOLE = "tables/dealer/console.html"
@@ -198,11 +198,14 @@ def table_view(table: Table, version: str) -> TableView:
 
 
 def _table_view_build(table: Table) -> TableView:
-    last_round = round_current(table)
+    # The latest round, with whether any of its requests waits for the pit boss (most rounds
+    # have none: then they are not read).
+    waiting = RoundRequest.objects.filter(round=OuterRef("pk"), decision__isnull=True)
+    last_round = rounds_latest_first(table).annotate(requests_waiting=Exists(waiting)).first()
     if last_round is not None:
         last_round.table = table
-    config = table_config_current(table)
-    state = table_state_of_round(table=table, round_=last_round, config=config, bettor_names=True)
+    shoe, config = shoe_and_config_current(table)
+    state = table_state_of_round(table=table, round_=last_round, in_use=(shoe, config), bettor_names=True)
     _bets_named(state)
     # The last three spells: the open one (one dealer at a time, and the newest) and who dealt
     # before; only what the page names (never the dealer's account whole: the cache may be shared).
@@ -221,7 +224,7 @@ def _table_view_build(table: Table) -> TableView:
         last_round=last_round,
         pending=(
             list(RoundRequest.objects.filter(round=last_round, decision__isnull=True).order_by("pk"))
-            if last_round
+            if last_round is not None and last_round.requests_waiting
             else []
         ),
         summary=round_summary(last_round) if last_round and status == RoundStatus.SETTLED else None,
