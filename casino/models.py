@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class Casino(models.Model):
@@ -106,9 +107,9 @@ class Terminal(models.Model):
     dealer's device)."""
 
     class Kind(models.TextChoices):
-        PLAYER_TERMINAL = "player_terminal", "Player terminal"
-        CARD_READER = "card_reader", "Card reader"
-        DEALER_TERMINAL = "dealer_terminal", "Dealer terminal"
+        PLAYER_TERMINAL = "player_terminal", _("Player terminal")
+        CARD_READER = "card_reader", _("Card reader")
+        DEALER_TERMINAL = "dealer_terminal", _("Dealer terminal")
 
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="terminals")
     name = models.CharField(max_length=60)

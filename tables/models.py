@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from tables.games.blackjack.betting import betting_is_open
 
@@ -16,8 +17,8 @@ class ImmutableOnceApprovedError(Exception):
 
 
 class Game(models.TextChoices):
-    BLACKJACK = "blackjack", "Blackjack"
-    CANASTA = "canasta", "Canasta"
+    BLACKJACK = "blackjack", _("Blackjack")
+    CANASTA = "canasta", _("Canasta")
 
 
 class RuleSet(models.Model):
@@ -72,8 +73,8 @@ class RuleSetVersion(models.Model):
 
 class SideBetPaytable(models.Model):
     class Kind(models.TextChoices):
-        PERFECT_PAIRS = "perfect_pairs", "Perfect Pairs"
-        TWENTY_ONE_PLUS_THREE = "twenty_one_plus_three", "21+3"
+        PERFECT_PAIRS = "perfect_pairs", _("Perfect Pairs")
+        TWENTY_ONE_PLUS_THREE = "twenty_one_plus_three", _("21+3")
 
     kind = models.CharField(max_length=30, choices=Kind.choices)
     name = models.SlugField(max_length=60)

@@ -24,6 +24,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation.template import templatize
 
+from casino.models import Terminal
 from casino.refusals import REFUSALS
 from tables.models import Table
 from tables.services import Actor, bet_place, box_take, dealer_sign_on, round_open
@@ -439,3 +440,32 @@ def test_the_console_and_the_round_list_read_in_the_language_chosen(big_bet, lan
     _in_language(pit_boss, language)
     listed = pit_boss.get(reverse("tables:round_list")).content.decode()
     assert f"<h1>{rounds}</h1>" in listed and amount in listed
+
+
+GAME_NAMED = {
+    "en": "CA1 is a Canasta table",
+    "hu": "CA1 Kanaszta asztal",
+    "pl": "CA1 to stół do gry Kanasta",
+    "ru": "CA1 — стол для игры Канаста",
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["en", *LANGUAGES])
+def test_a_game_and_a_terminal_kind_are_named_in_the_language_chosen(seeded: Any, language: str) -> None:
+    # the choice labels of the models a page shows (a table's game, a terminal's kind)
+    client = Client()
+    client.force_login(staff_user("dealer", "dealer-1"))
+    _in_language(client, language)
+    console = client.get(reverse("tables:console", args=["CA1"])).content.decode()
+    assert GAME_NAMED[language] in console
+    with translation.override(language):
+        assert (
+            str(Terminal.Kind.DEALER_TERMINAL.label)
+            == {
+                "en": "Dealer terminal",
+                "hu": "Krupiéterminál",
+                "pl": "Terminal krupiera",
+                "ru": "Терминал дилера",
+            }[language]
+        )
