@@ -28,7 +28,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -298,6 +298,13 @@ def tip_from_player(*, table: Table, player: Player, amount_minor: int, terminal
 def round_tips(round_id: int) -> list[Tip]:
     """A round's tips (and its "no tips" record), in the order recorded."""
     return list(Tip.objects.filter(round_id=round_id).order_by("recorded_at", "pk"))
+
+
+def round_tips_marker(round_id: int) -> tuple[int, int | None]:
+    """How many tips (and "no tips" records) a round has and the last one's id: what changes when
+    one is recorded, wherever from (the console's version: ``tables.views.dealer``)."""
+    marker = Tip.objects.filter(round_id=round_id).aggregate(count=Count("pk"), last=Max("pk"))
+    return marker["count"], marker["last"]
 
 
 def tippable_round(table: Table) -> Round | None:

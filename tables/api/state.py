@@ -43,6 +43,8 @@ class StateVersion:
     etag: str  # quoted, as sent in the ETag header
     overdue_round_id: int | None  # a round whose deadline passed and whose default is not applied
     shared: str = ""  # the terminals' version of the table without a player: what their bodies share
+    round_id: int | None = None  # the table's latest round, and its status
+    round_status: str | None = None
 
     @property
     def value(self) -> str:
@@ -76,7 +78,11 @@ def table_state_version(
             overdue = round_id
     shared = "" if for_console else digest(None, False)
     return StateVersion(
-        etag=f'"{digest(for_player_id, for_console)}"', overdue_round_id=overdue, shared=shared
+        etag=f'"{digest(for_player_id, for_console)}"',
+        overdue_round_id=overdue,
+        shared=shared,
+        round_id=row[7] if row is not None else None,
+        round_status=row[9] if row is not None else None,
     )
 
 

@@ -13,6 +13,7 @@ it. A stale screen's action, one sent for a round that moved on since it was dra
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +28,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.http import require_GET, require_POST
 
-from accounting.tips import NoRoundToTipError, round_tips, tip_record, tips_none_record
+from accounting.tips import NoRoundToTipError, round_tips, round_tips_marker, tip_record, tips_none_record
 from accounting.views_tips import tip_amount_read
 from casino.errors import ServiceError
 from casino.refusals import refusal_text
@@ -100,8 +101,14 @@ def console_version(table: Table) -> str:
     """What the console shows, as a version: the terminals' counters (rounds, bets, boxes, seats,
     shoe, configuration; an overdue default applied first) and what only the console shows (the
     dealer signed on, the round's requests, the pit boss's payout decisions on it), read in one
-    statement (``tables.sql.table_version_row``)."""
-    return table_state_version_current(table_id=table.pk, for_player_id=None, for_console=True).value
+    statement (``tables.sql.table_version_row``). While the latest round is settled, its tips
+    too (one statement more, then only): a tip from a player's wallet shows on the tips step
+    within a poll, as the dealer's own do."""
+    version = table_state_version_current(table_id=table.pk, for_player_id=None, for_console=True)
+    if version.round_id is None or version.round_status != RoundStatus.SETTLED:
+        return version.value
+    count, last = round_tips_marker(version.round_id)
+    return hashlib.sha256(f"{version.value}:{count}:{last}".encode()).hexdigest()[:32]
 
 
 def console_actions(

@@ -4,19 +4,23 @@ and without htmx; refusals in words with nothing written; the next round does no
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounting.gaming_days import schedule_of, shift_of
 from accounting.models import Tip, TipSource
+from accounting.tips import tip_from_player
 from tables.models import Round, Table
 from tables.services import Actor, round_open
 from tests.accounting.conftest import day_closed
 from tests.accounting.tips_support import settled_round, written
-from tests.factories import staff_user
+from tests.factories import TerminalFactory, staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -170,3 +174,28 @@ def accountant(seeded: Any) -> Any:
 @pytest.fixture
 def dealer_two(seeded: Any) -> Any:
     return staff_user("dealer", "dealer-2")
+
+
+def test_a_tip_from_a_players_wallet_reaches_the_open_console_at_its_next_poll(table, dealer, settled):
+    # given the dealer's console drawn after the settlement, its poll finding nothing new
+    client = _client(dealer)
+    page = client.get(_console(), **HTMX).content.decode()
+    version = re.search(r'data-version="([0-9a-f]+)"', page).group(1)
+    live = reverse("tables:console_live", args=["BJ1"])
+    assert client.get(live, {"version": version}, **HTMX).status_code == 204
+    # when alice tips 2.50 from her wallet at a terminal
+    tip_from_player(
+        table=table,
+        player=settled.bets.get().player,
+        amount_minor=250,
+        terminal=TerminalFactory(casino=table.casino, table=table),
+    )
+    # then the next poll redraws the console with her tip on the tips step
+    polled = client.get(live, {"version": version}, **HTMX)
+    assert polled.status_code == 200
+    assert 'class="tip-line" data-source="wallet"' in polled.content.decode()
+    # and once the next round opens, the tips step and its statement are gone from the poll
+    round_open(table=table, actor=Actor.staff(dealer))
+    with CaptureQueriesContext(connection) as queries:
+        client.get(live, {"version": version}, **HTMX)
+    assert not any("accounting_tip" in query["sql"] for query in queries.captured_queries)
