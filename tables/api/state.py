@@ -66,9 +66,10 @@ def table_state_version(
         parts = (REPRESENTATION, table_id, player_id, console, shown)
         return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
 
+    round_id, status = (row[7], row[9]) if row is not None else (None, None)
     overdue = None
-    if row is not None and row[7] is not None:
-        round_id, status, deadline, awaits_correction = row[7], row[9], row[10], row[11]
+    if row is not None and round_id is not None:
+        deadline, awaits_correction = row[10], row[11]
         if (
             deadline is not None
             and deadline <= timezone.now()
@@ -81,8 +82,8 @@ def table_state_version(
         etag=f'"{digest(for_player_id, for_console)}"',
         overdue_round_id=overdue,
         shared=shared,
-        round_id=row[7] if row is not None else None,
-        round_status=row[9] if row is not None else None,
+        round_id=round_id,
+        round_status=status,
     )
 
 
