@@ -1,10 +1,11 @@
 """A refusal in the words of the active language.
 
 The services and the engine refuse with a stable ``code`` and an English message built where they
-refuse (often with the specifics: ``the main minimum is 500``). In English that message is shown
-as it is; in the other languages the sentence comes from :data:`REFUSALS`, by code: the sentence
-with the specifics (``%(name)s`` filled from ``error.details``) when the error carries them all,
-else the sentence without them. ``tests/casino/test_translations.py`` fails on a code that the
+refuse (often with the specifics: ``the main minimum is 500``, in minor units: the API's words).
+A screen shows the sentence of :data:`REFUSALS` for the code with the specifics (``%(name)s``
+filled from ``error.details``, money in the language's form) when the error carries them all, in
+every language; else, in English, the service's own message, and in the other languages the
+sentence without the specifics. ``tests/casino/test_translations.py`` fails on a code that the
 services, the wallet, the tables or the engine can raise and that has no sentence here.
 """
 
@@ -314,7 +315,7 @@ REFUSALS: dict[str, Refusal] = {
     # --- the wallet and the cage
     "insufficient_funds": Refusal(
         _("Insufficient funds."),
-        _("Insufficient funds: %(available_minor)s available."),
+        _("Insufficient funds: %(available_minor)s available, %(needed_minor)s needed."),
     ),
     "invalid_amount": Refusal(_("This amount is not valid.")),
     "account_not_found": Refusal(_("There is no such wallet.")),
@@ -368,7 +369,7 @@ REFUSALS: dict[str, Refusal] = {
     "seats_not_filled": Refusal(_("Every seat must be taken before the game starts.")),
     "stake_out_of_range": Refusal(
         _("The stake is outside the table's limits."),
-        _("The stake is %(minimum)s to %(maximum)s minor units at this table."),
+        _("The stake is %(minimum_minor)s to %(maximum_minor)s at this table."),
     ),
     "deal_in_progress": Refusal(_("The deal being played is not scored yet.")),
     "no_deal_in_progress": Refusal(_("No deal is being played.")),
@@ -417,17 +418,18 @@ def _shown(value: Any, name: str) -> str:
 
 
 def refusal_text(error: ServiceError | GameError) -> str:
-    """The refusal's message in the active language (English: the service's own message)."""
-    if _is_english():
-        return error.message
+    """The refusal's message in the active language: its code's sentence with the specifics when
+    the error carries them all (in every language, English too: money in the language's form,
+    never as minor units); else, in English, the service's own message, and in the other
+    languages the code's sentence without the specifics."""
     refusal = REFUSALS.get(error.code)
-    if refusal is None:
-        return error.message
     details: Mapping[str, Any] = getattr(error, "details", None) or {}
-    if refusal.detailed is not None and details:
+    if refusal is not None and refusal.detailed is not None and details:
         shown = {name: _shown(value, name) for name, value in details.items()}
         try:
             return str(refusal.detailed) % shown
         except (KeyError, TypeError, ValueError):
             pass  # the error lacks a specific the sentence names: the sentence without them
+    if refusal is None or _is_english():
+        return error.message
     return str(refusal.text)

@@ -157,6 +157,7 @@ def check_and_apply(
                 f"{account.available_minor} available, {-(delta_balance - delta_held)} needed.",
                 account_id=account.pk,
                 available_minor=account.available_minor,
+                needed_minor=-(delta_balance - delta_held),
             )
         rows.append((account_id, delta_balance, delta_held))
     if not rows:

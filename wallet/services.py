@@ -678,6 +678,7 @@ def hold_place(
             f"Insufficient funds: {account.available_minor} available, {amount_minor} needed.",
             account_id=account.pk,
             available_minor=account.available_minor,
+            needed_minor=amount_minor,
         )
     return hold
 

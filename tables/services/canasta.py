@@ -327,8 +327,8 @@ def canasta_game_open(
             raise CanastaError(
                 f"the stake is {settings['stake_min_minor']} to {settings['stake_max_minor']} minor units",
                 code="stake_out_of_range",
-                minimum=settings["stake_min_minor"],
-                maximum=settings["stake_max_minor"],
+                minimum_minor=settings["stake_min_minor"],
+                maximum_minor=settings["stake_max_minor"],
             )
         version = canasta_rule_set_version(table)
         played = {**version.options, **dict(options or {})}

@@ -24,6 +24,7 @@ from tables.round_audit import money, money_plain
 from tables.templatetags.money import money_currency
 from tests.factories import staff_user
 from tests.tables.conftest import refused
+from wallet.errors import InsufficientFundsError
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 SWITCH = "/language/"
@@ -258,10 +259,22 @@ def test_the_money_currency_filter_takes_the_casino_or_its_code(seeded):
 # ------------------------------------------------------------------------------------- refusals
 
 
-def test_in_english_a_refusal_is_the_service_s_own_message():
-    error = StakeBelowTableMinError("the main minimum is 500", minimum_minor=500)
+def test_in_english_a_refusal_with_its_specifics_is_its_code_s_sentence_with_money_in_words():
     with translation.override("en"):
-        assert refusal_text(error) == "the main minimum is 500"
+        # the services' words name minor units (the API's); a screen names money
+        assert refusal_text(StakeBelowTableMinError("the main minimum is 500", minimum_minor=500)) == (
+            "The stake is below the table minimum of 5.00."
+        )
+        short = InsufficientFundsError(
+            "Insufficient funds on table tray account 19: 5000 available, 12000 needed.",
+            account_id=19,
+            available_minor=5000,
+            needed_minor=12000,
+        )
+        assert refusal_text(short) == "Insufficient funds: 50.00 available, 120.00 needed."
+        # without its specifics, the service's own message
+        assert refusal_text(StakeBelowTableMinError("the main minimum is 500")) == "the main minimum is 500"
+        assert refusal_text(ServiceError("As it was said.", code="no_sentence_for_this")) == "As it was said."
 
 
 def test_in_the_other_languages_a_refusal_is_its_code_s_sentence_with_the_specifics():

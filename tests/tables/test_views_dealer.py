@@ -124,6 +124,23 @@ def _signed_on_open(table: Table, dealer: Any) -> Client:
     return client
 
 
+def _alice_dealt(table: Table, dealer: Any) -> tuple[Client, Any, Any, Round]:
+    """Alice (100.00) bets 10.00 on box 1 of BJ1, opened through the console; no more bets deals
+    her T 9 (the dealer 7 up): the dealer's client, alice, her terminal actor and the round."""
+    alice = funded_player(table, 10_000, name="Alice Archer")
+    as_alice = at_terminal(table, alice)
+    box_take(table=table, box_number=1, actor=as_alice)
+    client = _signed_on_open(table, dealer)
+    _stack(table, ["TS", "7H", "9D", "TC"])
+    _act(client, table, "open-betting")
+    round_ = Round.objects.get(table=table)
+    bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    _act(client, table, "close-betting")
+    return client, alice, as_alice, round_
+
+
 # ------------------------------------------------------------------------------------- access
 
 
@@ -278,6 +295,30 @@ def test_a_stale_screen_is_refused_with_nothing_moved(table, dealer, htmx):
         assert "<code>stale_screen</code>" in _page(response)
     assert _moved() == before
     assert Round.objects.get(pk=round_.pk).status == "betting"
+
+
+@pytest.mark.django_db
+def test_a_settlement_the_tray_cannot_pay_is_refused_in_words_with_nothing_moved(table, dealer):
+    # given alice winning 10.00 on 10.00 at a table whose tray holds 5.00
+    from wallet.models import AccountKind, Posting
+    from wallet.services import table_accounts_open, table_credit
+
+    tray = table_accounts_open(table=table)[AccountKind.TABLE_TRAY]
+    table_credit(table=table, amount_minor=tray.balance_minor - 500, cashier=staff_user("cashier"))
+    client, alice, as_alice, round_ = _alice_dealt(table, dealer)
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="stand")
+    before = (*_moved(), Posting.objects.count())
+    # when the dealer settles, the console says why in words, money as money (the tray pays the
+    # net win: her stake comes back from its hold)
+    response = _act(client, table, "settle", expected=409)
+    assert (
+        "<strong>Insufficient funds: 5.00 available, 10.00 needed.</strong> <code>insufficient_funds</code>"
+        in _page(response)
+    )
+    # then nothing moved: the round still waits to be settled, her stake still held
+    assert (*_moved(), Posting.objects.count()) == before
+    assert Round.objects.get(pk=round_.pk).status == "settling"
+    assert balance(alice) == (10_000, 1000)
 
 
 @pytest.mark.django_db
@@ -472,17 +513,7 @@ def test_the_dealer_records_a_decision_where_the_table_says_so(table, dealer, op
     table_settings_change(
         table=table, actor=Actor.staff(operator), settings={"dealer_records_decisions": True}
     )
-    alice = funded_player(table, 10_000)
-    as_alice = at_terminal(table, alice)
-    box_take(table=table, box_number=1, actor=as_alice)
-    client = _signed_on_open(table, dealer)
-    _stack(table, ["TS", "7H", "9D", "TC"])
-    _act(client, table, "open-betting")
-    round_ = Round.objects.get(table=table)
-    bet_place(
-        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
-    )
-    _act(client, table, "close-betting")
+    client, _, _, round_ = _alice_dealt(table, dealer)
     page = _page(client.get(_console_url()))
     assert 'action="/dealer/tables/BJ1/do/decision-stand/"' in page
     # when the dealer records her stand
@@ -503,17 +534,7 @@ def test_the_dealer_records_a_decision_where_the_table_says_so(table, dealer, op
 
 @pytest.mark.django_db
 def test_a_dealer_decision_is_refused_where_players_decide_at_terminals(table, dealer):
-    alice = funded_player(table, 10_000)
-    as_alice = at_terminal(table, alice)
-    box_take(table=table, box_number=1, actor=as_alice)
-    client = _signed_on_open(table, dealer)
-    _stack(table, ["TS", "7H", "9D", "TC"])
-    _act(client, table, "open-betting")
-    round_ = Round.objects.get(table=table)
-    bet_place(
-        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
-    )
-    _act(client, table, "close-betting")
+    client, _, _, round_ = _alice_dealt(table, dealer)
     assert "decision-stand" not in _page(client.get(_console_url()))
     before = _moved()
     version = Round.objects.get(pk=round_.pk).version
