@@ -146,6 +146,8 @@ def _lines_checked(casino: Casino, amounts: Mapping[int, int], *, positive_total
             raise InvalidCountError(
                 _("The amount in chips of %(value)s is not a whole number of chips.") % {"value": value},
                 value=value,
+                amount_minor=amount,
+                chip_minor=value,
             )
         if amount:
             lines[value] = amount

@@ -126,6 +126,15 @@ REFUSALS: dict[str, Refusal] = {
     "invalid_cut_card": Refusal(_("The cut card goes between the first and the last card of the shoe.")),
     # --- rounds
     "round_in_progress": Refusal(_("A round is in progress: settle or void it first.")),
+    "round_in_play_elsewhere": Refusal(
+        _(
+            "A round is in play at the table you deal: finish it, or let another dealer take over there first."
+        ),
+        _(
+            "Round %(number)s is in play at %(table)s, where you deal: finish it, or let another "
+            "dealer take over there, then sign on here."
+        ),
+    ),
     "round_not_open": Refusal(_("No round is open at this table.")),
     "round_not_played": Refusal(_("The round is not played to the end yet.")),
     "round_not_settled": Refusal(_("The round is not settled yet.")),
@@ -289,7 +298,13 @@ REFUSALS: dict[str, Refusal] = {
         _("The gaming day still has slips in flight or counts to sign: finish or void them first.")
     ),
     "gaming_day_not_started": Refusal(_("This gaming day has not begun.")),
-    "invalid_count": Refusal(_("This count is not valid: whole chips of the casino's set only.")),
+    "invalid_count": Refusal(
+        _("This count is not valid: whole chips of the casino's set only."),
+        _(
+            "%(amount_minor)s is not a whole number of chips of %(chip_minor)s: enter the amount "
+            "in these chips, not how many there are."
+        ),
+    ),
     "invalid_settings": Refusal(_("These settings are not valid.")),
     "investigation_already_resolved": Refusal(_("This investigation is resolved already.")),
     "investigation_unresolved": Refusal(

@@ -41,18 +41,18 @@ class Card:
 
     def __post_init__(self) -> None:
         if self.rank not in RANKS or self.suit not in SUITS:
-            raise InvalidCardError(f"not a card: {self.rank}{self.suit}")
+            raise InvalidCardError(f"not a card: {self.rank}{self.suit} (type it as KH, TD or 10d)")
 
     @classmethod
     def parse(cls, code: str) -> Card:
         """Parse a card code such as ``AS``, ``TD`` or ``7H`` (``10H`` is read as ``TH``)."""
         if not isinstance(code, str):
-            raise InvalidCardError(f"not a card: {code!r}")
+            raise InvalidCardError(f"not a card: {code!r} (type it as KH, TD or 10d)")
         text = code.strip().upper()
         if text.startswith("10"):
             text = "T" + text[2:]
         if len(text) != 2:
-            raise InvalidCardError(f"not a card: {code!r}")
+            raise InvalidCardError(f"not a card: {code!r} (type it as KH, TD or 10d)")
         return cls(text[0], text[1])
 
     @property

@@ -42,23 +42,41 @@ def table_dealer_current(table: Table) -> TableDealer | None:
 def dealer_sign_on(*, table: Table, actor: Actor) -> TableDealer:
     """The staff dealer ``actor`` signs on to ``table``; the dealer signed on before, if any, is
     signed off (a dealer change: audited ``table.dealer_changed`` with both names), as is the
-    actor's own spell at another table. Needs ``casino.run_table``. Locks the table row. Refuses
+    actor's own spell at another table, between its rounds: a dealer does not walk away from a
+    round in play (``round_in_play_elsewhere``: they finish it, or another dealer takes over
+    there first). Needs ``casino.run_table``. Locks the table rows, the actor's other table
+    first when its id is lower (in id order, as two sign-ons may cross). Refuses
     ``already_signed_on`` when the actor is the table's dealer already."""
     require_staff(actor, "run_table")
     assert actor.user is not None  # require_staff: a staff user
     user = actor.user
     with transaction.atomic():
-        table_lock(table.pk)
+        # The actor's spell elsewhere ends too (one table per dealer); that table stays as it is.
+        # Its row is locked with this one: no round opens there while the spell ends.
+        elsewhere = dict(
+            TableDealer.objects.filter(dealer=user, signed_off_at__isnull=True)
+            .exclude(table_id=table.pk)
+            .values_list("table_id", "table__name")
+        )
+        for table_id in sorted({table.pk, *elsewhere}):
+            table_lock(table_id)
         current = table_dealer_current(table)
         if current is not None and current.dealer_id == user.pk:
             raise TableError("you are signed on to this table already", code="already_signed_on")
-        now = timezone.now()
-        # The actor's spell elsewhere ends too (one table per dealer); that table stays as it is.
-        elsewhere = list(
-            TableDealer.objects.filter(dealer=user, signed_off_at__isnull=True).values_list(
-                "table__name", flat=True
-            )
+        in_play = (
+            Round.objects.filter(table_id__in=elsewhere).open().values_list("table__name", "number").first()
+            if elsewhere
+            else None
         )
+        if in_play is not None:
+            raise TableError(
+                f"round {in_play[1]} is in play at {in_play[0]}, where you deal: finish it, or let "
+                "another dealer take over there, then sign on here",
+                code="round_in_play_elsewhere",
+                table=in_play[0],
+                number=in_play[1],
+            )
+        now = timezone.now()
         TableDealer.objects.filter(signed_off_at__isnull=True, dealer=user).update(signed_off_at=now)
         if current is not None:
             TableDealer.objects.filter(pk=current.pk).update(signed_off_at=now)
@@ -68,7 +86,11 @@ def dealer_sign_on(*, table: Table, actor: Actor) -> TableDealer:
             object_type="tables.table",
             object_id=table.pk,
             before={"dealer": current.dealer.get_username()} if current is not None else None,
-            after={"table": table.name, "dealer": user.get_username(), "left_tables": elsewhere},
+            after={
+                "table": table.name,
+                "dealer": user.get_username(),
+                "left_tables": list(elsewhere.values()),
+            },
         )
     spell.dealer = user
     return spell

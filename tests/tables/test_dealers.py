@@ -118,6 +118,26 @@ def test_signing_on_elsewhere_ends_the_spell_at_the_first_table(table, dealer):
 
 
 @pytest.mark.django_db
+def test_a_dealer_does_not_walk_away_from_a_round_in_play(table, dealer):
+    # given dealer-1 dealing BJ1 with round 1 open for bets
+    dealer_sign_on(table=table, actor=Actor.staff(dealer))
+    stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    bj2 = Table.objects.get(name="BJ2")
+    before = _written()
+    # when dealer-1 signs on to BJ2: refused, naming the round, and nothing changed
+    error = refused("round_in_play_elsewhere", dealer_sign_on, table=bj2, actor=Actor.staff(dealer))
+    assert error.details == {"table": "BJ1", "number": 1}
+    assert _written() == before
+    assert table_dealer_current(table).dealer_id == dealer.pk and table_dealer_current(bj2) is None
+    # and once another dealer takes over BJ1, dealer-1 is free to go
+    dealer_sign_on(table=table, actor=Actor.staff(staff_user("dealer", "dealer-2")))
+    dealer_sign_on(table=bj2, actor=Actor.staff(dealer))
+    assert table_dealer_current(bj2).dealer_id == dealer.pk
+    assert Round.objects.get(pk=round_.pk).status == "betting"
+
+
+@pytest.mark.django_db
 def test_signing_on_twice_is_refused_already_signed_on(table, dealer):
     dealer_sign_on(table=table, actor=Actor.staff(dealer))
     before = _written()
