@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from casino.errors import NotFoundError
-from tables.games.blackjack import current_turn, next_card_target, state_from_dict
+from tables.games.blackjack import current_turn, legal_actions, next_card_target, state_from_dict
 from tables.games.cards import hand_value
 from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Shoe, Table, TableConfigVersion
 from tables.services.shoes import shoe_and_config_current, shuffle_due
@@ -180,7 +180,15 @@ def table_state_of_round(
                 "status": round_.status,
                 "decision_deadline_at": round_.decision_deadline_at,
                 "seconds_left": seconds_left(round_.decision_deadline_at),
-                "turn": {"box": turn[0], "hand": turn[1]} if turn else None,
+                "turn": (
+                    {
+                        "box": turn[0],
+                        "hand": turn[1],
+                        "decisions": [action.type for action in legal_actions(state)],
+                    }
+                    if turn and state is not None
+                    else None
+                ),
                 "card_expected": (
                     {"to": target.to, "box": target.box, "hand": target.hand, "is_face_up": target.is_face_up}
                     if target

@@ -267,6 +267,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {"Decision": "tables.api.serializers.DECISION_CHOICES"},
 }
 
 # Staff login throttling: after this many failures in a row the account is locked for a while.

@@ -9,6 +9,7 @@ from typing import Any, TypeAlias
 
 from rest_framework import serializers
 
+from tables.games.blackjack.actions import DECISIONS
 from tables.models import Bet
 
 # ---------------------------------------------------------------- JSON body fields
@@ -216,9 +217,14 @@ class InsuranceInputSerializer(InputSerializer):
     )
 
 
+# A player's decisions on a hand, as the engine names them: one choice set in the schema
+# (``Decision``: SPECTACULAR_SETTINGS' ENUM_NAME_OVERRIDES).
+DECISION_CHOICES = list(DECISIONS)
+
+
 class DecisionInputSerializer(InputSerializer):
     box = JSONIntegerField(min_value=1, max_value=7)
-    decision = serializers.ChoiceField(choices=["hit", "stand", "double", "split", "surrender"])
+    decision = serializers.ChoiceField(choices=DECISION_CHOICES)
 
 
 class CardInputSerializer(InputSerializer):
@@ -335,6 +341,11 @@ class StateShoeSerializer(OutputSerializer):
 class StateTurnSerializer(OutputSerializer):
     box = serializers.IntegerField()
     hand = serializers.IntegerField(help_text="Hand index on the box (0, or more after a split).")
+    decisions = serializers.ListField(
+        child=serializers.ChoiceField(choices=DECISION_CHOICES),
+        help_text="The decisions the rules allow on this hand now (a split only of a pair the "
+        "rules let split again, a double only where the rules allow it).",
+    )
 
 
 class StateCardExpectedSerializer(OutputSerializer):

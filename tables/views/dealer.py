@@ -156,14 +156,16 @@ def console_actions(
         actions.append(ConsoleAction("close-insurance", _("Close insurance"), "X", is_primary=True))
     elif status == RoundStatus.SETTLING:
         actions.append(ConsoleAction("settle", _("Settle"), "E", is_primary=True))
-    if is_open_round and status == RoundStatus.PLAYERS and dealer_decides and not round_["card_expected"]:
+    if is_open_round and status == RoundStatus.PLAYERS and dealer_decides and round_["turn"]:
+        allowed = set(round_["turn"]["decisions"])  # the rules' decisions on the hand now
         for name, label, key in (
             ("hit", pgettext("blackjack decision", "Hit"), "H"),
             ("stand", pgettext("blackjack decision", "Stand"), "S"),
             ("double", pgettext("blackjack decision", "Double"), "D"),
             ("split", pgettext("blackjack decision", "Split"), "P"),
         ):
-            actions.append(ConsoleAction(f"decision-{name}", label, key))
+            if name in allowed:
+                actions.append(ConsoleAction(f"decision-{name}", label, key))
     if is_open_round and "void" not in pending:
         actions.append(ConsoleAction("void", _("Ask to void the round"), "V"))
     return actions

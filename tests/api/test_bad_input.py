@@ -121,7 +121,11 @@ def _at_decision(agi: ApiClient, reader: ApiClient, round_: Any) -> None:
             f"{table}/rounds/{round_.pk}/cards/", {"card": card}, headers={"Idempotency-Key": f"card-{card}"}
         )
         assert sent.status_code == 200, sent.content
-    assert agi.get(f"{table}/state/").json()["round"]["turn"] == {"box": 1, "hand": 0}
+    assert agi.get(f"{table}/state/").json()["round"]["turn"] == {
+        "box": 1,
+        "hand": 0,
+        "decisions": ["hit", "stand", "double"],
+    }
 
 
 def test_a_lone_surrogate_as_a_decision_is_a_400_problem_and_the_hand_waits(

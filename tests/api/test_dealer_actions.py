@@ -134,7 +134,7 @@ def test_a_whole_round_run_by_the_dealer_terminal_and_the_card_reader(
     # Decisions: Ági's 16 hits (the dealer terminal keys in the 5: 21), Bartek stands on 20
     command(agi, f"{rounds}/decisions/", "a-hit", {"box": 1, "decision": "hit"})
     command(dealer, f"{rounds}/cards/", "card-hit", {"card": "5C"})
-    if dealer.get(f"{table}/state/").json()["round"]["turn"] == {"box": 1, "hand": 0}:
+    if (dealer.get(f"{table}/state/").json()["round"]["turn"] or {}).get("box") == 1:
         command(agi, f"{rounds}/decisions/", "a-stand", {"box": 1, "decision": "stand"})
     command(bartek, f"{rounds}/decisions/", "b-stand", {"box": 2, "decision": "stand"})
     assert dealer.get(f"{table}/state/").json()["round"]["status"] == "settling"  # soft 20 stands

@@ -142,7 +142,13 @@ def test_a_round_from_the_console_to_the_pit_bosss_approval(
             "() => !document.getElementById('card-code') || document.getElementById('card-code').value === ''"
         )
 
-    type_card(cards[expected_target()].pop(0))  # box 1
+    # the first one as the hint says: C (the cursor is in the field already: C types nothing),
+    # then the code, key by key, and Enter
+    dealer.keyboard.press("c")
+    dealer.keyboard.type(cards[expected_target()].pop(0))  # box 1
+    expect(dealer.locator("#card-code")).to_have_value("TS")
+    dealer.keyboard.press("Enter")
+    dealer.wait_for_function("() => document.getElementById('card-code').value === ''")
     screens.take(dealer, "first-card-typed")
     while (target := expected_target()) is not None:
         type_card(cards[target].pop(0))

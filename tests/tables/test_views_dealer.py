@@ -516,6 +516,9 @@ def test_the_dealer_records_a_decision_where_the_table_says_so(table, dealer, op
     client, _, _, round_ = _alice_dealt(table, dealer)
     page = _page(client.get(_console_url()))
     assert 'action="/dealer/tables/BJ1/do/decision-stand/"' in page
+    # only the decisions the rules allow on her T 9: no split of a hand that is no pair
+    offered = re.findall(r'action="/dealer/tables/BJ1/do/decision-(\w+)/"', page)
+    assert offered == ["hit", "stand", "double"]
     # when the dealer records her stand
     _act(client, table, "decision-stand", box="1")
     # then the box stood on her word: the dealer played, the round waits to be settled

@@ -12,6 +12,12 @@
       target.blur();
       return;
     }
+    // C, the shortcut to the card field, pressed while the cursor is there already (it starts
+    // there): no card code begins with C (ranks come first), so it types nothing.
+    if (typing && target.id === "card-code" && !target.value && (event.key === "c" || event.key === "C")) {
+      event.preventDefault();
+      return;
+    }
     if (typing || event.ctrlKey || event.metaKey || event.altKey) {
       return;
     }
