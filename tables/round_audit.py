@@ -28,6 +28,8 @@ from django.db.models import (
     Value,
 )
 from django.db.models.functions import Coalesce
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.functional import Promise
 from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
@@ -567,15 +569,22 @@ def event_description(kind: str, payload: dict[str, Any], names: dict[str, str])
             % {"shoe": payload.get("shoe_id"), "config": payload.get("config_id")}
         )
     if kind == "bet_placed":
+        # Bets enter the log at "no more bets" (recorded by whoever closed betting), in placing
+        # order; the payload keeps the moment each was placed.
         bet = action.get("bet") or {}
+        fields = {
+            "player": _player_text(bet.get("player"), names),
+            "kind": BET_KIND_LABELS.get(str(bet.get("kind")), bet.get("kind")),
+            "stake": money(bet.get("stake_minor")),
+            "box": bet.get("box"),
+        }
+        placed = payload.get("placed_at")
+        if not placed:
+            return str(_("%(player)s: %(kind)s %(stake)s on box %(box)s") % fields)
+        placed_at = timezone.localtime(dt.datetime.fromisoformat(str(placed)))
         return str(
-            _("%(player)s: %(kind)s %(stake)s on box %(box)s")
-            % {
-                "player": _player_text(bet.get("player"), names),
-                "kind": BET_KIND_LABELS.get(str(bet.get("kind")), bet.get("kind")),
-                "stake": money(bet.get("stake_minor")),
-                "box": bet.get("box"),
-            }
+            _("%(player)s: %(kind)s %(stake)s on box %(box)s, placed at %(time)s (logged at no more bets)")
+            % {**fields, "time": date_format(placed_at, "H:i:s")}
         )
     if kind in ("bet_cancelled", "bet_refused"):
         detail = payload.get("message") or payload.get("status") or payload.get("code") or ""

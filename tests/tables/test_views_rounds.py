@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from casino.models import AuditRecord, Pit
-from tables.models import Round, RoundEvent, RuleSet, Shoe, Table, TableConfigVersion
+from tables.models import Bet, Round, RoundEvent, RuleSet, Shoe, Table, TableConfigVersion
 from tables.round_audit import money
 from tables.services import (
     Actor,
@@ -245,10 +246,21 @@ def test_a_settled_round_shows_its_cards_bets_events_replay_and_audit(pit_client
     assert [event.sequence for event in events] == list(
         RoundEvent.objects.filter(round=round_).order_by("sequence").values_list("sequence", flat=True)
     )
+    # (bets enter the log at no more bets, each with the moment it was placed)
+    placed = {
+        bet.player.display_name: timezone.localtime(bet.placed_at).strftime("%H:%M:%S")
+        for bet in Bet.objects.filter(round=round_).select_related("player")
+    }
     assert [(event.kind, event.description) for event in events] == [
         ("betting_opened", f"shoe #{round_.shoe_id}, configuration #{round_.config_id}"),
-        ("bet_placed", "Alice Archer: Main 10.00 on box 1"),
-        ("bet_placed", "Bob Baker: Bet behind 5.00 on box 1"),
+        (
+            "bet_placed",
+            f"Alice Archer: Main 10.00 on box 1, placed at {placed['Alice Archer']} (logged at no more bets)",
+        ),
+        (
+            "bet_placed",
+            f"Bob Baker: Bet behind 5.00 on box 1, placed at {placed['Bob Baker']} (logged at no more bets)",
+        ),
         ("betting_closed", "boxes playing: 1"),
         ("card_dealt", "10\u2660 to box 1, hand 1"),
         ("card_dealt", "7\u2665 to the dealer"),
