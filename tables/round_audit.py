@@ -490,7 +490,10 @@ def round_summary(round_: Round) -> RoundSummary:
                     paid=money(line.paid_minor),
                     paid_minor=line.paid_minor,
                     approval_status=approval,
-                    approval_label=str(APPROVAL_LABELS.get(approval, approval)),
+                    # a line paying nothing (a lost bet) needed no approval and paid nothing
+                    approval_label="—"
+                    if approval == ApprovalStatus.NOT_NEEDED and not line.paid_minor
+                    else str(APPROVAL_LABELS.get(approval, approval)),
                     is_awaiting_approval=approval == ApprovalStatus.PENDING,
                 )
             )

@@ -289,6 +289,20 @@ def test_a_settled_round_shows_its_cards_bets_events_replay_and_audit(pit_client
 
 
 @pytest.mark.django_db
+def test_a_lost_bet_pays_nothing_and_is_not_said_to_be_paid(seeded, dealer, pit_client):
+    # given alice's main 10.00 winning and her Perfect Pairs 1.00 lost on T 9 (no pair)
+    table = Table.objects.get(name="BJ1")
+    alice = funded_player(table, 10_000, name="Alice Archer")
+    round_ = _play_one_box(table, dealer, [(alice, "main", 1000), (alice, "perfect_pairs", 100)])
+    summary = pit_client.get(reverse("tables:round_detail", args=[round_.pk])).context["summary"]
+    # then the lost line shows no approval at all, the paid one "Paid at once"
+    assert [(bet.kind, line.paid, line.approval_label) for bet in summary.bets for line in bet.lines] == [
+        ("main", "20.00", "Paid at once"),
+        ("perfect_pairs", "0.00", "—"),
+    ]
+
+
+@pytest.mark.django_db
 def test_a_payout_awaiting_approval_is_shown_as_such(pit_client, rounds):
     response = pit_client.get(reverse("tables:round_detail", args=[rounds["waiting"].pk]))
     summary = response.context["summary"]
