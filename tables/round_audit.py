@@ -409,6 +409,12 @@ class RoundSummary:
     lines_awaiting_approval: int
 
 
+def card_view(code: str) -> CardView:
+    """A card code of the table's state (``TS``) as the screens draw it: ``10♠``, red for hearts
+    and diamonds."""
+    return _card(Card.parse(code))
+
+
 def _card(card: Card, hidden: bool = False) -> CardView:
     if hidden:
         return CardView(code="", rank="", suit_symbol="", is_red=False, is_hidden=True)

@@ -519,6 +519,9 @@ def test_the_dealer_records_a_decision_where_the_table_says_so(table, dealer, op
     # only the decisions the rules allow on her T 9: no split of a hand that is no pair
     offered = re.findall(r'action="/dealer/tables/BJ1/do/decision-(\w+)/"', page)
     assert offered == ["hit", "stand", "double"]
+    # and her cards drawn as cards: 10 of spades, 9 of diamonds in red
+    assert '<span class="playing-card" data-card="TS">10\u2660</span>' in page
+    assert '<span class="playing-card red" data-card="9D">9\u2666</span>' in page
     # when the dealer records her stand
     _act(client, table, "decision-stand", box="1")
     # then the box stood on her word: the dealer played, the round waits to be settled
