@@ -347,6 +347,9 @@ def test_a_dealer_takes_over_through_the_console(table, dealer):
     other.post(_action_url("sign-on"))
     page = _page(other.get(_console_url()))
     assert "Dealer dealer-2 since" in page and "took over from dealer-1 at" in page
+    # a dealer with a name on the account is shown by name
+    type(dealer).objects.filter(pk=dealer.pk).update(first_name="Dana", last_name="Dealer")
+    assert "took over from Dana Dealer at" in _page(other.get(_console_url()))
     # and the first dealer's actions are refused now
     refused = _client(dealer).post(_action_url("shuffle"))
     assert refused.status_code == 409 and "<code>not_signed_on</code>" in _page(refused)
