@@ -221,7 +221,15 @@ def _table_view_build(table: Table) -> TableView:
     spells = list(
         TableDealer.objects.filter(table=table)
         .select_related("dealer")
-        .only("table_id", "dealer_id", "signed_on_at", "signed_off_at", "dealer__username")
+        .only(
+            "table_id",
+            "dealer_id",
+            "signed_on_at",
+            "signed_off_at",
+            "dealer__username",
+            "dealer__first_name",
+            "dealer__last_name",
+        )
         .order_by("-pk")[:3]
     )
     status = last_round.status if last_round else None

@@ -18,7 +18,7 @@ from django.urls import reverse
 
 from casino.middleware import STAFF_LANGUAGE_SESSION_KEY
 from casino.models import AuditRecord
-from tables.models import Round, RoundEvent, RoundRequest, Shoe, Table
+from tables.models import Bet, Round, RoundEvent, RoundRequest, Shoe, Table
 from tables.selectors import table_state
 from tables.services import (
     Actor,
@@ -124,14 +124,17 @@ def _signed_on_open(table: Table, dealer: Any) -> Client:
     return client
 
 
-def _alice_dealt(table: Table, dealer: Any) -> tuple[Client, Any, Any, Round]:
+def _alice_dealt(
+    table: Table, dealer: Any, cards: tuple[str, ...] = ("TS", "7H", "9D", "TC")
+) -> tuple[Client, Any, Any, Round]:
     """Alice (100.00) bets 10.00 on box 1 of BJ1, opened through the console; no more bets deals
-    her T 9 (the dealer 7 up): the dealer's client, alice, her terminal actor and the round."""
+    ``cards`` (hers first, then the dealer's up card: T 9 against a 7 unless told): the dealer's
+    client, alice, her terminal actor and the round."""
     alice = funded_player(table, 10_000, name="Alice Archer")
     as_alice = at_terminal(table, alice)
     box_take(table=table, box_number=1, actor=as_alice)
     client = _signed_on_open(table, dealer)
-    _stack(table, ["TS", "7H", "9D", "TC"])
+    _stack(table, list(cards))
     _act(client, table, "open-betting")
     round_ = Round.objects.get(table=table)
     bet_place(
@@ -338,6 +341,14 @@ def test_actions_before_signing_on_are_refused(table, dealer):
 
 
 @pytest.mark.django_db
+def test_a_dealer_with_a_name_on_the_account_is_shown_by_name(table, dealer):
+    type(dealer).objects.filter(pk=dealer.pk).update(first_name="Dana", last_name="Dealer")
+    _act(_client(dealer), table, "sign-on")
+    page = _page(_client(staff_user("dealer", "dealer-2")).get(_console_url()))
+    assert "Dealer Dana Dealer since" in page and "Dana Dealer is dealing this table." in page
+
+
+@pytest.mark.django_db
 def test_a_dealer_takes_over_through_the_console(table, dealer):
     dealer_sign_on(table=table, actor=Actor.staff(dealer))
     other = _client(staff_user("dealer", "dealer-2"))
@@ -347,9 +358,6 @@ def test_a_dealer_takes_over_through_the_console(table, dealer):
     other.post(_action_url("sign-on"))
     page = _page(other.get(_console_url()))
     assert "Dealer dealer-2 since" in page and "took over from dealer-1 at" in page
-    # a dealer with a name on the account is shown by name
-    type(dealer).objects.filter(pk=dealer.pk).update(first_name="Dana", last_name="Dealer")
-    assert "took over from Dana Dealer at" in _page(other.get(_console_url()))
     # and the first dealer's actions are refused now
     refused = _client(dealer).post(_action_url("shuffle"))
     assert refused.status_code == 409 and "<code>not_signed_on</code>" in _page(refused)
@@ -539,6 +547,26 @@ def test_the_dealer_records_a_decision_where_the_table_says_so(table, dealer, op
         "close-betting": [15],
         "decision-stand": [10],
     }
+
+
+@pytest.mark.django_db
+def test_the_dealer_records_insurance_where_the_table_says_so(table, dealer, operator):
+    # given BJ1 where the dealer records decisions; alice's 10.00 on box 1 against the dealer's ace
+    table_settings_change(
+        table=table, actor=Actor.staff(operator), settings={"dealer_records_decisions": True}
+    )
+    client, alice, _, round_ = _alice_dealt(table, dealer, cards=("TS", "AH", "9D", "7C"))
+    assert Round.objects.get(pk=round_.pk).status == "insurance"
+    # the console offers her bet's insurance, naming the bet's amount as the bet's
+    page = _page(client.get(_console_url()))
+    assert "Box 1, a bet of 10.00" in page and "Takes insurance" in page
+    main = Bet.objects.get(round=round_, kind="main")
+    # when the dealer records that she takes it
+    _act(client, table, "insurance", bet=str(main.pk), take="1")
+    # then her insurance of half the bet is placed and held
+    insurance = Bet.objects.get(round=round_, kind="insurance")
+    assert (insurance.stake_minor, insurance.insures_id) == (500, main.pk)
+    assert balance(alice) == (10_000, 1_500)
 
 
 @pytest.mark.django_db
