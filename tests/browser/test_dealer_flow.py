@@ -75,7 +75,7 @@ def test_a_round_from_the_console_to_the_pit_bosss_approval(
     dealer.goto(f"{live_server.url}/dealer/tables/BJ1/")
     screens.take(dealer, "console-before-sign-on")
     dealer.keyboard.press("j")
-    expect(dealer.locator("#dealer-on")).to_contain_text("Dealer dealer since")
+    expect(dealer.locator("#dealer-on")).to_contain_text("Dealer Dana Dealer since")
     # T: the tray's opening count opens the table, the dealer's and the pit boss's signatures
     dealer.keyboard.press("t")
     dealer.fill("#count-form input[name=amount-10000]", "20000")
