@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.db import connections
 from playwright import sync_api
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -38,6 +39,10 @@ def browser() -> Iterator[Any]:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield launched
         launched.close()
+        # The test's database connection was opened while Playwright's loop ran, and Django
+        # keeps it for that context only: closed here, or it would still hold the test database
+        # when the session drops it ("database ... is being accessed by other users").
+        connections.close_all()
     del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
 
 
