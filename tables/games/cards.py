@@ -32,6 +32,10 @@ SUIT_COLOURS: dict[str, Colour] = {
 }
 
 
+# What a refused card code is told: how a card is typed.
+HOW_TO_TYPE = "type it as KH, TD or 10d"
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class Card:
     """One playing card of a standard 52-card deck."""
@@ -41,18 +45,18 @@ class Card:
 
     def __post_init__(self) -> None:
         if self.rank not in RANKS or self.suit not in SUITS:
-            raise InvalidCardError(f"not a card: {self.rank}{self.suit} (type it as KH, TD or 10d)")
+            raise InvalidCardError(f"not a card: {self.rank}{self.suit} ({HOW_TO_TYPE})")
 
     @classmethod
     def parse(cls, code: str) -> Card:
         """Parse a card code such as ``AS``, ``TD`` or ``7H`` (``10H`` is read as ``TH``)."""
         if not isinstance(code, str):
-            raise InvalidCardError(f"not a card: {code!r} (type it as KH, TD or 10d)")
+            raise InvalidCardError(f"not a card: {code!r} ({HOW_TO_TYPE})")
         text = code.strip().upper()
         if text.startswith("10"):
             text = "T" + text[2:]
         if len(text) != 2:
-            raise InvalidCardError(f"not a card: {code!r} (type it as KH, TD or 10d)")
+            raise InvalidCardError(f"not a card: {code!r} ({HOW_TO_TYPE})")
         return cls(text[0], text[1])
 
     @property

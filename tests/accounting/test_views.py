@@ -100,7 +100,8 @@ def test_a_refused_count_without_htmx_is_the_page_with_the_reason_and_a_4xx(tabl
     answer = client_of(dealer).post("/accounting/tables/BJ1/counts/", tray_form({100: 150}, kind="opener"))
     assert answer.status_code == 422
     assert "<html" in answer.text and "invalid_count" in answer.text
-    assert "not a whole number of chips" in answer.text
+    # in words, money as money: what was typed and the chip it is not a multiple of
+    assert "1.50 is not a whole number of chips of 1.00: enter the amount in these chips" in answer.text
     assert (
         'name="amount-100" inputmode="decimal" autocomplete="off" placeholder="0.00" value="1.50"'
         in answer.text
