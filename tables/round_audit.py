@@ -47,6 +47,7 @@ from tables.models import (
     RoundEvent,
     RoundStatus,
 )
+from tables.payout_labels import OUTCOME_LABELS, rule_label
 
 ROUNDS_PER_PAGE = 50
 
@@ -82,26 +83,6 @@ ROUND_STATUS_LABELS: dict[str, Promise] = {
     RoundStatus.SETTLING: _("Played, awaiting settlement"),
     RoundStatus.SETTLED: _("Settled"),
     RoundStatus.VOIDED: _("Voided"),
-}
-
-# A payout line's outcome in words (the side bets' combinations show as their names).
-OUTCOME_LABELS: dict[str, Promise] = {
-    "win": pgettext_lazy("payout outcome", "win"),
-    "lose": pgettext_lazy("payout outcome", "lose"),
-    "push": pgettext_lazy("payout outcome", "push"),
-    "blackjack": pgettext_lazy("payout outcome", "blackjack"),
-    "bust": pgettext_lazy("payout outcome", "bust"),
-    "surrender": pgettext_lazy("payout outcome", "surrender"),
-    "refund": pgettext_lazy("payout outcome", "refund"),
-    "even_money": pgettext_lazy("payout outcome", "even money"),
-    "perfect": pgettext_lazy("payout outcome", "perfect pair"),
-    "coloured": pgettext_lazy("payout outcome", "coloured pair"),
-    "mixed": pgettext_lazy("payout outcome", "mixed pair"),
-    "suited_trips": pgettext_lazy("payout outcome", "suited three of a kind"),
-    "straight_flush": pgettext_lazy("payout outcome", "straight flush"),
-    "three_of_a_kind": pgettext_lazy("payout outcome", "three of a kind"),
-    "straight": pgettext_lazy("payout outcome", "straight"),
-    "flush": pgettext_lazy("payout outcome", "flush"),
 }
 
 # A player's decision in words, as the event log and the console's countdown name it.
@@ -364,6 +345,7 @@ class LineView:
     outcome: str
     outcome_label: str
     rule: str
+    rule_label: str
     multiplier: str
     stake: str
     paid: str
@@ -491,6 +473,7 @@ def round_summary(round_: Round) -> RoundSummary:
                     outcome=line.outcome,
                     outcome_label=str(OUTCOME_LABELS.get(line.outcome, line.outcome.replace("_", " "))),
                     rule=line.rule,
+                    rule_label=rule_label(line.rule),
                     multiplier=f"{line.multiplier_numerator}/{line.multiplier_denominator}",
                     stake=money(line.stake_minor),
                     paid=money(line.paid_minor),

@@ -225,14 +225,26 @@ def test_a_settled_round_shows_its_cards_bets_events_replay_and_audit(pit_client
             bet.kind_label,
             bet.stake,
             *(
-                (line.outcome, line.rule, line.multiplier, line.paid, line.approval_label)
+                (line.outcome, line.rule, line.rule_label, line.multiplier, line.paid, line.approval_label)
                 for line in bet.lines
             ),
         )
         for bet in summary.bets
     ] == [
-        ("Alice Archer", 1, "Main", "10.00", ("win", "7 higher total 1:1", "1/1", "20.00", "Paid at once")),
-        ("Bob Baker", 1, "Bet behind", "5.00", ("win", "7 higher total 1:1", "1/1", "10.00", "Paid at once")),
+        (
+            "Alice Archer",
+            1,
+            "Main",
+            "10.00",
+            ("win", "7 higher total 1:1", "Higher total pays 1:1 (§ 7)", "1/1", "20.00", "Paid at once"),
+        ),
+        (
+            "Bob Baker",
+            1,
+            "Bet behind",
+            "5.00",
+            ("win", "7 higher total 1:1", "Higher total pays 1:1 (§ 7)", "1/1", "10.00", "Paid at once"),
+        ),
     ]
     assert (summary.total_staked, summary.total_paid, summary.lines_awaiting_approval) == (
         "15.00",
