@@ -14,7 +14,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.db.models import Exists, IntegerField, OuterRef, Subquery, Sum, Value
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Concat, NullIf, Trim
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -104,9 +104,9 @@ def floor_rows(casino_id: int) -> list[dict[str, Any]]:
         .select_related("pit")
         .annotate(
             dealer_name=Subquery(
-                TableDealer.objects.filter(table_id=OuterRef("pk"), signed_off_at__isnull=True).values(
-                    "dealer__username"
-                )[:1]
+                TableDealer.objects.filter(table_id=OuterRef("pk"), signed_off_at__isnull=True)
+                .annotate(name=_full_name("dealer"))
+                .values("name")[:1]
             ),
             round_id=Subquery(latest.values("pk")[:1]),
             round_number=Subquery(latest.values("number")[:1]),
@@ -157,6 +157,13 @@ def floor_rows(casino_id: int) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _full_name(user: str) -> Coalesce:
+    """The ``user`` relation's full name as ``get_full_name()`` gives it, its username when it has
+    none, as an SQL expression."""
+    full = Trim(Concat(f"{user}__first_name", Value(" "), f"{user}__last_name"))
+    return Coalesce(NullIf(full, Value("")), f"{user}__username")
 
 
 def _floor_state(table: Any) -> str:

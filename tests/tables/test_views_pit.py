@@ -183,6 +183,9 @@ def test_the_floor_shows_each_table_state_and_dealer(table, dealer, pit_boss, op
         "Waiting for approval",
         "dealer-1",
     )
+    # and a dealer with a name is named by it, as on the console
+    type(dealer).objects.filter(pk=dealer.pk).update(first_name="Dana", last_name="Dealer")
+    assert _state_and_dealer(_page(client.get("/pit/")), "BJ1")[2] == "Dana Dealer"
 
 
 @pytest.mark.django_db
@@ -208,6 +211,9 @@ def test_a_held_payout_is_in_the_queue_and_approving_it_pays(table, dealer, pit_
     # the queue shows it, and its live version answers 204 until it is decided
     queue = _page(client.get("/pit/queue/", **HTMX))
     assert f'data-line="{line.pk}"' in queue and "Alice Archer" in queue
+    # with its rule in words (the engine's text kept as its title) and the dealer who settled it
+    assert '<td class="rule" title="7 higher total 1:1">Higher total pays 1:1 (§ 7) · 1:1</td>' in queue
+    assert f"<td>{dealer.get_username()}</td>" in queue
     assert '<span class="pill" id="queue-size">1</span>' in queue
     version = re.search(r"/pit/queue/live/\?version=([0-9a-f]+)", queue).group(1)
     assert client.get("/pit/queue/live/", {"version": version}).status_code == 204
