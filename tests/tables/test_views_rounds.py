@@ -204,11 +204,15 @@ def test_an_invalid_filter_is_refused_in_words_and_lists_nothing(pit_client, rou
 @pytest.mark.django_db
 def test_a_settled_round_shows_its_cards_bets_events_replay_and_audit(pit_client, rounds):
     round_ = rounds["settled"]
+    type(round_.dealer).objects.filter(pk=round_.dealer_id).update(first_name="Dana", last_name="Dealer")
     # when the pit boss opens the settled round
     response = pit_client.get(reverse("tables:round_detail", args=[round_.pk]))
     html = response.content.decode()
     assert response.status_code == 200
     assert response["Vary"] == "HX-Request, Cookie"
+    # then the dealer is named, with the username the round list filters by
+    dealer = f'<dd id="round-dealer">Dana Dealer <span class="muted">{round_.dealer.username}</span></dd>'
+    assert dealer in html
     # then the cards and totals: box 1 has 10 and 9 (19), the dealer 7 and 10 (17)
     summary = response.context["summary"]
     assert [card.code for card in summary.dealer_cards] == ["7H", "TC"]
