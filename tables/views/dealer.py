@@ -163,6 +163,7 @@ def console_actions(
             ("stand", pgettext("blackjack decision", "Stand"), "S"),
             ("double", pgettext("blackjack decision", "Double"), "D"),
             ("split", pgettext("blackjack decision", "Split"), "P"),
+            ("surrender", pgettext("blackjack decision", "Surrender"), "F"),
         ):
             if name in allowed:
                 actions.append(ConsoleAction(f"decision-{name}", label, key))

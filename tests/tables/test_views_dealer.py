@@ -18,7 +18,7 @@ from django.urls import reverse
 
 from casino.middleware import STAFF_LANGUAGE_SESSION_KEY
 from casino.models import AuditRecord
-from tables.models import Bet, Round, RoundEvent, RoundRequest, Shoe, Table
+from tables.models import Bet, PayoutLine, Round, RoundEvent, RoundRequest, Shoe, Table
 from tables.selectors import table_state
 from tables.services import (
     Actor,
@@ -29,6 +29,7 @@ from tables.services import (
     round_request_reject,
     table_settings_change,
 )
+from tables.services.config import rule_set_version_approve, rule_set_version_create
 from tables.services.shoes import shoe_commitment
 from tests.factories import staff_user
 from tests.tables.conftest import at_terminal, balance, funded_player, physical
@@ -547,6 +548,36 @@ def test_the_dealer_records_a_decision_where_the_table_says_so(table, dealer, op
         "close-betting": [15],
         "decision-stand": [10],
     }
+
+
+@pytest.mark.django_db
+def test_the_dealer_records_a_surrender_where_the_rules_allow_it(table, dealer, operator, pit_boss):
+    # given BJ1 on a rule-set version with late surrender, approved by the pit boss, where the
+    # dealer records decisions; alice's 10.00 on box 1 dealt T 6 against a 10
+    current = table.rule_set.current_version()
+    late = rule_set_version_create(
+        rule_set=table.rule_set, options={**current.options, "surrender": "late"}, actor=Actor.staff(operator)
+    )
+    late = rule_set_version_approve(version=late, actor=Actor.staff(pit_boss))
+    table_settings_change(
+        table=table,
+        actor=Actor.staff(operator),
+        settings={"dealer_records_decisions": True, "rule_set_version": late},
+    )
+    client, alice, _, round_ = _alice_dealt(table, dealer, ("TS", "TH", "6D", "7C"))
+    # then her first two cards may be surrendered: the console offers it, with its key
+    page = _page(client.get(_console_url()))
+    offered = re.findall(r'action="/dealer/tables/BJ1/do/decision-(\w+)/"', page)
+    assert offered == ["hit", "stand", "double", "surrender"]
+    assert "Surrender <kbd>F</kbd>" in page
+    # when the dealer records her surrender
+    _act(client, table, "decision-surrender", box="1")
+    # then her hand is over, and settling returns half her stake
+    assert Round.objects.get(pk=round_.pk).status == "settling"
+    _act(client, table, "settle")
+    assert balance(alice) == (9_500, 0)
+    line = PayoutLine.objects.get(round=round_)
+    assert (line.outcome, line.rule) == ("surrender", "5.7 surrender: half the stake")
 
 
 @pytest.mark.django_db
