@@ -588,14 +588,23 @@ def event_description(kind: str, payload: dict[str, Any], names: dict[str, str])
         card = _card_text(action.get("card", dealt.get("card", "")))
         if dealt.get("to") == "dealer":
             if dealt.get("is_face_up") is False:
-                return str(_("%(card)s to the dealer, face down") % {"card": card})
-            return str(_("%(card)s to the dealer") % {"card": card})
-        if dealt.get("box") is not None:
-            return str(
-                _("%(card)s to box %(box)s, hand %(hand)s")
-                % {"card": card, "box": dealt.get("box"), "hand": (dealt.get("hand") or 0) + 1}
-            )
-        return card
+                text = _("%(card)s to the dealer, face down") % {"card": card}
+            else:
+                text = _("%(card)s to the dealer") % {"card": card}
+        elif dealt.get("box") is not None:
+            text = _("%(card)s to box %(box)s, hand %(hand)s") % {
+                "card": card,
+                "box": dealt.get("box"),
+                "hand": (dealt.get("hand") or 0) + 1,
+            }
+        else:
+            text = card
+        # A virtual shoe deals what the round expects as soon as it does, within the command that
+        # made it expect a card: the event is recorded under that command's actor (a player's
+        # last decision, the dealer's "no more bets"), not under someone who dealt it.
+        if payload.get("source") == "virtual_shoe":
+            return str(_("%(dealt)s, dealt by the virtual shoe") % {"dealt": text})
+        return str(text)
     if kind in ("decision", "default_applied") and action.get("type") in (
         "hit",
         "stand",

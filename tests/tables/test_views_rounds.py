@@ -278,10 +278,11 @@ def test_a_settled_round_shows_its_cards_bets_events_replay_and_audit(pit_client
             f"Bob Baker: Bet behind 5.00 on box 1, placed at {placed['Bob Baker']} (logged at no more bets)",
         ),
         ("betting_closed", "boxes playing: 1"),
-        ("card_dealt", "10\u2660 to box 1, hand 1"),
-        ("card_dealt", "7\u2665 to the dealer"),
-        ("card_dealt", "9\u2666 to box 1, hand 1"),
-        ("card_dealt", "10\u2663 to the dealer, face down"),
+        # (a virtual shoe's cards, dealt within the dealer's "no more bets" and logged under it)
+        ("card_dealt", "10\u2660 to box 1, hand 1, dealt by the virtual shoe"),
+        ("card_dealt", "7\u2665 to the dealer, dealt by the virtual shoe"),
+        ("card_dealt", "9\u2666 to box 1, hand 1, dealt by the virtual shoe"),
+        ("card_dealt", "10\u2663 to the dealer, face down, dealt by the virtual shoe"),
         ("decision", "box 1: stand"),
         ("settled", "2 payout lines, staked 15.00, paid 30.00, 0 awaiting approval"),
     ]
