@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from casino.models import AuditRecord, Pit
+from casino.roles import role_label
 from tables.models import Bet, Round, RoundEvent, RuleSet, Shoe, Table, TableConfigVersion
 from tables.round_audit import money
 from tables.services import (
@@ -286,6 +287,10 @@ def test_a_settled_round_shows_its_cards_bets_events_replay_and_audit(pit_client
         ("decision", "box 1: stand"),
         ("settled", "2 payout lines, staked 15.00, paid 30.00, 0 awaiting approval"),
     ]
+    # (each with who recorded it, their role in words)
+    first = re.search(r'<tr data-sequence="1">.*?</tr>', html).group(0)
+    assert f"<td>{events[0].actor_name}</td><td>{role_label(events[0].role)}</td>" in first
+    assert role_label(events[0].role) != events[0].role
     # and the replay check agrees with the recorded payouts
     assert response.context["replay"].differences == []
     assert "Replay equal: 2 payout lines match." in html
