@@ -5,7 +5,8 @@ section in the rules (``"7 higher total 1:1"``, ``"8 21+3 flush 5:1"``,
 ``tables/games/blackjack/settlement.py``). That text is part of the audited record (the line's
 digest covers it), so it is stored as the engine wrote it and never translated; screens show it
 through ``rule_label``: the clause in words in the active language, with its section
-(``"Higher total pays 1:1 (§ 7)"``). A text this module does not know is shown as it is.
+(``"Higher total pays 1:1 (§ 7)"``, a no-break space after the sign). A text this module does
+not know is shown as it is.
 """
 
 from __future__ import annotations
@@ -77,7 +78,9 @@ def rule_label(rule: str) -> str:
     clause = _clause_words(matched["clause"])
     if clause is None:
         return rule
-    return gettext("%(rule)s (§ %(section)s)") % {"rule": clause, "section": matched["section"]}
+    # A no-break space after the sign, so that a wrapped cell never leaves "(§" alone on a line.
+    label = gettext("%(rule)s (§ %(section)s)")  # noqa: RUF001
+    return label % {"rule": clause, "section": matched["section"]}
 
 
 def _clause_words(clause: str) -> str | None:

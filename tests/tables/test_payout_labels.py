@@ -39,7 +39,7 @@ def test_every_rule_the_engine_writes_has_its_words_in_each_language():
             # Then: each is in words, with its section, never the engine's text
             labels = {rule: rule_label(rule) for rule in rules}
             assert [rule for rule, label in labels.items() if label == rule] == []
-            assert all(label.endswith(f"(§ {rule.split()[0]})") for rule, label in labels.items())
+            assert all(label.endswith(f"(§\u00a0{rule.split()[0]})") for rule, label in labels.items())
             if language != "en":
                 with translation.override("en"):
                     english = {rule: rule_label(rule) for rule in rules}
@@ -50,13 +50,17 @@ def test_every_rule_the_engine_writes_has_its_words_in_each_language():
 @pytest.mark.parametrize(
     ("rule", "english", "hungarian"),
     [
-        ("7 higher total 1:1", "Higher total pays 1:1 (§ 7)", "A magasabb összeg 1:1-et fizet (§ 7)"),
-        ("7 blackjack 3:2", "Blackjack pays 3:2 (§ 7)", "Black Jack: kifizetés 3:2 (§ 7)"),
-        ("8 21+3 flush 5:1", "21+3: flush pays 5:1 (§ 8)", "21+3: flush, kifizetés 5:1 (§ 8)"),
-        ("8 perfect pairs: no combination", "Perfect Pairs: no combination (§ 8)", None),
+        (
+            "7 higher total 1:1",
+            "Higher total pays 1:1 (§\u00a07)",
+            "A magasabb összeg 1:1-et fizet (§\u00a07)",
+        ),
+        ("7 blackjack 3:2", "Blackjack pays 3:2 (§\u00a07)", "Black Jack: kifizetés 3:2 (§\u00a07)"),
+        ("8 21+3 flush 5:1", "21+3: flush pays 5:1 (§\u00a08)", "21+3: flush, kifizetés 5:1 (§\u00a08)"),
+        ("8 perfect pairs: no combination", "Perfect Pairs: no combination (§\u00a08)", None),
         (
             NO_PEEK_ORIGINAL_STAKE_RULE,
-            "Dealer blackjack, no peek: only the original stake is lost (§ 4.3)",
+            "Dealer blackjack, no peek: only the original stake is lost (§\u00a04.3)",
             None,
         ),
     ],

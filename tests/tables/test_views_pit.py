@@ -212,7 +212,7 @@ def test_a_held_payout_is_in_the_queue_and_approving_it_pays(table, dealer, pit_
     queue = _page(client.get("/pit/queue/", **HTMX))
     assert f'data-line="{line.pk}"' in queue and "Alice Archer" in queue
     # with its rule in words (the engine's text kept as its title) and the dealer who settled it
-    assert '<td class="rule" title="7 higher total 1:1">Higher total pays 1:1 (§ 7) · 1:1</td>' in queue
+    assert '<td class="rule" title="7 higher total 1:1">Higher total pays 1:1 (§\u00a07) · 1:1</td>' in queue
     assert f"<td>{dealer.get_username()}</td>" in queue
     assert '<span class="pill" id="queue-size">1</span>' in queue
     version = re.search(r"/pit/queue/live/\?version=([0-9a-f]+)", queue).group(1)

@@ -241,14 +241,14 @@ def test_a_settled_round_shows_its_cards_bets_events_replay_and_audit(pit_client
             1,
             "Main",
             "10.00",
-            ("win", "7 higher total 1:1", "Higher total pays 1:1 (§ 7)", "1/1", "20.00", "Paid at once"),
+            ("win", "7 higher total 1:1", "Higher total pays 1:1 (§\u00a07)", "1/1", "20.00", "Paid at once"),
         ),
         (
             "Bob Baker",
             1,
             "Bet behind",
             "5.00",
-            ("win", "7 higher total 1:1", "Higher total pays 1:1 (§ 7)", "1/1", "10.00", "Paid at once"),
+            ("win", "7 higher total 1:1", "Higher total pays 1:1 (§\u00a07)", "1/1", "10.00", "Paid at once"),
         ),
     ]
     assert (summary.total_staked, summary.total_paid, summary.lines_awaiting_approval) == (
