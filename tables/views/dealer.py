@@ -24,8 +24,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.translation import get_language, gettext_lazy, pgettext
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.http import require_GET, require_POST
 
 from accounting.tips import NoRoundToTipError, round_tips, round_tips_marker, tip_record, tips_none_record
@@ -175,10 +175,11 @@ def console_actions(
 @dataclass(frozen=True)
 class TableView:
     """What every console of a table shows at one version of it (``console_version``), built once
-    per version and kept in the cache (``table_view``): the state, the configuration, the dealer
-    spells (the open one first, if any), the latest round with its waiting requests and, once
-    settled, its summary. Nothing in it depends on who looks, in which language or when: the
-    seconds left and the tips step are added per request."""
+    per version and language and kept in the cache (``table_view``): the state, the configuration,
+    the dealer spells (the open one first, if any), the latest round with its waiting requests
+    and, once settled, its summary. Nothing in it depends on who looks or when (the seconds left
+    and the tips step are added per request); the summary's words and amounts are written in the
+    language it was built in."""
 
     state: dict[str, Any]
     config: TableConfigVersion | None
@@ -197,9 +198,9 @@ VIEW_SECONDS = 60
 def table_view(table: Table, version: str) -> TableView:
     """The table's view at ``version`` (read before calling: a change committed while the view is
     built then shows under the older version, and the next poll builds it again). Twenty consoles
-    redrawing after a change build it once per web process instead of twenty times
+    redrawing after a change build it once per web process and language instead of twenty times
     (bench/live_updates.py)."""
-    key = f"tables:console-view:{table.pk}:{version}"
+    key = f"tables:console-view:{table.pk}:{version}:{get_language()}"
     view: TableView | None = cache.get(key)
     if view is None:
         view = _table_view_build(table)

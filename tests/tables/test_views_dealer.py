@@ -747,7 +747,7 @@ def test_a_view_built_for_an_english_console_reads_in_hungarian_on_another(table
     )
     english = _page(client.get(_console_url(), **HTMX))
     version = VERSION.search(english).group(1)
-    assert cache.get(f"tables:console-view:{table.pk}:{version}") is not None
+    assert cache.get(f"tables:console-view:{table.pk}:{version}:en") is not None
 
     # when a Hungarian-speaking dealer draws the same version, from that view
     watcher = _client(staff_user("dealer", "dealer-magyar"))
@@ -760,3 +760,26 @@ def test_a_view_built_for_an_english_console_reads_in_hungarian_on_another(table
     # then each reads the bet kinds and the round's state in their own language
     assert "Perfect Pairs" in english and "Tökéletes Pár" not in english
     assert "Tökéletes Pár" in magyar and "Perfect Pairs" not in magyar
+
+
+@pytest.mark.django_db
+def test_the_payout_summary_reads_in_each_consoles_language(table, dealer):
+    # given alice's 10.00 won on box 1 (T 9 against the dealer's 7 and T), settled at an English
+    # console, the view built and cached
+    client, _, as_alice, round_ = _alice_dealt(table, dealer)
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="stand")
+    _act(client, table, "settle")
+    english = _page(client.get(_console_url(), **HTMX))
+    version = VERSION.search(english).group(1)
+    # when a Hungarian-speaking dealer draws the same version
+    watcher = _client(staff_user("dealer", "dealer-magyar"))
+    session = watcher.session
+    session[STAFF_LANGUAGE_SESSION_KEY] = "hu"
+    session.save()
+    magyar = _page(watcher.get(_console_url(), **HTMX))
+    assert VERSION.search(magyar).group(1) == version
+    # then each reads the payout in their own words and amounts, from a view of their language
+    assert "Higher total pays 1:1 (§\u00a07)" in english and "20.00" in english
+    assert "A magasabb összeg 1:1-et fizet (§\u00a07)" in magyar and "20,00" in magyar
+    assert "Higher total" not in magyar and "magasabb" not in english
+    assert cache.get(f"tables:console-view:{table.pk}:{version}:hu") is not None
