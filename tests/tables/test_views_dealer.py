@@ -725,6 +725,15 @@ def test_the_countdown_of_a_cached_view_counts_from_the_deadline_at_each_draw(ta
     assert '<span class="seconds">5</span>' in page
 
 
+def _hungarian_dealer() -> Client:
+    """A second dealer's client whose pages are in Hungarian (their choice, kept in the session)."""
+    client = _client(staff_user("dealer", "dealer-magyar"))
+    session = client.session
+    session[STAFF_LANGUAGE_SESSION_KEY] = "hu"
+    session.save()
+    return client
+
+
 @pytest.mark.django_db
 def test_a_view_built_for_an_english_console_reads_in_hungarian_on_another(table, dealer):
     # given a bet at BJ1, and its console drawn in English (the view built and cached)
@@ -750,10 +759,7 @@ def test_a_view_built_for_an_english_console_reads_in_hungarian_on_another(table
     assert cache.get(f"tables:console-view:{table.pk}:{version}:en") is not None
 
     # when a Hungarian-speaking dealer draws the same version, from that view
-    watcher = _client(staff_user("dealer", "dealer-magyar"))
-    session = watcher.session
-    session[STAFF_LANGUAGE_SESSION_KEY] = "hu"
-    session.save()
+    watcher = _hungarian_dealer()
     magyar = _page(watcher.get(_console_url(), **HTMX))
     assert VERSION.search(magyar).group(1) == version
 
@@ -772,10 +778,7 @@ def test_the_payout_summary_reads_in_each_consoles_language(table, dealer):
     english = _page(client.get(_console_url(), **HTMX))
     version = VERSION.search(english).group(1)
     # when a Hungarian-speaking dealer draws the same version
-    watcher = _client(staff_user("dealer", "dealer-magyar"))
-    session = watcher.session
-    session[STAFF_LANGUAGE_SESSION_KEY] = "hu"
-    session.save()
+    watcher = _hungarian_dealer()
     magyar = _page(watcher.get(_console_url(), **HTMX))
     assert VERSION.search(magyar).group(1) == version
     # then each reads the payout in their own words and amounts, from a view of their language
