@@ -581,6 +581,25 @@ def test_the_dealer_records_a_surrender_where_the_rules_allow_it(table, dealer, 
 
 
 @pytest.mark.django_db
+def test_a_surrender_the_rules_do_not_allow_is_refused_with_nothing_moved(table, dealer, operator):
+    # given BJ1 without surrender, where the dealer records decisions: T 6 against a 10
+    table_settings_change(
+        table=table, actor=Actor.staff(operator), settings={"dealer_records_decisions": True}
+    )
+    client, alice, _, round_ = _alice_dealt(table, dealer, ("TS", "TH", "6D", "7C"))
+    page = _page(client.get(_console_url()))
+    assert "decision-surrender" not in page
+    before, money = _moved(), balance(alice)
+    # when a hand-made form of the screen drawn now asks for a surrender anyway
+    response = client.post(_action_url("decision-surrender"), {**_current(table), "box": "1"}, **HTMX)
+    # then the engine refuses it in words, and nothing moved: no event, no audit record, no money
+    assert response.status_code == 409
+    assert "<code>surrender_not_allowed</code>" in _page(response)
+    assert (_moved(), balance(alice)) == (before, money)
+    assert Round.objects.get(pk=round_.pk).status == "players"
+
+
+@pytest.mark.django_db
 def test_the_dealer_records_insurance_where_the_table_says_so(table, dealer, operator):
     # given BJ1 where the dealer records decisions; alice's 10.00 on box 1 against the dealer's ace
     table_settings_change(
