@@ -47,7 +47,7 @@ from tables.models import (
     RoundEvent,
     RoundStatus,
 )
-from tables.payout_labels import OUTCOME_LABELS, rule_label
+from tables.payout_labels import OUTCOME_LABELS
 
 ROUNDS_PER_PAGE = 50
 
@@ -345,7 +345,6 @@ class LineView:
     outcome: str
     outcome_label: str
     rule: str
-    rule_label: str
     multiplier: str
     stake: str
     paid: str
@@ -473,7 +472,6 @@ def round_summary(round_: Round) -> RoundSummary:
                     outcome=line.outcome,
                     outcome_label=str(OUTCOME_LABELS.get(line.outcome, line.outcome.replace("_", " "))),
                     rule=line.rule,
-                    rule_label=rule_label(line.rule),
                     multiplier=f"{line.multiplier_numerator}/{line.multiplier_denominator}",
                     stake=money(line.stake_minor),
                     paid=money(line.paid_minor),

@@ -222,7 +222,10 @@ def test_a_settled_round_shows_its_cards_bets_events_replay_and_audit(pit_client
     assert [([card.code for card in hand.cards], hand.total) for hand in summary.boxes[0].hands] == [
         (["TS", "9D"], 19)
     ]
-    # and every bet with its payout line
+    # and every bet with its payout line, its rule in words (the engine's text as the title)
+    assert (
+        html.count('<td class="rule" title="7 higher total 1:1">Higher total pays 1:1 (§\u00a07)</td>') == 2
+    )
     assert [
         (
             bet.player_name,
@@ -230,7 +233,7 @@ def test_a_settled_round_shows_its_cards_bets_events_replay_and_audit(pit_client
             bet.kind_label,
             bet.stake,
             *(
-                (line.outcome, line.rule, line.rule_label, line.multiplier, line.paid, line.approval_label)
+                (line.outcome, line.rule, line.multiplier, line.paid, line.approval_label)
                 for line in bet.lines
             ),
         )
@@ -241,14 +244,14 @@ def test_a_settled_round_shows_its_cards_bets_events_replay_and_audit(pit_client
             1,
             "Main",
             "10.00",
-            ("win", "7 higher total 1:1", "Higher total pays 1:1 (§\u00a07)", "1/1", "20.00", "Paid at once"),
+            ("win", "7 higher total 1:1", "1/1", "20.00", "Paid at once"),
         ),
         (
             "Bob Baker",
             1,
             "Bet behind",
             "5.00",
-            ("win", "7 higher total 1:1", "Higher total pays 1:1 (§\u00a07)", "1/1", "10.00", "Paid at once"),
+            ("win", "7 higher total 1:1", "1/1", "10.00", "Paid at once"),
         ),
     ]
     assert (summary.total_staked, summary.total_paid, summary.lines_awaiting_approval) == (
