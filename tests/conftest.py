@@ -7,6 +7,20 @@ from typing import Any
 import pytest
 from django.utils import translation
 
+from tests import lanes
+
+
+def pytest_addoption(parser: Any) -> None:
+    parser.addoption(
+        "--soak",
+        action="store_true",
+        help="run the soak-marked tests at their soak sizes (make soak; docs/testing.md)",
+    )
+
+
+def pytest_configure(config: Any) -> None:
+    lanes.SOAK = bool(config.getoption("--soak"))
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _flush_past_append_only_triggers(django_db_blocker: Any) -> None:
