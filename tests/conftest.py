@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.utils import translation
 
-from tests import lanes
+from tests import lanes, worlds
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -20,17 +21,44 @@ def pytest_addoption(parser: Any) -> None:
 
 def pytest_configure(config: Any) -> None:
     lanes.SOAK = bool(config.getoption("--soak"))
+    worlds.count_seeds()
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """pytest-django's test database (the empty world), and next to it the demo casino, seeded
+    once (tests/worlds.py)."""
+    with django_db_blocker.unblock():
+        worlds.build()
+    yield
+    with django_db_blocker.unblock():
+        worlds.drop()
+
+
+@pytest.fixture
+def _django_db_helper(_world: None, _django_db_helper: None) -> None:
+    """pytest-django's transaction (or flush) around a test, opened in the test's world."""
+
+
+@pytest.fixture
+def _world(request: Any, django_db_setup: None, django_db_blocker: Any) -> None:
+    with django_db_blocker.unblock():
+        worlds.enter(demo="seeded" in request.fixturenames)
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _flush_past_append_only_triggers(django_db_blocker: Any) -> None:
-    """Between transactional tests Django empties the tables with TRUNCATE, which the append-only
-    triggers refuse. The test flush (and only it) runs with triggers in replica mode."""
+    """After a transactional test Django empties the tables with TRUNCATE, which the append-only
+    triggers refuse: the test flush (and only it) runs with triggers in replica mode. In the demo
+    casino nothing is emptied: its database is cloned again before the next test needs it."""
     from django.db import connection
 
     original = connection.ops.execute_sql_flush
 
     def execute_sql_flush(sql_list: list[str]) -> None:
+        if worlds.in_demo():
+            worlds.demo_written()
+            return
         original(["SET LOCAL session_replication_role = replica", *sql_list])
 
     connection.ops.execute_sql_flush = execute_sql_flush  # type: ignore[method-assign]
@@ -38,27 +66,25 @@ def _flush_past_append_only_triggers(django_db_blocker: Any) -> None:
 
 @pytest.fixture
 def seeded(db: Any) -> None:
-    from casino.seeding import seed_all
-
-    seed_all()
-    open_demo_tables()
-
-
-def open_demo_tables() -> None:
-    """The demo's tables start closed, as after `make run` (a dealer signs on and opens one); the
-    tests of rounds start from open tables. Tests of opening and closing close them again."""
-    from tables.models import Table
-
-    Table.objects.update(is_open=True)
+    """The demo casino (seeds/, its tables open), as after `make run` once a dealer has opened the
+    tables: the test runs in its database (tests/worlds.py), which is seeded once per worker."""
 
 
 @pytest.fixture(autouse=True)
 def _cache_empty() -> None:
-    """Every test starts with an empty cache: a table's console view is kept under its version's
-    digest (tables/views/dealer.py), which another test's table may reach with other rows."""
+    """Every test starts with empty caches: a table's console view is kept under its version's
+    digest (tables/views/dealer.py), which another test's table may reach with other rows; and
+    the process keeps what an approved version implies (its configuration with its rules, its
+    main-game edge) under the version's id, which in the demo casino is the same in every test,
+    while the rows it came from (the edge's job) were rolled back with the test that made them."""
     from django.core.cache import cache
 
+    from accounting.ratings import _MAIN_EDGES
+    from tables.services.config import _CONFIG_CACHE, _RULES_BY_CONFIG
+
     cache.clear()
+    for process_cache in (_CONFIG_CACHE, _RULES_BY_CONFIG, _MAIN_EDGES):
+        process_cache.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -42,7 +42,6 @@ from django.test import Client
 
 from casino.errors import ServiceError
 from casino.models import Player, PlayerSession, Terminal
-from casino.seeding import seed_all
 from casino.services import player_create, terminal_credential_issue, terminal_register
 from tables.api.sessions import player_session_end, player_session_start
 from tables.games.blackjack import current_turn, state_from_dict
@@ -67,7 +66,6 @@ from tables.services import (
     shoe_shuffle,
     table_settings_change,
 )
-from tests.conftest import open_demo_tables
 from tests.factories import staff_user
 from tests.lanes import sized
 from wallet.models import Account, AccountKind, BalanceAdjustment, Posting, Transfer
@@ -163,8 +161,6 @@ class Venue:
 
 
 def _venue() -> Venue:
-    seed_all()
-    open_demo_tables()
     cashier = staff_user("cashier", "stress-cashier")
     dealer = staff_user("dealer", "stress-dealer")
     pit_bosses = (staff_user("pit_boss", "stress-pit-1"), staff_user("pit_boss", "stress-pit-2"))
@@ -765,7 +761,7 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
 
 
-def test_16_threads_of_every_command_at_once_deadlock_nobody_and_keep_the_ledger_exact() -> None:
+def test_16_threads_of_every_command_at_once_deadlock_nobody_and_keep_the_ledger_exact(seeded: None) -> None:
     # given three tables ready to deal, 24 players with 5 000.00 each at terminals there, staff
     venue = _venue()
     initial = {account.pk: (account.balance_minor, account.held_minor) for account in Account.objects.all()}

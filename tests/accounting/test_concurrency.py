@@ -14,7 +14,6 @@ from accounting.models import Slip, SlipCounter, SlipKind
 from accounting.selectors import current_gaming_day
 from accounting.services import gaming_day_sign, slip_request
 from casino.errors import ServiceError
-from casino.seeding import seed_all
 from tables.models import Table
 from tests.accounting.conftest import opened
 from tests.factories import staff_user
@@ -47,8 +46,7 @@ def _race(calls: list[Callable[[], Any]]) -> list[Any]:
 
 
 @pytest.fixture
-def floor(db: Any) -> tuple[list[Table], Any]:
-    seed_all()
+def floor(seeded: None) -> tuple[list[Table], Any]:
     tables = list(Table.objects.select_related("casino").order_by("name"))
     pit_boss, dealer = staff_user("pit_boss", "pitboss-race"), staff_user("dealer", "dealer-race")
     for table in tables:

@@ -3,8 +3,6 @@ thread and one connection each, released together."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.utils import timezone
 
@@ -13,7 +11,6 @@ from accounting.models import DropCount, DropCountSignature, HoldAlert
 from accounting.selectors import current_gaming_day
 from accounting.services_drop import drop_count_record, drop_count_sign, hold_alert_resolve
 from casino.errors import ServiceError
-from casino.seeding import seed_all
 from tables.models import Table
 from tests.accounting.test_concurrency import _race
 from tests.factories import staff_user
@@ -22,8 +19,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def bj1(db: Any) -> Table:
-    seed_all()
+def bj1(seeded: None) -> Table:
     return Table.objects.select_related("casino").get(name="BJ1")
 
 

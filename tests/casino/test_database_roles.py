@@ -53,6 +53,7 @@ from tables.services import (
     round_settle,
     table_settings_change,
 )
+from tests import worlds
 from tests.factories import PlayerFactory, staff_user
 from tests.tables.conftest import at_terminal, balance, funded_player, stack_shoe
 from wallet.models import Account, AccountKind, Transfer
@@ -63,14 +64,17 @@ ROOT = Path(settings.BASE_DIR)
 
 @pytest.fixture(scope="module")
 def roles(django_db_setup: Any, django_db_blocker: Any) -> None:
-    """The test database as an installation has it: owned by the owner role, with the
-    application role's rights granted by the owner."""
+    """The test databases as an installation has them: owned by the owner role, with the
+    application role's rights granted by the owner; the empty world's and the demo casino's
+    (tests/worlds.py), whichever the module's tests start from."""
     with django_db_blocker.unblock():
-        connection.ensure_connection()
-        raw = connection.connection
-        roles_create(raw, owner=Login(OWNER_ROLE), application=Login(APPLICATION_ROLE))
-        with _role(OWNER_ROLE):
-            application_role_grant(raw, owner=OWNER_ROLE, application=APPLICATION_ROLE)
+        for demo in (False, True):
+            worlds.enter(demo=demo)
+            connection.ensure_connection()
+            raw = connection.connection
+            roles_create(raw, owner=Login(OWNER_ROLE), application=Login(APPLICATION_ROLE))
+            with _role(OWNER_ROLE):
+                application_role_grant(raw, owner=OWNER_ROLE, application=APPLICATION_ROLE)
 
 
 @contextmanager

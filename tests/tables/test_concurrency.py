@@ -14,11 +14,9 @@ from django.db import connection
 from django.utils import timezone
 
 from casino.errors import ServiceError
-from casino.seeding import seed_all
 from tables.models import Bet, BetHold, Box, Round, RoundEvent, Table
 from tables.services import Actor, bet_place, box_take, decision_make, round_close_betting, round_open
 from tables.tasks import apply_overdue_defaults
-from tests.conftest import open_demo_tables
 from tests.factories import staff_user
 from tests.tables.conftest import at_terminal, balance, funded_player, stack_shoe
 from wallet.models import Hold
@@ -53,9 +51,7 @@ def _codes(results: list[Any]) -> list[str]:
 
 
 @pytest.fixture
-def live(db: Any) -> tuple[Table, Any]:
-    seed_all()
-    open_demo_tables()
+def live(seeded: None) -> tuple[Table, Any]:
     return Table.objects.get(name="BJ1"), staff_user("dealer", "dealer-race")
 
 

@@ -11,7 +11,6 @@ import pytest
 from django.db import connection
 
 from casino.models import AuditRecord
-from casino.seeding import seed_all
 from tables.models import Bet, Round, RoundEvent, Shoe, Table, TableDealer
 from tables.services import (
     Actor,
@@ -372,9 +371,8 @@ def test_at_a_table_nobody_signed_on_to_any_dealer_acts(table, dealer):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_dealers_signing_on_at_once_leave_one_open_spell():
+def test_two_dealers_signing_on_at_once_leave_one_open_spell(seeded):
     # given BJ1 and two dealers
-    seed_all()
     table = Table.objects.get(name="BJ1")
     dealers = [staff_user("dealer", "dealer-a"), staff_user("dealer", "dealer-b")]
     barrier = threading.Barrier(2)

@@ -1,0 +1,172 @@
+"""The two worlds a test starts from, each a database of its own on the test server.
+
+- **The empty world**: pytest-django's test database, migrated and empty (``test_casino``, or
+  ``test_casino_gw0`` under xdist). Tests that build their world with the factories start here.
+- **The demo casino**: a clone of it (``CREATE DATABASE ... TEMPLATE``, ``<empty>_demo``) seeded
+  once per worker (``casino.seeding.seed_all``, its tables open), where every test that asks for
+  the ``seeded`` fixture runs, in a transaction rolled back at its end as any other test's.
+
+The connection is pointed at the world the test asks for before pytest-django opens the test's
+transaction (tests/conftest.py's ``_django_db_helper``). A transactional test commits, and Django
+would empty every table after it, the demo casino's too. There the seeded rows are instead put
+back from a copy kept in the schema ``demo_snapshot`` of the same database, before the next test
+that needs them: cheaper than seeding again, and the demo seed still runs once per worker
+database. (Cloning the database again would be cheaper still, but dropping one makes the server
+write a checkpoint, seconds on a busy disk.) ``seed_runs`` counts the seeds by database;
+tests/casino/test_worlds.py fails when the demo casino is seeded twice.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import wraps
+from typing import Any
+
+from django.db import connection, connections, transaction
+
+# Every run of casino.seeding.seed_all in this process, by the database it ran on.
+seed_runs: Counter[str] = Counter()
+
+
+def count_seeds() -> None:
+    """From pytest_configure, before any test module imports it: casino.seeding.seed_all counts
+    its runs in ``seed_runs``, whoever calls it (the worlds, a fixture, a test, the seed command)."""
+    import casino.seeding
+
+    seed_all: Callable[[], list[str]] = casino.seeding.seed_all
+
+    @wraps(seed_all)
+    def counted() -> Any:
+        seed_runs[connection.settings_dict["NAME"]] += 1
+        return seed_all()
+
+    casino.seeding.seed_all = counted
+
+
+SNAPSHOT = "demo_snapshot"
+
+
+@dataclass
+class Worlds:
+    empty: str
+    demo: str
+    # The tables that hold seeded rows, put back after a transactional test in the demo casino.
+    seeded_tables: list[str] = field(default_factory=list)
+    # A transactional test committed in the demo casino: its seeded rows are put back before use.
+    demo_written: bool = False
+
+
+_worlds: Worlds | None = None
+
+
+def worlds() -> Worlds:
+    if _worlds is None:
+        raise RuntimeError("the test databases are not set up yet (tests/conftest.py: django_db_setup)")
+    return _worlds
+
+
+def _use(name: str) -> None:
+    """Point the default connection (and every thread's new one: they share the settings) at
+    the database ``name``."""
+    if connection.settings_dict["NAME"] != name:
+        connections.close_all()
+        connection.settings_dict["NAME"] = name
+
+
+def _create(name: str, template: str) -> None:
+    """A copy of the database ``template`` (which no session may be connected to), made on the
+    server's maintenance database: CREATE DATABASE runs outside any transaction."""
+    with connection._nodb_cursor() as cursor:
+        cursor.execute(
+            f"CREATE DATABASE {connection.ops.quote_name(name)} TEMPLATE {connection.ops.quote_name(template)}"
+        )
+
+
+def _drop(name: str) -> None:
+    with connection._nodb_cursor() as cursor:
+        cursor.execute(f"DROP DATABASE IF EXISTS {connection.ops.quote_name(name)} WITH (FORCE)")
+
+
+def _tables() -> list[str]:
+    with connection.cursor() as cursor:
+        return sorted(connection.introspection.table_names(cursor))
+
+
+def build() -> Worlds:
+    """The demo casino: the empty world cloned, seeded once, and its seeded rows copied aside."""
+    global _worlds
+    from casino.seeding import seed_all
+
+    empty = connection.settings_dict["NAME"]
+    built = Worlds(empty=empty, demo=f"{empty}_demo")
+    connections.close_all()
+    _drop(built.demo)
+    _create(built.demo, empty)
+    _use(built.demo)
+    seed_all()
+    open_demo_tables()
+    quote = connection.ops.quote_name
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"CREATE SCHEMA {SNAPSHOT}")
+        for table in _tables():
+            cursor.execute(f"SELECT EXISTS (SELECT FROM {quote(table)})")
+            if cursor.fetchone()[0]:
+                cursor.execute(f"CREATE TABLE {SNAPSHOT}.{quote(table)} AS TABLE {quote(table)}")
+                built.seeded_tables.append(table)
+    _use(empty)
+    _worlds = built
+    return built
+
+
+def open_demo_tables() -> None:
+    """The demo's tables start closed, as after `make run` (a dealer signs on and opens one); the
+    tests of rounds start from open tables. Tests of opening and closing close them again."""
+    from tables.models import Table
+
+    Table.objects.update(is_open=True)
+
+
+def _restore(current: Worlds) -> None:
+    """Every table of the demo casino emptied and its seeded rows put back, with the triggers
+    (append-only, audit chain) in replica mode as for Django's own flush. The sequences go on
+    from where they are, past every seeded key."""
+    quote = connection.ops.quote_name
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute("TRUNCATE " + ", ".join(quote(table) for table in _tables()))
+        for table in current.seeded_tables:
+            cursor.execute(
+                f"INSERT INTO {quote(table)} OVERRIDING SYSTEM VALUE SELECT * FROM {SNAPSHOT}.{quote(table)}"
+            )
+
+
+def enter(*, demo: bool) -> None:
+    """Before a test's transaction: the database of the world it asks for."""
+    current = worlds()
+    _use(current.demo if demo else current.empty)
+    if demo and current.demo_written:
+        _restore(current)
+        current.demo_written = False
+
+
+def in_demo() -> bool:
+    return _worlds is not None and connection.settings_dict["NAME"] == _worlds.demo
+
+
+def demo_written() -> None:
+    """A transactional test ended in the demo casino: its seeded rows are put back before the next
+    test that needs them (instead of its tables being emptied now)."""
+    worlds().demo_written = True
+
+
+def drop() -> None:
+    """At the end of the session, before pytest-django drops the empty world's database."""
+    global _worlds
+    if _worlds is None:
+        return
+    _use(_worlds.empty)
+    connections.close_all()
+    _drop(_worlds.demo)
+    _worlds = None
