@@ -5,7 +5,11 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 STAMP := $(VENV)/.installed-stamp
-PYTEST_ARGS ?=
+# The lanes of the suite (docs/testing.md), each on every core (pytest-xdist, a module's tests kept
+# on one worker): the default lane, the soak lane (the soak-marked tests at their soak sizes) and
+# the browser lane (Debian's chromium). PYTEST_ARGS replaces the default lane's arguments.
+PARALLEL := -n auto --dist loadfile
+PYTEST_ARGS ?= $(PARALLEL) -m "not browser"
 # Runs a command on the embedded PostgreSQL server under var/postgres (started, and stopped at the
 # end, unless another command already runs it), or as it is when DATABASE_URL is set. There it
 # connects as the application's role (DATABASE_URL), and migrate as the owner (DATABASE_OWNER_URL,
@@ -16,7 +20,7 @@ ON_DATABASE_AS_SUPERUSER := $(BIN)/python -m casino.embedded_database --superuse
 MIGRATE := $(BIN)/python manage.py migrate --noinput
 SEED := $(BIN)/python manage.py seed --show-logins
 
-.PHONY: install run test lint typecheck importlint check migrate seed bench clean messages
+.PHONY: install run test soak test-browser lint typecheck importlint check migrate seed bench clean messages
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +45,12 @@ run: install
 
 test: install
 	$(ON_DATABASE_AS_SUPERUSER) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+soak: install
+	$(ON_DATABASE_AS_SUPERUSER) $(BIN)/python -m pytest $(PARALLEL) -m soak --soak
+
+test-browser: install
+	$(ON_DATABASE_AS_SUPERUSER) $(BIN)/python -m pytest $(PARALLEL) -m browser
 
 lint: install
 	$(BIN)/ruff check .
