@@ -1,5 +1,5 @@
-"""A classic4 canasta game played through the terminal API only, to 5000: four players sit down
-at their terminals (each hold placed at once), the host's dealer terminal opens and starts the
+"""A classic4 canasta game played through the terminal API only, to its target: four players sit
+down at their terminals (each hold placed at once), the host's dealer terminal opens and starts the
 game and each deal, and every move is one of the engine's legal actions sent by the player whose
 turn it is; settled to the cent with the table's fee. Then the refusals, each writing nothing."""
 
@@ -14,13 +14,22 @@ from tables.games.canasta import Action, Meld, TakePile, action_from_dict, state
 from tables.models import CanastaDeal, CanastaDealEvent, CanastaGame, CanastaGamePlayer, Table
 from tables.services.canasta import canasta_table_settings_change
 from tables.services.common import Actor
+from tables.services.config import rule_set_version_approve, rule_set_version_create
 from tests.api.conftest import ApiClient, make_device, sign_in, staff
+from tests.lanes import sized
 from tests.tables.canasta_tables.conftest import balance, greedy, venue_balance
 from wallet.models import AccountKind, Hold
 from wallet.services import system_buy_in
 
 CARDS = [("1000000001", "1111"), ("1000000002", "2222"), ("1000000003", "3333"), ("1000000004", "4444")]
 BALANCES = [500_000, 250_000, 100_000, 75_000]
+# The game's target score (rules W1-W2; the table's rule set version sets it). The soak lane plays
+# to classic4's 5000: about six deals of greedy play, some 500 moves. 2000 still takes two deals or
+# more in 97 games out of 100 (three on average), so each deal's fee, the deal-by-deal score sheet,
+# the next deal started by the host and the settlement are all met: the virtual deals are shuffled
+# by the server (secrets), so no target promises more than one deal (the engine's greedy play has
+# scored 3715 in a single deal).
+TARGET = sized(2000, 5000)
 
 
 class Keys:
@@ -71,10 +80,25 @@ def seat_to_act(deal: dict[str, Any]) -> int:
     return (turn + 2) % 4 if deal["phase"] == "asked" else turn
 
 
+def target_set(table: Table, target: int) -> None:
+    """The table's rule set played to ``target``: a version of it that an operator makes and a pit
+    boss approves (never its author), as a venue changes its rules."""
+    current = table.rule_set.current_version()
+    draft = rule_set_version_create(
+        rule_set=table.rule_set,
+        options={**current.options, "target": target},
+        actor=Actor.staff(staff("operator")),
+    )
+    rule_set_version_approve(version=draft, actor=Actor.staff(staff("pitboss")))
+
+
+@pytest.mark.soak
 @pytest.mark.django_db
-def test_a_classic4_game_through_the_api_to_5000_settled_to_the_cent_with_a_per_deal_fee(room):
-    # Given: CA1 charges the house EUR 2.50 per deal, from the pot; EUR 1.00 per 100 points
+def test_a_classic4_game_through_the_api_to_its_target_settled_to_the_cent_with_a_per_deal_fee(room):
+    # Given: CA1 plays to TARGET and charges the house EUR 2.50 per deal, from the pot; EUR 1.00
+    # per 100 points
     table, host, players, base = room["table"], room["host"], room["players"], room["base"]
+    target_set(table, TARGET)
     canasta_table_settings_change(
         table=table, actor=Actor.staff(staff("operator")), changes={"fee_kind": "per_deal", "fee_minor": 250}
     )
@@ -84,6 +108,7 @@ def test_a_classic4_game_through_the_api_to_5000_settled_to_the_cent_with_a_per_
     opened = host.post(f"{base}games/", {"stake_minor": 100}, headers=keys())
     assert opened.status_code == 201, opened.content
     assert opened.json()["game"]["hold_minor"] == 10_000
+    assert opened.json()["game"]["target"] == TARGET
     for seat, client in enumerate(players):
         response = client.post(f"{base}seats/{seat}/", headers=keys())
         assert response.status_code == 201, response.content
@@ -114,13 +139,13 @@ def test_a_classic4_game_through_the_api_to_5000_settled_to_the_cent_with_a_per_
         assert response.status_code == 200, response.content
         moves += 1
 
-    # Then: the game ended over 5000, its sheet has every deal, settled to the cent
+    # Then: the game ended over the target, its sheet has every deal, settled to the cent
     game_data = state["game"]
     game = CanastaGame.objects.get(pk=game_data["id"])
     totals = game.totals
     winner = 0 if totals[0] > totals[1] else 1
     assert game_data["status"] == "ended" and game_data["winner_side"] == winner
-    assert max(totals) >= 5000 and game_data["margin"] == abs(totals[0] - totals[1])
+    assert max(totals) >= TARGET and game_data["margin"] == abs(totals[0] - totals[1])
     sheet = game_data["score_sheet"]
     assert len(sheet) == game.deals_scored and [line["sides"][0]["total"] for line in sheet][-1] == totals[0]
     loss = min(game.margin * 100 // 100, 10_000)
