@@ -10,9 +10,11 @@ Each value reaches the server as a client would send it: in a JSON body as an es
 string as percent-encoded UTF-8, in a header as the Latin-1 text of its UTF-8 bytes (what a WSGI
 server hands Django), without the control characters no HTTP server lets into a header.
 
-Two passes: for each operation, every field with every string of ``HOSTILE`` (the rest of the
-request valid); then Hypothesis drawing operations and valid requests from the schema, with
-random Unicode text in some of their fields. The schemathesis run in CI (``tests/api/schemathesis_run.sh``) covers the schema itself:
+Three passes: the inputs that once broke the API (``ONCE_BROKEN``), each replayed; for each
+operation, every field with every string of ``HOSTILE`` (the rest of the request valid); then
+Hypothesis drawing operations and valid requests from the schema, with random Unicode text in
+some of their fields (a few dozen examples in the default lane, 200 in the soak lane:
+tests/lanes.py). The schemathesis run in CI (``tests/api/schemathesis_run.sh``) covers the schema itself:
 types, formats, stateful sequences."""
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from hypothesis import strategies as st
 
 from casino.api import PROBLEM_CONTENT_TYPE
 from tests.api.conftest import ApiClient, Device
+from tests.lanes import sized
 
 HOSTILE = [
     "\ud800",  # a lone high surrogate
@@ -53,6 +56,27 @@ HOSTILE = [
     "9" * 5000,  # more digits than Python converts to an int
     "x" * 1_000_000,  # huge (the body stays under DATA_UPLOAD_MAX_MEMORY_SIZE)
     "",
+]
+# The fixed seed database of failures: inputs that once made the API answer a 500, each replayed in
+# every lane with the rest of its request valid, and the answer they get since. A lone surrogate
+# as a JSON escape in a choice field: the refusal ("... is not a valid choice") repeated it, and the
+# renderer could not encode it (UnicodeEncodeError). HOSTILE found it in bet_place and
+# decision_make; canasta_move's type, which came later, breaks the same way without the fix
+# (1429df7: the parser refuses any lone surrogate in a body, 400 invalid_encoding). With that fix
+# taken out, the Hypothesis pass below finds none of them in its 200 derandomized examples: hence
+# this list. Add here whatever input breaks the API next, once it is fixed.
+ONCE_BROKEN = [
+    pytest.param(operation_id, field_name, value, (400, "invalid_encoding"), id=f"{operation_id}-{label}")
+    for operation_id, field_name in (
+        ("bet_place", "body:kind"),
+        ("decision_make", "body:decision"),
+        ("canasta_move", "body:type"),
+    )
+    for label, value in (
+        ("high-surrogate", "\ud800"),
+        ("low-surrogate", "\udfff"),
+        ("surrogate-after-text", "main\udc00"),
+    )
 ]
 # Random text from the categories that break things: surrogates, controls, format characters
 # (bidi marks, zero-width joiners), combining marks, private use, symbols (emoji), other scripts.
@@ -277,6 +301,22 @@ def test_the_schema_lists_every_kind_of_field():
     assert len(OPERATIONS) >= 14
 
 
+@pytest.mark.parametrize(("operation_id", "field_name", "value", "answer"), ONCE_BROKEN)
+def test_the_inputs_that_once_broke_the_api_are_answered(terminals, operation_id, field_name, value, answer):
+    # given a request valid but for one field, which holds an input that once broke the API
+    operation = next(operation for operation in OPERATIONS if operation.operation_id == operation_id)
+    item = next(item for item in operation.fields if str(item) == field_name)
+    values = {other: terminals.valid(operation, other) for other in operation.fields if other.required}
+    values[item] = (
+        _hostile_header(terminals.valid(operation, item), value) if item.location == "header" else value
+    )
+
+    # when it is sent, then it is answered, with the answer it gets since its fix
+    response, sent = send(terminals, operation, values)
+    assert_answered(response, sent)
+    assert (response.status_code, json.loads(response.content)["code"]) == answer, sent
+
+
 @pytest.mark.parametrize("operation", OPERATIONS, ids=lambda operation: operation.operation_id)
 def test_every_hostile_string_in_every_field_is_answered(terminals, operation):
     for item in operation.fields:
@@ -284,13 +324,19 @@ def test_every_hostile_string_in_every_field_is_answered(terminals, operation):
             values = {
                 other: terminals.valid(operation, other) for other in operation.fields if other.required
             }
-            base = terminals.valid(operation, item)
-            values[item] = _hostile_header(base, value) if item.location == "header" else value
+            # a header's valid value is the base of its hostile one; any other field's is not needed
+            # (and its simplest value can take Hypothesis a minute: canasta_move's melds pattern)
+            values[item] = (
+                _hostile_header(terminals.valid(operation, item), value)
+                if item.location == "header"
+                else value
+            )
             assert_answered(*send(terminals, operation, values))
 
 
+@pytest.mark.soak
 @settings(
-    max_examples=200,
+    max_examples=sized(25, 200),
     deadline=None,
     database=None,
     derandomize=True,
