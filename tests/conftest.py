@@ -47,19 +47,18 @@ def _world(request: Any, django_db_setup: None, django_db_blocker: Any) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _flush_past_append_only_triggers(django_db_blocker: Any) -> None:
-    """After a transactional test Django empties the tables with TRUNCATE, which the append-only
-    triggers refuse: the test flush (and only it) runs with triggers in replica mode. In the demo
-    casino nothing is emptied: its database is cloned again before the next test needs it."""
+def _flush_what_was_written(django_db_blocker: Any) -> None:
+    """After a transactional test Django truncates every table (which the append-only triggers
+    refuse). Here the test flush (and only it) deletes the rows of the tables that hold any, with
+    the triggers in replica mode; in the demo casino it is left for the seeded rows to be put back
+    before the next test that needs them (tests/worlds.py)."""
     from django.db import connection
-
-    original = connection.ops.execute_sql_flush
 
     def execute_sql_flush(sql_list: list[str]) -> None:
         if worlds.in_demo():
             worlds.demo_written()
-            return
-        original(["SET LOCAL session_replication_role = replica", *sql_list])
+        else:
+            worlds.empty()
 
     connection.ops.execute_sql_flush = execute_sql_flush  # type: ignore[method-assign]
 

@@ -8,12 +8,13 @@
 
 The connection is pointed at the world the test asks for before pytest-django opens the test's
 transaction (tests/conftest.py's ``_django_db_helper``). A transactional test commits, and Django
-would empty every table after it, the demo casino's too. There the seeded rows are instead put
-back from a copy kept in the schema ``demo_snapshot`` of the same database, before the next test
-that needs them: cheaper than seeding again, and the demo seed still runs once per worker
-database. (Cloning the database again would be cheaper still, but dropping one makes the server
-write a checkpoint, seconds on a busy disk.) ``seed_runs`` counts the seeds by database;
-tests/casino/test_worlds.py fails when the demo casino is seeded twice.
+would then truncate every table. Instead only the tables that hold a row are emptied (a DELETE
+each), and in the demo casino the seeded rows are put back from a copy kept in the schema
+``demo_snapshot`` of the same database, before the next test that needs them: cheaper than
+seeding again, and the demo seed still runs once per worker database. (Cloning the database again
+would be cheaper still, but dropping one makes the server write a checkpoint, seconds on a busy
+disk.) ``seed_runs`` counts the seeds by database; tests/casino/test_worlds.py fails when the demo
+casino is seeded twice.
 """
 
 from __future__ import annotations
@@ -90,8 +91,8 @@ def _drop(name: str) -> None:
 
 
 def _tables() -> list[str]:
-    with connection.cursor() as cursor:
-        return sorted(connection.introspection.table_names(cursor))
+    """The models' tables, as Django's flush takes them (not django_migrations)."""
+    return sorted(connection.introspection.django_table_names(only_existing=True, include_views=False))
 
 
 def build() -> Worlds:
@@ -128,14 +129,32 @@ def open_demo_tables() -> None:
     Table.objects.update(is_open=True)
 
 
+def _rows_deleted(cursor: Any) -> None:
+    """Every row of the tables that hold one deleted, in a transaction with the triggers
+    (append-only, audit chain, foreign keys) in replica mode, as for Django's own flush: only what
+    a test wrote is touched, where Django's flush truncates every table (a new file each)."""
+    quote = connection.ops.quote_name
+    tables = _tables()
+    cursor.execute("SET LOCAL session_replication_role = replica")
+    cursor.execute(
+        " UNION ALL ".join(f"SELECT %s WHERE EXISTS (SELECT FROM {quote(table)})" for table in tables), tables
+    )
+    for (table,) in cursor.fetchall():
+        cursor.execute(f"DELETE FROM {quote(table)}")
+
+
+def empty() -> None:
+    """After a transactional test in the empty world: empty again. The sequences go on."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        _rows_deleted(cursor)
+
+
 def _restore(current: Worlds) -> None:
-    """Every table of the demo casino emptied and its seeded rows put back, with the triggers
-    (append-only, audit chain) in replica mode as for Django's own flush. The sequences go on
-    from where they are, past every seeded key."""
+    """The demo casino as seeded: what the tests wrote deleted, the seeded rows put back. The
+    sequences go on from where they are, past every seeded key."""
     quote = connection.ops.quote_name
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL session_replication_role = replica")
-        cursor.execute("TRUNCATE " + ", ".join(quote(table) for table in _tables()))
+        _rows_deleted(cursor)
         for table in current.seeded_tables:
             cursor.execute(
                 f"INSERT INTO {quote(table)} OVERRIDING SYSTEM VALUE SELECT * FROM {SNAPSHOT}.{quote(table)}"
