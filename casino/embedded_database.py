@@ -145,10 +145,9 @@ def _pg_ctl_stop(data: Path) -> None:
         text=True,
         check=False,
     )
+    # A clean stop says nothing, so that the command's own last line (pytest's summary) stays last.
     if result.returncode:
         _say(f"pg_ctl stop failed: {result.stderr.strip()} (server log: {_shown(data / 'log')})")
-    else:
-        _say("stopped.")
 
 
 def _create_database(data: Path) -> str:
