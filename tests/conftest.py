@@ -42,6 +42,8 @@ def _django_db_helper(_world: None, _django_db_helper: None) -> None:
 
 @pytest.fixture
 def _world(request: Any, django_db_setup: None, django_db_blocker: Any) -> None:
+    """The demo casino for a test that asks for ``seeded`` (by name, or through a fixture built on
+    it), the empty world for any other."""
     with django_db_blocker.unblock():
         worlds.enter(demo="seeded" in request.fixturenames)
 
@@ -67,6 +69,10 @@ def _flush_what_was_written(django_db_blocker: Any) -> None:
 def seeded(db: Any) -> None:
     """The demo casino (seeds/, its tables open), as after `make run` once a dealer has opened the
     tables: the test runs in its database (tests/worlds.py), which is seeded once per worker."""
+    if not worlds.in_demo():
+        raise RuntimeError(
+            "ask for the seeded fixture by name, not with getfixturevalue: the world is chosen first"
+        )
 
 
 @pytest.fixture(autouse=True)
