@@ -26,6 +26,7 @@ __all__ = [
     "ReasonRequiredError",
     "SamePersonSignedTwiceError",
     "SignatureNotNeededError",
+    "SlipInFlightError",
     "SlipNotFoundError",
     "SlipStepRefusedError",
     "TableAlreadyOpenError",
@@ -95,6 +96,13 @@ class TableAlreadyOpenError(ConflictError):
 
 class TableNotOpenError(ConflictError):
     code = "table_not_open"
+
+
+class SlipInFlightError(ConflictError):
+    """A fill or credit of the table is requested or issued and not yet received: the table's
+    closer would count a tray the slip is still to change."""
+
+    code = "slip_in_flight"
 
 
 class InvestigationUnresolvedError(ConflictError):

@@ -37,6 +37,7 @@ from accounting.errors import (
     InvestigationUnresolvedError,
     SamePersonSignedTwiceError,
     SignatureNotNeededError,
+    SlipInFlightError,
     SlipStepRefusedError,
     TableAlreadyOpenError,
     TableNotOpenError,
@@ -422,6 +423,27 @@ def _count_role(count_roles: set[str], user: Any) -> str:
     )
 
 
+def _no_slip_in_flight(table: Table) -> None:
+    """A closer counts the tray as it ends the day's play: a fill or credit requested or issued
+    and not received (nor voided) would change that tray after the count, and the day's win with
+    it (MICS: the closer, the fills and the credits of the same table and day must agree)."""
+    slip = (
+        Slip.objects.filter(table=table)
+        .exclude(signatures__step__in=[SlipStep.RECEIVED, SlipStep.VOIDED])
+        .order_by("pk")
+        .first()
+    )
+    if slip is not None:
+        raise SlipInFlightError(
+            _(
+                "Slip %(slip)s of this table is not received yet: receive it, or void it before "
+                "the cage issues it, then count the table at its close."
+            )
+            % {"slip": f"{slip.year}-{slip.number}"},
+            slip_id=slip.pk,
+        )
+
+
 def tray_count_record(
     *,
     table: Table,
@@ -444,7 +466,8 @@ def tray_count_record(
     corrected count, then the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
     ``invalid_count``, ``count_awaiting_signatures``, ``table_already_open``, ``table_not_open``,
     ``round_in_progress`` (a closer while a round is open), ``investigation_unresolved``,
-    ``reason_required``, ``wrong_role``."""
+    ``reason_required``, ``wrong_role``, ``slip_in_flight`` (a closer while a fill or credit of the
+    table is requested or issued and not received)."""
     _require_any(by, "supervise_pit", "run_table")
     casino = table.casino
     if corrects is not None:
@@ -484,6 +507,8 @@ def tray_count_record(
             raise RoundInProgressError(
                 _("A round is in progress: settle or void it before the closing count.")
             )
+        else:
+            _no_slip_in_flight(locked)
         role = _count_role(set(), by)
         count = TrayCount.objects.create(
             table=locked,
@@ -534,7 +559,8 @@ def tray_count_sign(*, count: TrayCount, by: Any) -> TrayCountSignature:
     Needs ``supervise_pit`` or ``run_table``. Locks the gaming days (the count's and today's,
     shared), the table row, the count, then the audit chain. Raises ``permission_denied``,
     ``gaming_day_closed``, ``same_person_signed_twice``, ``wrong_role``,
-    ``signature_not_needed``, ``round_in_progress`` (a closer while a round is open)."""
+    ``signature_not_needed``, ``round_in_progress`` (a closer while a round is open),
+    ``slip_in_flight`` (a closer while a fill or credit of the table is on its way)."""
     _require_any(by, "supervise_pit", "run_table")
     table = count.table
     with transaction.atomic():
@@ -548,6 +574,8 @@ def tray_count_sign(*, count: TrayCount, by: Any) -> TrayCountSignature:
                 _("You signed this count already: the second signature is someone else's.")
             )
         role = _count_role(count_roles_signed(fresh), by)
+        if fresh.kind == CountKind.CLOSER and fresh.corrects_id is None:
+            _no_slip_in_flight(table)
         signature = TrayCountSignature.objects.create(count=fresh, role=role, signer=by, signed_at=now)
         investigation = None
         if fresh.kind == CountKind.OPENER and fresh.corrects_id is None:

@@ -312,6 +312,9 @@ REFUSALS: dict[str, Refusal] = {
     ),
     "same_person_signed_twice": Refusal(_("Two people sign: the same person cannot sign twice.")),
     "signature_not_needed": Refusal(_("This signature is not needed.")),
+    "slip_in_flight": Refusal(
+        _("A fill or credit of this table is not received yet: receive or void it before the closing count.")
+    ),
     "slip_not_found": Refusal(_("There is no such slip.")),
     "slip_step_refused": Refusal(_("The slip is not at this step.")),
     "table_already_open": Refusal(_("The table is open already.")),

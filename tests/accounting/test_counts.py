@@ -243,3 +243,75 @@ def test_no_closing_count_while_a_round_is_in_progress(table, dealer, pit_boss):
     counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
     assert not Round.objects.filter(table=table).open().exists()
     assert type(table).objects.get(pk=table.pk).is_open is False
+
+
+FILL = {10_000: 100_000}  # 1 000.00 in 100.00 chips
+
+
+def test_no_closing_count_while_a_fill_is_on_its_way(table, dealer, pit_boss, cashier):
+    # given BJ1 open on 20 000.00, a fill of 1 000.00 requested and issued by the cage, not received
+    from accounting.models import SlipKind
+    from accounting.services import slip_issue, slip_receive, slip_request
+
+    opened(table, dealer, pit_boss)
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    slip_issue(slip=slip, by=cashier)
+    before = snapshot()
+    # when the dealer counts the tray for its close
+    with pytest.raises(ServiceError) as refused:
+        tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer)
+    # then it is refused, naming the slip, and nothing is written
+    assert refused.value.code == "slip_in_flight"
+    assert refused.value.message == (
+        f"Slip {slip.year}-{slip.number} of this table is not received yet: receive it, or void it "
+        "before the cage issues it, then count the table at its close."
+    )
+    assert snapshot() == before
+    # and once the fill is received, the closer counts the tray with it and closes the table
+    slip_receive(slip=slip, by=dealer)
+    closer = counted(table, CountKind.CLOSER, {**TRAY, 10_000: TRAY[10_000] + 100_000}, dealer, pit_boss)
+    assert (closer.total_minor, closer.ledger_minor, closer.difference_minor) == (2_100_000, 2_100_000, 0)
+    assert type(table).objects.get(pk=table.pk).is_open is False
+
+
+def test_a_closer_counted_before_a_fill_is_not_signed_until_the_fill_is_received_or_voided(
+    table, dealer, pit_boss, pit_boss_two, cashier
+):
+    # given BJ1 open, its closer counted by the dealer, then a fill requested while it waits for
+    # the pit boss's signature (the table is open until the closer is signed)
+    from accounting.models import SlipKind
+    from accounting.services import slip_request, slip_void
+
+    opened(table, dealer, pit_boss)
+    closer = tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer)
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    before = snapshot()
+    # when the pit boss signs the closer, it is refused with nothing written: the table stays open
+    with pytest.raises(ServiceError) as refused:
+        tray_count_sign(count=closer, by=pit_boss)
+    assert refused.value.code == "slip_in_flight"
+    assert snapshot() == before
+    assert type(table).objects.get(pk=table.pk).is_open is True
+    # and once the fill is voided by two people, the closer is signed and closes the table
+    slip_void(slip=slip, by=pit_boss, reason="asked for the wrong table")
+    slip_void(slip=slip, by=pit_boss_two)
+    tray_count_sign(count=closer, by=pit_boss)
+    assert type(table).objects.get(pk=table.pk).is_open is False
+
+
+def test_a_correction_of_a_closer_is_not_held_by_a_fill_on_its_way(table, dealer, pit_boss):
+    # given BJ1 closed, opened again and a fill requested
+    from accounting.models import SlipKind
+    from accounting.services import slip_request
+
+    opened(table, dealer, pit_boss)
+    closer = counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
+    opened(table, dealer, pit_boss)
+    slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    # when the earlier closer is corrected, then the correction is recorded and signed: it counts
+    # the tray as it was then, which the fill does not change
+    correction = tray_count_record(
+        table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer, corrects=closer, reason="recount"
+    )
+    tray_count_sign(count=correction, by=pit_boss)
+    assert correction.corrects_id == closer.pk

@@ -342,3 +342,22 @@ def test_a_refusal_is_swapped_in_even_on_the_development_server(operator, settin
     settings.DEBUG = True
     page = client_of(operator).get("/accounting/settings/").content.decode()
     assert "django_htmx/htmx-2.min.js" in page and "django-htmx.js" not in page
+
+
+def test_a_closer_with_a_fill_on_its_way_is_refused_on_the_table_page_in_words(table, dealer, pit_boss):
+    # given BJ1 open and a fill requested, not yet received
+    opened(table, dealer, pit_boss)
+    slip_request(table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, by=pit_boss)
+    before = snapshot()
+    # when the dealer sends the closing count from the table's page
+    answer = client_of(dealer).post(
+        "/accounting/tables/BJ1/counts/", tray_form(TRAY, kind="closer"), headers=HTMX
+    )
+    # then the page says why, in words, with the code, and nothing is written
+    assert answer.status_code == 409 and "slip_in_flight" in answer.text
+    slip = Slip.objects.get()
+    assert (
+        f"Slip {slip.year}-{slip.number} of this table is not received yet: receive it, or void it "
+        "before the cage issues it, then count the table at its close." in answer.text
+    )
+    assert snapshot() == before
