@@ -83,6 +83,7 @@ from accounting.selectors import (
     open_work_of_day,
     settings_of,
     slip_steps,
+    slips_open,
     table_accounting,
     tray_ledger_minor,
 )
@@ -427,13 +428,9 @@ def _no_slip_in_flight(table: Table) -> None:
     """A closer counts the tray as it ends the day's play: a fill or credit requested or issued
     and not received (nor voided) would change that tray after the count, and the day's win with
     it (MICS: the closer, the fills and the credits of the same table and day must agree)."""
-    slip = (
-        Slip.objects.filter(table=table)
-        .exclude(signatures__step__in=[SlipStep.RECEIVED, SlipStep.VOIDED])
-        .order_by("pk")
-        .first()
-    )
-    if slip is not None:
+    in_flight = slips_open(table.casino, table=table)
+    if in_flight:
+        slip = in_flight[0]
         raise SlipInFlightError(
             _(
                 "Slip %(slip)s of this table is not received yet: receive it, or void it before "

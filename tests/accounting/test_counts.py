@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from accounting.models import CountKind, InvestigationResolution, TrayCount, VarianceInvestigation
+from accounting.models import CountKind, InvestigationResolution, SlipKind, TrayCount, VarianceInvestigation
 from accounting.selectors import table_accounting
 from accounting.services import (
     accounting_settings_change,
     chip_set_configure,
     investigation_resolve,
+    slip_issue,
+    slip_receive,
+    slip_request,
+    slip_void,
     tray_count_record,
     tray_count_sign,
 )
@@ -250,9 +254,6 @@ FILL = {10_000: 100_000}  # 1 000.00 in 100.00 chips
 
 def test_no_closing_count_while_a_fill_is_on_its_way(table, dealer, pit_boss, cashier):
     # given BJ1 open on 20 000.00, a fill of 1 000.00 requested and issued by the cage, not received
-    from accounting.models import SlipKind
-    from accounting.services import slip_issue, slip_receive, slip_request
-
     opened(table, dealer, pit_boss)
     slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
     slip_issue(slip=slip, by=cashier)
@@ -279,9 +280,6 @@ def test_a_closer_counted_before_a_fill_is_not_signed_until_the_fill_is_received
 ):
     # given BJ1 open, its closer counted by the dealer, then a fill requested while it waits for
     # the pit boss's signature (the table is open until the closer is signed)
-    from accounting.models import SlipKind
-    from accounting.services import slip_request, slip_void
-
     opened(table, dealer, pit_boss)
     closer = tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer)
     slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
@@ -301,9 +299,6 @@ def test_a_closer_counted_before_a_fill_is_not_signed_until_the_fill_is_received
 
 def test_a_correction_of_a_closer_is_not_held_by_a_fill_on_its_way(table, dealer, pit_boss):
     # given BJ1 closed, opened again and a fill requested
-    from accounting.models import SlipKind
-    from accounting.services import slip_request
-
     opened(table, dealer, pit_boss)
     closer = counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
     opened(table, dealer, pit_boss)
