@@ -147,6 +147,8 @@ MUTABLE_TABLES = frozenset(
         "casino_terminalcredential",
         # Background jobs: their status, progress and result change as the work goes on.
         "casino_backgroundjob",
+        # A four-eyes approval: written pending, decided once (casino.four_eyes).
+        "casino_approval",
         # Live tables: tables, seats, boxes, shoes, rounds, bets, and the configuration.
         "tables_table",
         "tables_seat",

@@ -26,6 +26,8 @@ The order of the whole back office, by which a command takes its locks (it may s
 4. the terminal row, then the player row (a sign-in, a bet), then the player's sessions;
 5. the box row;
 6. the round's payout line being decided;
+6a. the four-eyes approval being decided (``casino.four_eyes``), right after the row it decides
+   (a payout line, a table, a request), and before the wallet's rows;
 7. the wallet's row the command acts on: holds (id order), the pending payout, the balance
    adjustment, the transfer being reversed;
 8. accounts, in id order (``wallet.locking.accounts_lock``);

@@ -274,3 +274,75 @@ class StaffPreference(models.Model):
 
     def __str__(self) -> str:
         return f"preferences of user {self.user_id}"
+
+
+class Approval(models.Model):
+    """A change or a payment that waits for a second person: what (``kind`` and its subject, with
+    the values before and after), who asked and when, and who decided, when, how and why. The one
+    record of every four-eyes decision the back office takes (``casino.four_eyes``; the policy of
+    which changes wait is ``casino/controls.toml``). Written pending by the service that asks, and
+    decided once: a decided approval never changes again (the audit trail holds both steps)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Waiting")
+        APPROVED = "approved", _("Approved")
+        REJECTED = "rejected", _("Rejected")
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="approvals")
+    kind = models.CharField(max_length=40)
+    # What waits: "<app>.<model>" and its id (a payout line, a configuration proposal, a slip...).
+    subject_type = models.CharField(max_length=80)
+    subject_id = models.CharField(max_length=80)
+    # Where it happens, for the queues: a table's name, a player's card, a gaming day.
+    place = models.CharField(max_length=120, blank=True)
+    summary = models.CharField(max_length=300)
+    amount_minor = models.BigIntegerField(null=True, blank=True)
+    before = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    after = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    gaming_day = models.DateField()
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    requested_by_name = models.CharField(max_length=150)
+    requested_terminal = models.ForeignKey(
+        Terminal, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    requested_at = models.DateTimeField()
+    request_reason = models.CharField(max_length=300, blank=True)
+    # People who may not decide besides the requester, by why: {"round_dealer": 12}.
+    excluded = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["casino", "status", "kind"], name="approval_queue_idx")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "subject_type", "subject_id"],
+                condition=models.Q(status="pending"),
+                name="approval_one_pending_per_subject",
+            ),
+            # The database's own word on the rule: nobody decides what they asked for.
+            models.CheckConstraint(
+                condition=~models.Q(decided_by=models.F("requested_by")), name="approval_second_person"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(status="pending", decided_by__isnull=True, decided_at__isnull=True)
+                    | (~models.Q(status="pending") & models.Q(decided_at__isnull=False))
+                ),
+                name="approval_decided_consistently",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"approval #{self.pk} {self.kind} {self.subject_type}:{self.subject_id} ({self.status})"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status == self.Status.PENDING

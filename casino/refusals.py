@@ -323,7 +323,12 @@ REFUSALS: dict[str, Refusal] = {
     # --- the pit boss's approvals and the dealers' requests
     "approval_by_dealer_refused": Refusal(_("The dealer of the round cannot approve its payouts.")),
     "approval_by_requester_refused": Refusal(_("Another pit boss than the one who asked must decide.")),
-    "four_eyes_required": Refusal(_("Another pit boss than the requester must approve this adjustment.")),
+    "four_eyes_required": Refusal(
+        _("A second person must decide: whoever asked for it cannot, nor, for a payout, the round's dealer.")
+    ),
+    "approval_decided": Refusal(_("This is decided already.")),
+    "approval_not_found": Refusal(_("There is no such approval.")),
+    "approval_pending": Refusal(_("This already waits for a second person.")),
     "payout_not_pending": Refusal(_("This payout does not wait for a decision.")),
     "adjustment_not_pending": Refusal(_("This adjustment does not wait for a decision.")),
     "request_pending": Refusal(_("A request of this kind already waits for the pit boss.")),

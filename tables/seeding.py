@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from casino.actors import Actor
 from tables.models import Game, Table, TableConfigVersion
-from tables.services.common import Actor
 from tables.services.config import table_config_change
 from tables.services.seats import boxes_ensure
 

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.actors import Actor
 from casino.api import ProblemJSONRenderer
 from casino.authentication import (
     TerminalOptionalPlayerAuthentication,
@@ -41,7 +42,6 @@ from tables.api.throttling import PlayerRateThrottle, SignInRateThrottle, Termin
 from tables.models import BOX_NUMBERS, Bet, Box, Round, Shoe, Table
 from tables.services.bets import bet_cancel, bet_place
 from tables.services.cards import card_correct, card_enter
-from tables.services.common import Actor
 from tables.services.decisions import decision_make, insurance_close, insurance_decide
 from tables.services.rounds import round_close_betting, round_open
 from tables.services.seats import box_bets_behind_set, box_leave, box_take

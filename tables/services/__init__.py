@@ -7,6 +7,7 @@ subclasses with stable codes (``tables.errors``). The terminal API and the deale
 these functions with an :class:`Actor`.
 """
 
+from casino.actors import Actor
 from tables.services.bets import bet_cancel, bet_place
 from tables.services.canasta import (
     canasta_deal_enter,
@@ -21,7 +22,6 @@ from tables.services.canasta import (
 from tables.services.canasta_settlement import canasta_void_approve, canasta_void_reject, canasta_void_request
 from tables.services.cards import card_correct, card_enter
 from tables.services.commands import round_apply_overdue_defaults
-from tables.services.common import Actor
 from tables.services.config import (
     paytable_version_approve,
     paytable_version_create,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from casino.actors import Actor
 from casino.errors import PermissionRefusedError
 from tables.errors import BettingClosedError, NoSuchBoxError, NotBoxOwnerError, RoundNotOpenError, TableError
 from tables.games.blackjack import Bet as EngineBet
@@ -18,7 +19,7 @@ from tables.games.blackjack.rules import RuleSet as EngineRuleSet
 from tables.locking import lock_round, round_lock_take
 from tables.models import BOX_NUMBERS, Bet, BetKind, BetStatus, Box, Round, RoundStatus, Seat
 from tables.services.commands import bets_release, engine_player, engine_seats, game, stake_hold
-from tables.services.common import Actor, require_player
+from tables.services.common import require_player
 from tables.services.config import config_get, config_limits, config_rules
 from tables.sql import bet_insert, bets_for_check, player_lock, round_for_bet
 

@@ -30,6 +30,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from casino.actors import Actor, require_staff
 from casino.errors import PermissionRefusedError
 from casino.locking import row_lock
 from casino.models import Player
@@ -72,13 +73,7 @@ from tables.models import (
 )
 from tables.round_hash import canonical_digest, event_digest
 from tables.services.commands import game as engine_call
-from tables.services.common import (
-    Actor,
-    is_dealer_terminal_at,
-    require_player,
-    require_staff,
-    require_terminal_at,
-)
+from tables.services.common import is_dealer_terminal_at, require_player, require_terminal_at
 from tables.services.config import table_config_current
 from wallet.services import hold_place, holds_void
 

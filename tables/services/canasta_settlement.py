@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from casino.actors import Actor, require_staff
 from casino.errors import reason_required
 from tables.errors import (
     ApprovalByRequesterRefusedError,
@@ -59,7 +60,6 @@ from tables.services.canasta import (
     next_dealer_seat,
     require_host,
 )
-from tables.services.common import Actor, require_staff
 from wallet.models import Account, AccountKind
 from wallet.services import GameSettlementLine, game_settle, holds_void
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from casino.actors import Actor, require_staff
 from casino.errors import reason_required
 from tables.errors import (
     AwaitingCorrectionError,
@@ -28,13 +29,7 @@ from tables.services.commands import (
     round_state,
     step,
 )
-from tables.services.common import (
-    Actor,
-    EventDraft,
-    is_dealer_terminal_at,
-    require_dealer_or_reader,
-    require_staff,
-)
+from tables.services.common import EventDraft, is_dealer_terminal_at, require_dealer_or_reader
 
 
 def card_enter(*, round_id: int, actor: Actor, card: str) -> Round:

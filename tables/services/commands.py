@@ -27,6 +27,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import Player
 from tables.errors import RoundInProgressError, RoundNotOpenError, TableError, from_game_error
@@ -55,7 +56,7 @@ from tables.games.cards import Card
 from tables.games.errors import GameError
 from tables.locking import lock_round
 from tables.models import Bet, BetHold, BetKind, BetStatus, Box, Round, RoundStatus, Shoe
-from tables.services.common import Actor, EventDraft, events_write, require_terminal_at
+from tables.services.common import EventDraft, events_write, require_terminal_at
 from tables.services.config import config_get, config_rules
 from tables.services.shoes import shoe_remaining
 from tables.sql import bet_hold_link_insert

@@ -18,6 +18,7 @@ from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone
 
+from casino.actors import Actor, require_staff
 from casino.errors import reason_required
 from tables.errors import (
     ApprovalByRequesterRefusedError,
@@ -49,7 +50,6 @@ from tables.models import (
     TableConfigProposal,
     TableConfigVersion,
 )
-from tables.services.common import Actor, require_staff
 
 # Limits a fresh blackjack table starts from (EUR cents).
 DEFAULT_LIMITS: dict[str, int] = {

@@ -16,17 +16,12 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils import timezone
 
+from casino.actors import Actor, require_staff
 from casino.errors import PermissionRefusedError
 from tables.errors import RoundInProgressError, TableClosedError, TableError
 from tables.locking import table_lock
 from tables.models import Round, Table, TableDealer
-from tables.services.common import (
-    Actor,
-    require_dealer_or_reader,
-    require_staff,
-    require_terminal_at,
-    table_dealer_id,
-)
+from tables.services.common import require_dealer_or_reader, require_terminal_at, table_dealer_id
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from django.utils import timezone
 
+from casino.actors import Actor
 from casino.errors import PermissionRefusedError
 from casino.models import Player
 from tables.errors import AwaitingCorrectionError, DecisionDeadlinePassedError, NotBoxOwnerError, TableError
@@ -37,7 +38,7 @@ from tables.services.commands import (
     round_state,
     step,
 )
-from tables.services.common import Actor, require_dealer_or_reader, require_player
+from tables.services.common import require_dealer_or_reader, require_player
 from tables.services.config import config_get
 
 # The decisions a box owner may name (rules 5.1-5.4, 5.7); the engine says which are legal now.

@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from casino.actors import Actor, require_staff
 from casino.errors import reason_required
 from tables.errors import (
     ApprovalByRequesterRefusedError,
@@ -27,7 +28,7 @@ from tables.models import (
 )
 from tables.services.cards import card_correct
 from tables.services.commands import game
-from tables.services.common import Actor, require_dealer_or_reader, require_staff
+from tables.services.common import require_dealer_or_reader
 from tables.services.rounds import round_void
 
 

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
+from casino.actors import Actor, require_staff
 from tables.errors import (
     BettingClosedError,
     InvalidConfigurationError,
@@ -51,12 +52,10 @@ from tables.services.commands import (
     shoe_consume,
 )
 from tables.services.common import (
-    Actor,
     EventDraft,
     event_fields,
     events_write,
     require_dealer_or_reader,
-    require_staff,
     table_dealer_id,
 )
 from tables.services.config import config_current_ids, config_get, config_rules

@@ -8,6 +8,7 @@ from collections import Counter
 from django.db import transaction
 from django.utils import timezone
 
+from casino.actors import Actor
 from tables.errors import (
     BoxLimitReachedError,
     BoxTakenError,
@@ -28,7 +29,7 @@ from tables.models import (
     Table,
 )
 from tables.services.commands import bets_release
-from tables.services.common import Actor, require_player
+from tables.services.common import require_player
 from tables.services.config import table_config_current
 
 

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import Case, F, PositiveIntegerField, Value, When
 from django.utils import timezone
 
+from casino.actors import Actor, require_staff
 from casino.audit import audit_batch
 from tables.errors import ApprovalByDealerRefusedError, RoundNotOpenError, TableError
 from tables.games.blackjack import settlement
@@ -41,13 +42,7 @@ from tables.models import (
 )
 from tables.round_hash import SETTLED_ACTION, round_seal
 from tables.services.commands import AppliedDefault, round_command, round_state, shoe_consume
-from tables.services.common import (
-    Actor,
-    EventDraft,
-    events_write,
-    require_dealer_or_reader,
-    require_staff,
-)
+from tables.services.common import EventDraft, events_write, require_dealer_or_reader
 from wallet.models import PendingPayout
 from wallet.services import SettlementLine, payout_release
 from wallet.services import payout_reject as wallet_payout_reject

@@ -128,7 +128,7 @@ def staff(username: str) -> Any:
 def open_round(table_name: str = "BJ1", **settings: Any) -> Any:
     """The dealer's side, which is the dealer console's job and not the terminal API's: a table on
     a physical shoe (cards come from its card reader), shuffled, betting open."""
-    from tables.services.common import Actor
+    from casino.actors import Actor
     from tables.services.config import table_settings_change
     from tables.services.rounds import round_open
     from tables.services.shoes import shoe_shuffle

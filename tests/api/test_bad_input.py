@@ -14,9 +14,9 @@ from django.db import connection
 from django.http import HttpResponse, HttpResponseServerError
 from django.test import Client, RequestFactory
 
+from casino.actors import Actor
 from casino.api_middleware import ApiProblemMiddleware
 from tables.models import Bet
-from tables.services.common import Actor
 from tables.services.rounds import round_close_betting
 from tests.api.conftest import ApiClient, Device, staff
 from tests.snapshots import ledger_snapshot, table_snapshot

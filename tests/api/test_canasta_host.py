@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from casino.actors import Actor
 from casino.models import Terminal
 from tables.models import CanastaDealEvent, CanastaDealScore, CanastaVoidRequest, Table
 from tables.services.canasta import canasta_table_settings_change
-from tables.services.common import Actor
 from tests.api.conftest import ApiClient, make_device, sign_in, staff
 from tests.api.test_canasta_game import BALANCES, CARDS, Keys, _player
 from tests.tables.canasta_tables.conftest import balance, venue_balance

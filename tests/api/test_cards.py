@@ -6,9 +6,9 @@ import datetime as dt
 
 from django.utils import timezone
 
+from casino.actors import Actor
 from casino.models import AuditRecord
 from tables.models import Round, RoundEvent
-from tables.services.common import Actor
 from tables.services.rounds import round_close_betting
 from tests.api.conftest import ApiClient, staff
 

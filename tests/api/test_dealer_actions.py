@@ -13,9 +13,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from casino.actors import Actor
 from casino.models import AuditRecord, Terminal
 from tables.models import Round, RoundEvent, Shoe, Table
-from tables.services.common import Actor
 from tables.services.config import table_settings_change
 from tests.api.conftest import ApiClient, Device, make_device, sign_in, staff
 from tests.snapshots import refused_snapshot

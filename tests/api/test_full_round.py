@@ -4,7 +4,7 @@ dealer's own steps (open betting, no more bets, settle) are dealer-console servi
 
 from __future__ import annotations
 
-from tables.services.common import Actor
+from casino.actors import Actor
 from tables.services.rounds import round_close_betting
 from tables.services.settlement import round_settle
 from tests.api.conftest import ApiClient, open_round, sign_in, staff

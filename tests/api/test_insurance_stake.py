@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from casino.actors import Actor
 from tables.models import Bet, RoundEvent, Table
-from tables.services.common import Actor
 from tables.services.config import rule_set_version_approve, rule_set_version_create
 from tables.services.rounds import round_close_betting
 from tables.services.settlement import round_settle

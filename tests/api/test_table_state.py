@@ -108,7 +108,7 @@ def test_every_kind_of_change_gives_a_new_version(agi, bj1_reader, bj1_round):
 
 def close_betting(round_) -> None:
     """The dealer's "no more bets" (dealer console, not the terminal API)."""
-    from tables.services.common import Actor
+    from casino.actors import Actor
     from tables.services.rounds import round_close_betting
     from tests.api.conftest import staff
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from casino.actors import Actor
 from casino.models import Player
 from tables.games.canasta import (
     Action,
@@ -21,7 +22,6 @@ from tables.games.canasta import (
     TakePile,
 )
 from tables.models import Table
-from tables.services.common import Actor
 from tests.factories import PlayerFactory, TerminalFactory, staff_user
 from wallet.models import Account, AccountKind
 from wallet.services import system_buy_in
