@@ -44,7 +44,8 @@ from typing import TypeVar
 from django.db import connection
 from django.db.models import Model, QuerySet
 
-from casino.models import Player, StaffLoginState, TerminalCredential
+from casino.models import Player, StaffLoginState, Terminal, TerminalCredential
+from casino.selectors import terminal_credentials_valid
 
 M = TypeVar("M", bound=Model)
 
@@ -104,3 +105,11 @@ def credential_lock(*, credential_id: int) -> TerminalCredential:
     if credential is None:
         raise TerminalCredential.DoesNotExist(f"no terminal credential {credential_id}")
     return credential
+
+
+def terminal_credentials_lock(*, terminal_id: int) -> list[TerminalCredential]:
+    """A terminal's row, then its credentials that are neither revoked nor expired, locked (in id
+    order) and returned: two issues of a credential for one terminal take turns, so that each
+    sees the credentials the other issued."""
+    row_lock(Terminal.objects.filter(pk=terminal_id))
+    return rows_lock(terminal_credentials_valid(terminal_id=terminal_id))

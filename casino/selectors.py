@@ -6,8 +6,9 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from django.db.models import QuerySet, Subquery
+from django.utils import timezone
 
-from casino.models import AuditRecord, Casino, Terminal
+from casino.models import AuditRecord, Casino, Terminal, TerminalCredential
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
@@ -83,3 +84,10 @@ def terminal_list(*, casino: Casino) -> QuerySet[Terminal]:
         .prefetch_related("credentials")
         .order_by("name")
     )
+
+
+def terminal_credentials_valid(*, terminal_id: int) -> QuerySet[TerminalCredential]:
+    """The terminal's credentials that authenticate now (neither revoked nor expired), oldest first."""
+    return TerminalCredential.objects.filter(
+        terminal_id=terminal_id, revoked_at__isnull=True, expires_at__gt=timezone.now()
+    ).order_by("pk")

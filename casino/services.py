@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from casino.audit import audit_append
 from casino.errors import ConflictError, NotFoundError, PermissionRefusedError, ServiceError, reason_required
-from casino.locking import credential_lock, row_lock, staff_login_state_lock
+from casino.locking import credential_lock, row_lock, staff_login_state_lock, terminal_credentials_lock
 from casino.locking import player_card_lock as active_card_lock
 from casino.models import Casino, Player, StaffLoginState, StaffPreference, Terminal, TerminalCredential
 from casino.roles import ROLE_PERMISSIONS
@@ -409,32 +409,53 @@ def terminal_register(
 
 
 def terminal_credential_issue(
-    *, terminal: Terminal, by: User | None = None, valid_for: dt.timedelta | None = None
+    *,
+    terminal: Terminal,
+    by: User | None = None,
+    valid_for: dt.timedelta | None = None,
+    keep_earlier: bool = False,
 ) -> tuple[TerminalCredential, str]:
-    """Issue a new credential. Returns it with the plain token, which is never stored or shown again."""
+    """Issue a new credential. Returns it with the plain token, which is never stored or shown again.
+
+    A new credential replaces the terminal's earlier ones: those still valid are revoked in the
+    same transaction (a credential is re-issued because the old one was lost, leaked or left on a
+    replaced device), unless ``keep_earlier`` (a terminal changing over to the new one). One audit
+    record names the new credential and the ones revoked. Locks the terminal's row, then its
+    valid credentials, then the audit chain. Raises ``terminal_inactive``, ``invalid_lifetime``.
+    """
     if not terminal.is_active:
         raise ServiceError("The terminal is deactivated.", code="terminal_inactive")
     lifetime = valid_for or dt.timedelta(days=settings.TERMINAL_CREDENTIAL_DAYS)
     if lifetime <= dt.timedelta(0):
         raise ServiceError("A credential must be valid for some time.", code="invalid_lifetime")
     token = secrets.token_urlsafe(32)
+    issuer = by if getattr(by, "is_authenticated", False) else None
     with transaction.atomic():
+        earlier = terminal_credentials_lock(terminal_id=terminal.pk)
+        now = timezone.now()
+        earlier_ids = [old.pk for old in earlier]
+        revoked_ids = [] if keep_earlier else earlier_ids
+        TerminalCredential.objects.filter(pk__in=revoked_ids).update(revoked_at=now, revoked_by=issuer)
         credential = TerminalCredential.objects.create(
             terminal=terminal,
             token_prefix=token[:TOKEN_PREFIX_LENGTH],
             token_digest=_digest(token),
-            issued_by=by if getattr(by, "is_authenticated", False) else None,
-            expires_at=timezone.now() + lifetime,
+            issued_at=now,
+            issued_by=issuer,
+            expires_at=now + lifetime,
         )
         audit_append(
             action="terminal.credential_issued",
             actor=by,
             object_type="casino.terminal",
             object_id=terminal.pk,
+            before={"valid_credential_ids": earlier_ids},
             after={
                 "credential_id": credential.pk,
                 "prefix": credential.token_prefix,
                 "expires_at": credential.expires_at,
+                "revoked_credential_ids": revoked_ids,
+                "kept_credential_ids": earlier_ids if keep_earlier else [],
             },
         )
     return credential, token

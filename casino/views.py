@@ -28,7 +28,7 @@ from casino.middleware import (
 from casino.models import Terminal, TerminalCredential
 from casino.refusals import refusal_text
 from casino.roles import ROLE_HOME, role_of
-from casino.selectors import casino_for_user, terminal_list
+from casino.selectors import casino_for_user, terminal_credentials_valid, terminal_list
 from casino.services import (
     AccountLockedError,
     LoginRefusedError,
@@ -185,7 +185,9 @@ def terminal_credential_issue_view(request: HttpRequest, terminal_id: int) -> Ht
     casino = casino_for_user(request.user)
     terminal = get_object_or_404(casino.terminals if casino else Terminal.objects.none(), pk=terminal_id)
     try:
-        credential, token = terminal_credential_issue(terminal=terminal, by=staff_user(request))
+        credential, token = terminal_credential_issue(
+            terminal=terminal, by=staff_user(request), keep_earlier=request.POST.get("keep_earlier") == "on"
+        )
     except ServiceError as error:
         messages.error(request, refusal_text(error))
         return redirect("casino:terminals")
@@ -193,7 +195,12 @@ def terminal_credential_issue_view(request: HttpRequest, terminal_id: int) -> Ht
     return render(
         request,
         "casino/terminal_token.html",
-        {"terminal": terminal, "credential": credential, "token": token},
+        {
+            "terminal": terminal,
+            "credential": credential,
+            "token": token,
+            "others_valid": terminal_credentials_valid(terminal_id=terminal.pk).exclude(pk=credential.pk),
+        },
     )
 
 

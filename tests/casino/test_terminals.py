@@ -109,3 +109,93 @@ def test_dealer_cannot_issue_credentials(client, terminal):
 
     assert response.status_code == 403
     assert not TerminalCredential.objects.exists()
+
+
+def test_a_reissued_credential_revokes_the_earlier_one(client, terminal):
+    # Given: the terminal's first credential, in use
+    first, first_token = terminal_credential_issue(terminal=terminal)
+    assert _identity(client, first_token).status_code == 200
+
+    # When: a new one is issued
+    second, second_token = terminal_credential_issue(terminal=terminal)
+
+    # Then: the first no longer authenticates, the second does, and one audit record says so
+    refused = _identity(client, first_token)
+    assert (refused.status_code, refused.json()["code"]) == (401, "credential_revoked")
+    assert _identity(client, second_token).status_code == 200
+    assert TerminalCredential.objects.get(pk=first.pk).revoked_at == second.issued_at
+    record = AuditRecord.objects.filter(action="terminal.credential_issued").latest("sequence")
+    assert record.before == {"valid_credential_ids": [first.pk]}
+    assert record.after["credential_id"] == second.pk
+    assert record.after["revoked_credential_ids"] == [first.pk]
+    assert record.after["kept_credential_ids"] == []
+    assert not AuditRecord.objects.filter(action="terminal.credential_revoked").exists()
+
+
+def test_a_credential_issued_keeping_the_earlier_one_leaves_both_valid(client, terminal):
+    first, first_token = terminal_credential_issue(terminal=terminal)
+
+    _, second_token = terminal_credential_issue(terminal=terminal, keep_earlier=True)
+
+    assert _identity(client, first_token).status_code == 200
+    assert _identity(client, second_token).status_code == 200
+    assert TerminalCredential.objects.get(pk=first.pk).revoked_at is None
+    record = AuditRecord.objects.filter(action="terminal.credential_issued").latest("sequence")
+    assert (record.after["revoked_credential_ids"], record.after["kept_credential_ids"]) == ([], [first.pk])
+
+
+def test_a_reissue_leaves_revoked_and_expired_credentials_as_they_were(terminal):
+    revoked, _ = terminal_credential_issue(terminal=terminal)
+    terminal_credential_revoke(credential=revoked)
+    expired, _ = terminal_credential_issue(terminal=terminal, keep_earlier=True)
+    TerminalCredential.objects.filter(pk=expired.pk).update(
+        expires_at=timezone.now() - dt.timedelta(seconds=1)
+    )
+    revoked_at = TerminalCredential.objects.get(pk=revoked.pk).revoked_at
+
+    terminal_credential_issue(terminal=terminal)
+
+    assert TerminalCredential.objects.get(pk=revoked.pk).revoked_at == revoked_at
+    assert TerminalCredential.objects.get(pk=expired.pk).revoked_at is None
+    record = AuditRecord.objects.filter(action="terminal.credential_issued").latest("sequence")
+    assert record.after["revoked_credential_ids"] == []
+
+
+def test_a_refused_issue_revokes_nothing_and_writes_nothing(client, terminal):
+    first, _ = terminal_credential_issue(terminal=terminal)
+    Terminal.objects.filter(pk=terminal.pk).update(is_active=False)
+    terminal.refresh_from_db()
+    audit_count = AuditRecord.objects.count()
+
+    with pytest.raises(ServiceError) as error:
+        terminal_credential_issue(terminal=terminal)
+
+    assert error.value.code == "terminal_inactive"
+    assert list(TerminalCredential.objects.values_list("pk", "revoked_at")) == [(first.pk, None)]
+    assert AuditRecord.objects.count() == audit_count
+
+
+def test_the_operator_reissues_a_credential_and_the_old_one_stops_working(client, terminal):
+    client.post("/login/", {"username": "operator", "password": "operator-demo"})
+    first_token = client.post(f"/operator/terminals/{terminal.pk}/credentials/").context["token"]
+
+    response = client.post(f"/operator/terminals/{terminal.pk}/credentials/")
+
+    second_token = response.context["token"]
+    assert b'id="earlier-revoked"' in response.content
+    assert _identity(client, first_token).json()["code"] == "credential_revoked"
+    assert _identity(client, second_token).status_code == 200
+    page = client.get("/operator/terminals/").content.decode()
+    assert 'name="keep_earlier"' in page
+    assert "Keep the earlier credential valid" in page
+
+
+def test_the_operator_may_keep_the_earlier_credential_valid(client, terminal):
+    client.post("/login/", {"username": "operator", "password": "operator-demo"})
+    first_token = client.post(f"/operator/terminals/{terminal.pk}/credentials/").context["token"]
+
+    response = client.post(f"/operator/terminals/{terminal.pk}/credentials/", {"keep_earlier": "on"})
+
+    assert b'id="earlier-kept"' in response.content
+    assert _identity(client, first_token).status_code == 200
+    assert _identity(client, response.context["token"]).status_code == 200
