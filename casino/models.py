@@ -25,6 +25,14 @@ class Casino(models.Model):
     gaming_day_starts_at = models.TimeField(
         default=dt.time(6, 0), help_text="Local time at which a new gaming day begins"
     )
+    # A cash-out above this many minor units is paid only once the cashier has confirmed it
+    # (wallet.services.cage_cash_out): a slip of the keyboard (a zero too many) is caught before
+    # the cash leaves the cage. 10,000.00 by default, the threshold of a currency transaction
+    # report (31 CFR 1021.311).
+    cash_out_confirmation_above_minor = models.PositiveBigIntegerField(
+        default=1_000_000,
+        help_text="A cash-out above this amount (in minor units) asks the cashier to confirm it",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -340,6 +340,12 @@ REFUSALS: dict[str, Refusal] = {
         _("Insufficient funds."),
         _("Insufficient funds: %(available_minor)s available, %(needed_minor)s needed."),
     ),
+    "cash_out_confirmation_required": Refusal(
+        _("A cash-out of this size is paid only once the cashier has confirmed it."),
+        _(
+            "A cash-out above %(above_minor)s is paid only once the cashier has confirmed it: check %(amount_minor)s and confirm."
+        ),
+    ),
     "invalid_amount": Refusal(_("This amount is not valid.")),
     "account_not_found": Refusal(_("There is no such wallet.")),
     "casino_mismatch": Refusal(_("This belongs to another casino.")),

@@ -15,6 +15,7 @@ from wallet.idempotency import IdempotencyKeyReusedError
 __all__ = [
     "AccountNotFoundError",
     "AdjustmentNotPendingError",
+    "CashOutConfirmationRequiredError",
     "CasinoMismatchError",
     "CurrencyMismatchError",
     "FourEyesRequiredError",
@@ -37,6 +38,12 @@ class InsufficientFundsError(ConflictError):
     """The move would take an account that may not go negative below its held amount."""
 
     code = "insufficient_funds"
+
+
+class CashOutConfirmationRequiredError(ConflictError):
+    """A cash-out above the casino's confirmation amount, sent without the cashier's confirmation."""
+
+    code = "cash_out_confirmation_required"
 
 
 class AccountNotFoundError(NotFoundError):

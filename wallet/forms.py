@@ -91,6 +91,13 @@ class CageMoneyForm(_OneTimeForm):
         return amount_minor_parse(self.cleaned_data["amount"])
 
 
+class CashOutForm(CageMoneyForm):
+    """A cash-out: the amount, and the cashier's confirmation that the casino asks for above its
+    ``cash_out_confirmation_above_minor``."""
+
+    confirmed = forms.BooleanField(label=_("Confirmed"), required=False)
+
+
 class AdjustmentForm(_OneTimeForm):
     """A balance adjustment: a signed amount (``-20.00`` takes from the player) and a reason."""
 

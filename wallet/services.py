@@ -37,6 +37,7 @@ from tables.models import Table
 from wallet.errors import (
     AccountNotFoundError,
     AdjustmentNotPendingError,
+    CashOutConfirmationRequiredError,
     CasinoMismatchError,
     CurrencyMismatchError,
     FourEyesRequiredError,
@@ -285,12 +286,22 @@ def system_buy_in(*, player: Player, amount_minor: int, by: str) -> Transfer:
     return _buy_in(player=player, amount_minor=amount_minor, actor=None, actor_name=by)
 
 
-def cage_cash_out(*, player: Player, amount_minor: int, cashier: Any) -> Transfer:
+def cage_cash_out(*, player: Player, amount_minor: int, cashier: Any, confirmed: bool = False) -> Transfer:
     """A player cashes out at the cage: player wallet -> cage. Only available money (balance minus
-    open holds) can leave. Needs ``casino.operate_cage``. Raises ``insufficient_funds``,
-    ``permission_denied``, ``invalid_amount``."""
+    open holds) can leave. An amount above the casino's ``cash_out_confirmation_above_minor`` is
+    paid only ``confirmed`` by the cashier (the audit record says so). Needs ``casino.operate_cage``.
+    Raises ``permission_denied``, ``invalid_amount``, ``cash_out_confirmation_required``,
+    ``insufficient_funds``."""
     require_permission(cashier, "operate_cage")
     _require_amount(amount_minor)
+    above_minor = player.casino.cash_out_confirmation_above_minor
+    needs_confirmation = amount_minor > above_minor
+    if needs_confirmation and not confirmed:
+        raise CashOutConfirmationRequiredError(
+            f"A cash-out above {above_minor} needs the cashier's confirmation.",
+            amount_minor=amount_minor,
+            above_minor=above_minor,
+        )
     return _simple_move(
         casino=player.casino,
         kind=TransferKind.CASH_OUT,
@@ -299,7 +310,10 @@ def cage_cash_out(*, player: Player, amount_minor: int, cashier: Any) -> Transfe
         amount_minor=amount_minor,
         actor=cashier,
         audit_action="wallet.cash_out",
-        audit_after={"player_id": player.pk},
+        audit_after={
+            "player_id": player.pk,
+            **({"confirmed_above_minor": above_minor} if needs_confirmation else {}),
+        },
     )
 
 

@@ -53,6 +53,7 @@ from tables.round_audit import money
 from wallet.forms import (
     AdjustmentForm,
     CageMoneyForm,
+    CashOutForm,
     PlayerRegisterForm,
     PlayerSearchForm,
     ReasonForm,
@@ -358,7 +359,8 @@ def _player_context(request: HttpRequest, player: Player, **extra: Any) -> dict[
         "can_operate": user.has_perm("casino.operate_cage"),
         "can_adjust": user.has_perm("casino.adjust_balance"),
         "buy_in_form": CageMoneyForm(initial={"form_token": form_token()}, prefix="buy_in"),
-        "cash_out_form": CageMoneyForm(initial={"form_token": form_token()}, prefix="cash_out"),
+        "cash_out_form": CashOutForm(initial={"form_token": form_token()}, prefix="cash_out"),
+        "cash_out_confirmation_above_minor": player.casino.cash_out_confirmation_above_minor,
         "adjust_form": AdjustmentForm(initial={"form_token": form_token()}, prefix="adjust"),
         "lock_form": ReasonForm(prefix="lock"),
         "error": None,
@@ -454,21 +456,31 @@ def _once(
 
 def _money_command(request: HtmxHttpRequest, player_id: int, kind: str) -> HttpResponse:
     player = _staff_player(request, player_id)
-    form = CageMoneyForm(request.POST, prefix=kind)
+    form = (
+        CashOutForm(request.POST, prefix=kind)
+        if kind == "cash_out"
+        else CageMoneyForm(request.POST, prefix=kind)
+    )
     if not form.is_valid():
         return _answer(request, player, status=422, forms={f"{kind}_form": form})
     amount_minor: int = form.cleaned_data["amount"]
-    service = cage_buy_in if kind == "buy_in" else cage_cash_out
+
+    def perform() -> Transfer:
+        if kind == "buy_in":
+            return cage_buy_in(player=player, amount_minor=amount_minor, cashier=staff_user(request))
+        return cage_cash_out(
+            player=player,
+            amount_minor=amount_minor,
+            cashier=staff_user(request),
+            confirmed=form.cleaned_data["confirmed"],
+        )
+
     try:
         response, replayed = _once(
             request,
             token=form.cleaned_data["form_token"],
             payload={"command": f"cage_{kind}", "player_id": player.pk, "amount_minor": amount_minor},
-            perform=lambda: {
-                "transfer_id": service(
-                    player=player, amount_minor=amount_minor, cashier=staff_user(request)
-                ).pk
-            },
+            perform=lambda: {"transfer_id": perform().pk},
         )
     except ServiceError as error:
         return _answer(request, player, error=error, forms={f"{kind}_form": _fresh(form, kind)})

@@ -82,6 +82,58 @@ def test_cash_out_cannot_take_held_money(make_player: Any, cashier: Any, snapsho
     assert account_balance(player) == type(account_balance(player))(6_000, 6_000, 0, "EUR")
 
 
+@pytest.fixture
+def player_confirmed_above_1000(casino: Any, make_player: Any) -> Any:
+    """A player holding 5,000.00 in a casino asking for a confirmation of a cash-out above 1,000.00."""
+    casino.cash_out_confirmation_above_minor = 100_000
+    casino.save()
+    return make_player(500_000)
+
+
+def test_a_cash_out_above_the_casinos_confirmation_amount_is_refused_unconfirmed(
+    player_confirmed_above_1000: Any, cashier: Any, snapshot: Any
+) -> None:
+    player = player_confirmed_above_1000
+    before = snapshot()
+    # when the cashier pays out 1,000.01 without confirming it
+    with pytest.raises(ServiceError) as refused:
+        cage_cash_out(player=player, amount_minor=100_001, cashier=cashier)
+    # then it is refused with its code and the amounts, and nothing moved
+    assert refused.value.code == "cash_out_confirmation_required"
+    assert refused.value.status == 409
+    assert refused.value.details == {"amount_minor": 100_001, "above_minor": 100_000}
+    assert snapshot() == before
+
+
+def test_a_confirmed_cash_out_above_the_confirmation_amount_is_paid_and_audited_as_confirmed(
+    player_confirmed_above_1000: Any, cashier: Any
+) -> None:
+    player = player_confirmed_above_1000
+
+    transfer = cage_cash_out(player=player, amount_minor=100_001, cashier=cashier, confirmed=True)
+
+    assert account_balance(player).balance_minor == 399_999
+    assert transfer.kind == TransferKind.CASH_OUT
+    record = AuditRecord.objects.order_by("-sequence").first()
+    assert (record.action, record.after["amount_minor"]) == ("wallet.cash_out", 100_001)
+    assert record.after["confirmed_above_minor"] == 100_000
+
+
+def test_a_cash_out_up_to_the_confirmation_amount_needs_no_confirmation(
+    player_confirmed_above_1000: Any, cashier: Any
+) -> None:
+    player = player_confirmed_above_1000
+
+    cage_cash_out(player=player, amount_minor=100_000, cashier=cashier)
+
+    assert account_balance(player).balance_minor == 400_000
+    assert "confirmed_above_minor" not in AuditRecord.objects.order_by("-sequence").first().after
+
+
+def test_a_casino_asks_for_a_confirmation_above_10_000_by_default(casino: Any) -> None:
+    assert casino.cash_out_confirmation_above_minor == 1_000_000
+
+
 def test_a_pit_boss_cannot_operate_the_cage(make_player: Any, pit_boss: Any, snapshot: Any) -> None:
     player = make_player()
     before = snapshot()

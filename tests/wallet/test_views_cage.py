@@ -474,6 +474,57 @@ def test_a_cash_out_above_the_available_balance_is_refused_with_the_reason(seede
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("htmx", [False, True])
+def test_a_large_cash_out_asks_for_a_confirmation_and_moves_nothing_until_given(seeded, cashier, htmx):
+    # given the demo casino's confirmation amount, 10,000.00, and a player holding 12,000.00
+    zoe = _player(balance_minor=1_200_000)
+    client = _client(cashier)
+    assert "Above 10,000.00 a cash-out asks for a confirmation." in _page(
+        client.get(f"/cage/players/{zoe.pk}/")
+    )
+    before = ledger_snapshot()
+    # when the cashier cashes out 10,000.50
+    response = _money(client, zoe, "cash_out", "10000.50", headers=HTMX if htmx else None)
+    # then the page asks to confirm it, in words, and nothing moved
+    html = _page(response)
+    assert response.status_code == 409
+    assert _text(html, "cage-error") == (
+        "A cash-out above 10,000.00 is paid only once the cashier has confirmed it: check 10,000.50 and confirm. "
+        "cash_out_confirmation_required"
+    )
+    assert _text(html, "cash-out-confirm") == "I have checked the amount: pay out 10000.50 in cash."
+    assert 'name="cash_out-confirmed"' in html and 'value="10000.50"' in html
+    assert ledger_snapshot() == before
+
+
+@pytest.mark.django_db
+def test_a_confirmed_large_cash_out_is_paid(seeded, cashier):
+    zoe = _player(balance_minor=1_200_000)
+    client = _client(cashier)
+
+    response = client.post(
+        f"/cage/players/{zoe.pk}/cash-out/",
+        {"cash_out-amount": "10000.50", "cash_out-form_token": _token(), "cash_out-confirmed": "on"},
+    )
+
+    transfer = Transfer.objects.get(kind=TransferKind.CASH_OUT)
+    assert response.status_code == 302 and response.url == f"/cage/players/{zoe.pk}/?done={transfer.pk}"
+    assert account_balance(zoe).balance_minor == 1_200_000 - 1_000_050
+    record = AuditRecord.objects.order_by("-sequence").first()
+    assert (record.action, record.after["confirmed_above_minor"]) == ("wallet.cash_out", 1_000_000)
+
+
+@pytest.mark.django_db
+def test_a_cash_out_up_to_the_confirmation_amount_is_paid_at_once(seeded, cashier):
+    zoe = _player(balance_minor=1_200_000)
+
+    response = _money(_client(cashier), zoe, "cash_out", "10000.00")
+
+    assert response.status_code == 302
+    assert account_balance(zoe).balance_minor == 200_000
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("typed", "message"),
     [("abc", "Enter an amount such as 150 or 150.50."), ("0", "The amount must be more than zero.")],
