@@ -52,10 +52,11 @@ class ProblemJSONRenderer(JSONRenderer):
 
 # The refusals that invite the same request again a moment later, with the seconds to wait: a
 # duplicate of a request still running (sent again once the first has finished, it replays the
-# first's answer) and a transaction PostgreSQL gave up (nothing of it was kept). Every other 409
+# first's answer), a transaction PostgreSQL gave up (nothing of it was kept) and a database that
+# does not answer (casino/outage.py: a restart takes a few seconds). Every other 409
 # is the table's state (betting closed, not your turn, a misscan awaiting its correction), which
 # the same request sent again does not change: the terminal follows the table state instead.
-RETRY_AFTER_SECONDS = {"idempotency_in_progress": 1, "concurrent_update": 1}
+RETRY_AFTER_SECONDS = {"idempotency_in_progress": 1, "concurrent_update": 1, "database_unavailable": 5}
 
 
 def problem_body(*, status: int, code: str, detail: Any, title: str = "") -> dict[str, Any]:

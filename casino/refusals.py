@@ -425,6 +425,9 @@ REFUSALS: dict[str, Refusal] = {
     "too_many_files": Refusal(_("The request has too many files.")),
     "unreadable_body": Refusal(_("The request body could not be read.")),
     "no_such_endpoint": Refusal(_("No such endpoint.")),
+    "database_unavailable": Refusal(
+        _("The database is not answering; send the request again in a few seconds.")
+    ),
 }
 
 

@@ -14,3 +14,6 @@ urlpatterns = [
     path("", include("tables.urls")),
     path("", include("casino.staff_urls")),
 ]
+
+# A database outage met outside any view (the session, read by a middleware) answers 503, not 500.
+handler500 = "casino.outage.server_error"

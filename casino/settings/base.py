@@ -63,6 +63,8 @@ MIDDLEWARE = [
     # HTTPS redirect's refusal of a bad Host included: outside SecurityMiddleware, whose headers
     # it adds to its answers itself.
     "casino.api_middleware.ApiProblemMiddleware",
+    # A database outage answers 503 with Retry-After and one line in the log (casino/outage.py).
+    "casino.outage.DatabaseOutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -134,12 +136,30 @@ if DATABASE_OWNER_URL and sys.argv[1:2] and sys.argv[1] in OWNER_COMMANDS:
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (postgres://...)")
+# A database that does not answer fails a request fast, which is then answered 503 with
+# Retry-After (casino/outage.py), and the next requests find it again by themselves once it is
+# back; docs/operations.md ("When the database does not answer") has the figures.
+# - DATABASE_CONNECT_TIMEOUT: seconds a new connection may take (libpq's connect_timeout; without
+#   it, a server that drops packets holds the request until the system's TCP timeout, minutes).
+DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = int(
+    os.environ.get("DATABASE_CONNECT_TIMEOUT", "3")
+)
 # psycopg 3's connection pool, off by default so test threads each get their own connection.
+# - DATABASE_POOL_TIMEOUT: seconds a request waits for a connection of the pool (psycopg's default,
+#   30, held every request of a restart until the pool had reconnected);
+# - DATABASE_POOL_RECONNECT_TIMEOUT: seconds the pool keeps retrying a lost connection on its
+#   backoff (1, 2, 4 s ...) before it gives up and lets the next request try at once (psycopg's
+#   default, 300, let the backoff's waits delay the recovery by seconds after the server was back);
+# - each connection is checked as the pool hands it out (CONN_HEALTH_CHECKS), so that the ones a
+#   restart broke are replaced instead of failing the requests that draw them.
 if env_bool("DATABASE_POOL", False):
-    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+    DATABASES["default"]["OPTIONS"]["pool"] = {
         "min_size": int(os.environ.get("DATABASE_POOL_MIN", "2")),
         "max_size": int(os.environ.get("DATABASE_POOL_MAX", "20")),
+        "timeout": float(os.environ.get("DATABASE_POOL_TIMEOUT", "2")),
+        "reconnect_timeout": float(os.environ.get("DATABASE_POOL_RECONNECT_TIMEOUT", "2")),
     }
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = env_bool("DATABASE_POOL_CHECK", True)
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DATABASE_CONN_MAX_AGE", "0"))
 # Server-side parameter binding, so that psycopg prepares the statements a connection repeats

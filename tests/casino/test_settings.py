@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -113,3 +114,51 @@ def test_the_anchor_key_check_names_a_signing_key_file_that_is_no_key(settings, 
 
     assert error.id == ANCHOR_KEYS_ERROR
     assert "AUDIT_ANCHOR_SIGNING_KEY_FILE" in error.msg
+
+
+def _database_settings(**variables: str) -> dict[str, object]:
+    code = (
+        "import json; from django.conf import settings; d = settings.DATABASES['default']; "
+        "print(json.dumps({'options': d['OPTIONS'], 'checks': d['CONN_HEALTH_CHECKS']}))"
+    )
+    result = _manage(
+        "shell",
+        "-c",
+        code,
+        env={**os.environ, "DATABASE_URL": "postgres://casino@db.invalid:5432/casino", **variables},
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_a_connection_and_the_pool_fail_fast_when_the_database_does_not_answer():
+    pooled = _database_settings(DATABASE_POOL="1")
+    single = _database_settings(DATABASE_POOL="0")
+
+    assert pooled["options"]["connect_timeout"] == 3
+    assert pooled["options"]["pool"] == {
+        "min_size": 2,
+        "max_size": 20,
+        "timeout": 2.0,
+        "reconnect_timeout": 2.0,
+    }
+    assert pooled["checks"] is True
+    assert single["options"]["connect_timeout"] == 3
+    assert "pool" not in single["options"]
+
+
+def test_the_database_timeouts_come_from_the_environment():
+    pooled = _database_settings(
+        DATABASE_POOL="1",
+        DATABASE_CONNECT_TIMEOUT="5",
+        DATABASE_POOL_TIMEOUT="0.5",
+        DATABASE_POOL_RECONNECT_TIMEOUT="10",
+        DATABASE_POOL_CHECK="0",
+    )
+
+    assert pooled["options"]["connect_timeout"] == 5
+    assert (pooled["options"]["pool"]["timeout"], pooled["options"]["pool"]["reconnect_timeout"]) == (
+        0.5,
+        10.0,
+    )
+    assert pooled["checks"] is False
