@@ -83,8 +83,10 @@ ERROR_DESCRIPTIONS = {
     422: "Understood but refused (`stake_above_table_max`, `idempotency_key_reused` ...).",
     423: "Locked (`player_locked`).",
     429: "Too many requests for this terminal or player (`throttled`); see `Retry-After`.",
+    503: "The database does not answer (`database_unavailable`): nothing was kept; send the same "
+    "request again after `Retry-After` seconds.",
 }
-ALWAYS = (400, 401, 403, 405, 406, 429)
+ALWAYS = (400, 401, 403, 405, 406, 429, 503)
 # With a body: too large a body, or one in another media type.
 WITH_BODY = (413, 415)
 RETRY_AFTER_HEADER = {
@@ -112,8 +114,8 @@ def problems(*statuses: int, **descriptions: str) -> dict[Any, OpenApiResponse]:
 
 class TerminalApiSchema(AutoSchema):
     """Every operation also documents the errors any request can meet (bad input,
-    authentication, permission, method, media type, throttling; for a body, its size and media
-    type), as problem+json, with ``Retry-After`` on the 409 and 429 answers; success bodies are
+    authentication, permission, method, media type, throttling, a database outage; for a body, its
+    size and media type), as problem+json, with ``Retry-After`` on the 409, 429 and 503 answers; success bodies are
     documented as ``application/json`` only."""
 
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
@@ -129,7 +131,7 @@ class TerminalApiSchema(AutoSchema):
                 bodies[str(status)] = self._get_response_for_code(  # type: ignore[no-untyped-call]  # drf-spectacular leaves it unannotated
                     problem(status), str(status), [PROBLEM_CONTENT_TYPE], direction
                 )
-        for retried in ("409", "429"):
+        for retried in ("409", "429", "503"):
             if retried in bodies:
                 bodies[retried].setdefault("headers", {})["Retry-After"] = RETRY_AFTER_HEADER
         return dict(sorted(bodies.items()))

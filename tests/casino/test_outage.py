@@ -118,3 +118,15 @@ def test_a_refused_connection_is_an_outage(database_down):
 
     assert refused.value.__cause__.sqlstate is None
     assert is_database_outage(refused.value)
+
+
+def test_the_api_schema_documents_the_outage_answer_of_every_operation(db):
+    schema = Client().get("/api/schema/", {"format": "json"}).json()
+
+    operations = [operation for path in schema["paths"].values() for operation in path.values()]
+    assert operations
+    for operation in operations:
+        answer = operation["responses"]["503"]
+        assert "database_unavailable" in answer["description"]
+        assert "Retry-After" in answer["headers"]
+        assert list(answer["content"]) == ["application/problem+json"]
