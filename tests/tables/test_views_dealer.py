@@ -478,7 +478,7 @@ def test_a_round_played_through_the_console_on_a_physical_shoe(table, dealer, op
         "open-betting": [13],
         "close-betting": [14],
         "card": [9, 9, 9, 9],
-        "correction": [12],
+        "correction": [13],
     }
 
 
@@ -647,13 +647,13 @@ def test_the_dealer_asks_to_void_from_the_console(table, dealer):
     assert (request.kind, request.reason, request.requested_by_id) == ("void", "wrong shoe", dealer.pk)
     page = _page(client.get(_console_url()))
     assert "Void asked, waiting for the pit boss: wrong shoe" in page
-    assert 'data-key="V"' not in page  # a second void request would be refused request_pending
+    assert 'data-key="V"' not in page  # a second void request would be refused approval_pending
     # and once the pit boss rejects it, the banner is gone and the dealer may ask again
     round_request_reject(request_id=request.pk, actor=Actor.staff(staff_user("pit_boss")), reason="play on")
     page = _page(client.get(_console_url()))
     assert "waiting for the pit boss" not in page and 'data-key="V"' in page
     # and each action ran the statements measured (at most 15 each)
-    assert MEASURED == {"sign-on": [13], "shuffle": [14], "open-betting": [13], "void": [12]}
+    assert MEASURED == {"sign-on": [13], "shuffle": [14], "open-betting": [13], "void": [13]}
 
 
 @pytest.mark.django_db
