@@ -535,6 +535,9 @@ class EventView:
     role: str
     terminal_name: str
     description: str
+    # A player's command (a bet, a decision at the terminal): who, by name and card number.
+    player_name: str = ""
+    player_card: str = ""
 
 
 def _card_text(code: object) -> str:
@@ -676,12 +679,13 @@ def event_description(kind: str, payload: dict[str, Any], names: dict[str, str])
 
 
 def round_event_log(round_: Round) -> list[EventView]:
-    """The round's events in sequence order, each with a short readable description (the engine
-    snapshots are not read)."""
+    """The round's events in sequence order, each with who gave it (a player by name and card
+    number, at their terminal) and a short readable description (the engine snapshots are not
+    read)."""
     events = list(
         RoundEvent.objects.filter(round=round_)
         .defer("snapshot")
-        .select_related("terminal")
+        .select_related("terminal", "player")
         .order_by("sequence")
     )
     players = Bet.objects.filter(round=round_).values_list("player_id", "player__display_name")
@@ -696,6 +700,8 @@ def round_event_log(round_: Round) -> list[EventView]:
             role=event.role,
             terminal_name=event.terminal.name if event.terminal else "",
             description=event_description(event.kind, event.payload or {}, names),
+            player_name=event.player.display_name if event.player else "",
+            player_card=event.player.card_number if event.player else "",
         )
         for event in events
     ]

@@ -292,8 +292,20 @@ def test_a_settled_round_shows_its_cards_bets_events_replay_and_audit(pit_client
     ]
     # (each with who recorded it, their role in words)
     first = re.search(r'<tr data-sequence="1">.*?</tr>', html).group(0)
-    assert f"<td>{events[0].actor_name}</td><td>{role_label(events[0].role)}</td>" in first
+    assert f'<td class="event-by">{events[0].actor_name}</td><td>{role_label(events[0].role)}</td>' in first
     assert role_label(events[0].role) != events[0].role
+    # (a bet by its bettor at the terminal it came from, not by whoever closed betting)
+    bets = {
+        bet.player.display_name: bet
+        for bet in Bet.objects.filter(round=round_).select_related("player", "terminal")
+    }
+    for sequence, name in ((2, "Alice Archer"), (3, "Bob Baker")):
+        bet = bets[name]
+        row = re.search(rf'<tr data-sequence="{sequence}">.*?</tr>', html).group(0)
+        assert (
+            f'<td class="event-by">{name} <span class="muted">{bet.player.card_number}</span></td>'
+            f"<td>Player</td><td>{bet.terminal.name}</td>"
+        ) in row
     # and the replay check agrees with the recorded payouts
     assert response.context["replay"].differences == []
     assert "Replay equal: 2 payout lines match." in html
