@@ -449,6 +449,13 @@ def _shown(value: Any, name: str) -> str:
     return str(value)
 
 
+def refusal_sentence(code: str) -> str:
+    """The sentence of a refusal code in the active language, without the specifics (a code
+    recorded without its error: a misscan's reason); an unknown code as it is."""
+    refusal = REFUSALS.get(code)
+    return str(refusal.text) if refusal is not None else code
+
+
 def refusal_text(error: ServiceError | GameError) -> str:
     """The refusal's message in the active language: its code's sentence with the specifics when
     the error carries them all (in every language, English too: money in the language's form,

@@ -656,7 +656,11 @@ def signed_on_dealer(table: Any) -> models.Subquery:
 class RoundRequest(models.Model):
     """A dealer's request that needs a pit boss (rules/blackjack.md 3.5, DESIGN "Shoes"): void
     the round, or correct its misscan with the card that really left the shoe (``card`` blank:
-    none did, a double read). Insert-only; the pit boss's answer is a ``RoundRequestDecision``."""
+    none did, a double read). Insert-only; the pit boss's answer is a ``RoundRequestDecision``.
+
+    It waits as a four-eyes ``approval`` (``casino.four_eyes``, kinds ``round_void`` and
+    ``round_correction``, its subject the round): asked with the request, decided with the
+    answer (null only for a request older than the approvals, none since migration 0010)."""
 
     class Kind(models.TextChoices):
         VOID = "void", "Void the round"
@@ -669,6 +673,9 @@ class RoundRequest(models.Model):
     reason = models.CharField(max_length=300)
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     requested_at = models.DateTimeField()
+    approval = models.ForeignKey(
+        "casino.Approval", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["round", "id"]

@@ -2,6 +2,17 @@
 casino's rounds with their totals, one round's summary (cards, bets, payout lines and their
 approval), its event log in words and the audit records that name it.
 
+A round's money, the same on the list, the round's page and the dealer's console:
+
+- staked: the stakes the round's outcome decides, doubles, splits and insurance included: once
+  settled, its payout lines' stakes (each line is one bet on one hand); before that, each placed
+  bet's stakes on the hands of the engine's state (a double or split adds to them), or its stake
+  when it is on no hand (a side bet, an insurance, a bet before the deal);
+- paid: what the players received, the payouts of the lines paid at once or approved by a pit
+  boss; a line awaiting approval is not paid yet (``waiting``), a rejected one never is (its
+  payout went back to the tray: ``rejected``);
+- each line that waited for a pit boss shows the decision: who, when and why (``PayoutDecision``).
+
 Money is integer minor units throughout; :func:`money` writes an amount as major units with two
 decimals (no floats: ``divmod`` by 100) the way the active language writes numbers, and with the
 casino's currency when given; :func:`money_plain` writes it the same in every language, for files.
@@ -35,9 +46,12 @@ from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from casino.models import AuditRecord, Player
-from tables.games.blackjack import state_from_dict
-from tables.games.cards import Card, hand_value
+from casino.refusals import refusal_sentence
+from casino.templatetags.staff import staff_name
+from tables.games.blackjack import RoundState, state_from_dict
+from tables.games.cards import Card, hand_value, is_blackjack
 from tables.models import (
+    OPEN_ROUND_STATUSES,
     ApprovalStatus,
     Bet,
     BetKind,
@@ -177,6 +191,54 @@ def status_label(status: str) -> str:
     return str(ROUND_STATUS_LABELS.get(status, status))
 
 
+# ------------------------------------------------------------------------------- round money
+
+# A payout line paid the player when it was paid at once or a pit boss approved it; one waiting
+# for approval is not paid yet, a rejected one never is. The same rule in Python (a line's
+# ``approval_status``) and in SQL (the list's sums); tests/tables/test_views_rounds.py holds
+# the list and the round's page together.
+RECEIVED_STATUSES = (ApprovalStatus.NOT_NEEDED, ApprovalStatus.APPROVED)
+RECEIVED_LINES = Q(needs_approval=False) | Q(decision__status=ApprovalStatus.APPROVED)
+WAITING_LINES = Q(needs_approval=True, decision__isnull=True)
+REJECTED_LINES = Q(needs_approval=True, decision__status=ApprovalStatus.REJECTED)
+# Rounds whose bets are dealt and not settled: their stakes at risk are on the engine's hands.
+IN_PLAY_STATUSES = tuple(status for status in OPEN_ROUND_STATUSES if status != RoundStatus.BETTING)
+
+
+def line_received_minor(line: PayoutLine) -> int:
+    """What ``line`` paid its player (``paid_minor`` is what the rules pay it)."""
+    return line.paid_minor if line.approval_status in RECEIVED_STATUSES else 0
+
+
+def stakes_on_hands(state: RoundState | None) -> dict[str, int]:
+    """Each bet's stakes on the hands of a round's engine state, by engine bet id (a double or a
+    split adds to them; bets on no hand are not there)."""
+    stakes: dict[str, int] = {}
+    for box in state.boxes if state is not None else ():
+        for hand in box.hands:
+            for stake in hand.stakes:
+                stakes[stake.bet_id] = stakes.get(stake.bet_id, 0) + stake.stake_minor
+    return stakes
+
+
+def bet_at_risk_minor(*, bet_id: int, stake_minor: int, status: str, on_hands: dict[str, int]) -> int:
+    """The stake a bet of an unsettled round has at risk: its stakes on the hands (``on_hands``,
+    :func:`stakes_on_hands`), else its stake (a side bet, an insurance, a bet before the deal);
+    nothing once cancelled, returned or voided."""
+    if status != BetStatus.PLACED:
+        return 0
+    return on_hands.get(str(bet_id), stake_minor)
+
+
+def _state_of(snapshot: dict[str, Any] | None) -> RoundState | None:
+    if not snapshot:
+        return None
+    try:
+        return state_from_dict(snapshot)
+    except Exception:  # a snapshot the engine cannot read shows no cards
+        return None
+
+
 # ------------------------------------------------------------------------------------ the list
 
 
@@ -207,8 +269,10 @@ def round_list_for_audit(
 ) -> QuerySet[Round]:
     """The casino's rounds, newest first, each annotated with ``bets_count`` (bets not
     cancelled), ``total_staked_minor`` (the payout lines' stakes once settled, doubles, splits and
-    insurance included; before that the stakes of the bets not cancelled), ``total_paid_minor``,
-    ``largest_payout_minor`` and ``is_awaiting_approval`` (a payout line waits for a pit boss).
+    insurance included; before that the stakes of the bets placed, which :func:`round_rows`
+    completes with the doubles and splits of a round in play), ``total_paid_minor`` (what the
+    players received), ``waiting_minor`` and ``rejected_minor`` (payouts awaiting a pit boss, and
+    rejected), ``largest_payout_minor`` and ``is_awaiting_approval`` (a payout line waits).
 
     Filters (each optional): the table's name and the dealer's username (case-insensitive, exact),
     a player (card number exactly, or part of the name) who had a bet in the round, ``opened_at``
@@ -235,11 +299,19 @@ def round_list_for_audit(
             ),
             total_staked_minor=Coalesce(
                 _sum_of(lines, "stake_minor"),
-                _sum_of(bets, "stake_minor"),
+                _sum_of(bets.filter(status=BetStatus.PLACED), "stake_minor"),
                 Value(0),
                 output_field=BigIntegerField(),
             ),
-            total_paid_minor=Coalesce(_sum_of(lines, "paid_minor"), Value(0), output_field=BigIntegerField()),
+            total_paid_minor=Coalesce(
+                _sum_of(lines.filter(RECEIVED_LINES), "paid_minor"), Value(0), output_field=BigIntegerField()
+            ),
+            waiting_minor=Coalesce(
+                _sum_of(lines.filter(WAITING_LINES), "paid_minor"), Value(0), output_field=BigIntegerField()
+            ),
+            rejected_minor=Coalesce(
+                _sum_of(lines.filter(REJECTED_LINES), "paid_minor"), Value(0), output_field=BigIntegerField()
+            ),
             largest_payout_minor=Subquery(
                 lines.filter(round=OuterRef("pk"))
                 .order_by()
@@ -248,9 +320,7 @@ def round_list_for_audit(
                 .values("largest")[:1],
                 output_field=BigIntegerField(),
             ),
-            is_awaiting_approval=Exists(
-                PayoutLine.objects.filter(round=OuterRef("pk"), needs_approval=True, decision__isnull=True)
-            ),
+            is_awaiting_approval=Exists(PayoutLine.objects.filter(WAITING_LINES, round=OuterRef("pk"))),
         )
     )
     if table_name:
@@ -282,29 +352,61 @@ def round_list_for_audit(
 
 @dataclass(frozen=True)
 class RoundRow:
-    """One line of the list: the round (with its table and dealer) and its totals in words."""
+    """One line of the list: the round (with its table and dealer) and its totals in words
+    (``waiting`` and ``rejected`` blank when there is none)."""
 
     round: Round
     status_label: str
     bets_count: int
     total_staked: str
     total_paid: str
+    waiting: str
+    rejected: str
     is_awaiting_approval: bool
 
 
-def round_rows(rounds: Iterable[Round]) -> list[RoundRow]:
-    """The list's lines of rounds from :func:`round_list_for_audit` (its annotations)."""
-    return [
-        RoundRow(
-            round=round_,
-            status_label=status_label(round_.status),
-            bets_count=round_.bets_count,  # type: ignore[attr-defined]
-            total_staked=money(round_.total_staked_minor),  # type: ignore[attr-defined]
-            total_paid=money(round_.total_paid_minor),  # type: ignore[attr-defined]
-            is_awaiting_approval=round_.is_awaiting_approval,  # type: ignore[attr-defined]
+def _staked_in_play(rounds: list[Round]) -> dict[int, int]:
+    """The stakes at risk of the rounds in play among ``rounds`` (a few: one per table at most),
+    from their engine states and placed bets: two queries, none without such a round."""
+    ids = [round_.pk for round_ in rounds if round_.status in IN_PLAY_STATUSES]
+    if not ids:
+        return {}
+    on_hands = {
+        round_id: stakes_on_hands(_state_of(snapshot))
+        for round_id, snapshot in Round.objects.filter(pk__in=ids).values_list("pk", "snapshot")
+    }
+    staked = dict.fromkeys(ids, 0)
+    for round_id, bet_id, stake_minor, status in Bet.objects.filter(
+        round_id__in=ids, status=BetStatus.PLACED
+    ).values_list("round_id", "pk", "stake_minor", "status"):
+        staked[round_id] += bet_at_risk_minor(
+            bet_id=bet_id, stake_minor=stake_minor, status=status, on_hands=on_hands[round_id]
         )
-        for round_ in rounds
-    ]
+    return staked
+
+
+def round_rows(rounds: Iterable[Round]) -> list[RoundRow]:
+    """The list's lines of rounds from :func:`round_list_for_audit` (its annotations), a round in
+    play with its stakes at risk as its page shows them."""
+    rounds = list(rounds)
+    in_play = _staked_in_play(rounds)
+    rows = []
+    for round_ in rounds:
+        waiting: int = round_.waiting_minor  # type: ignore[attr-defined]
+        rejected: int = round_.rejected_minor  # type: ignore[attr-defined]
+        rows.append(
+            RoundRow(
+                round=round_,
+                status_label=status_label(round_.status),
+                bets_count=round_.bets_count,  # type: ignore[attr-defined]
+                total_staked=money(in_play.get(round_.pk, round_.total_staked_minor)),  # type: ignore[attr-defined]
+                total_paid=money(round_.total_paid_minor),  # type: ignore[attr-defined]
+                waiting=money(waiting) if waiting else "",
+                rejected=money(rejected) if rejected else "",
+                is_awaiting_approval=round_.is_awaiting_approval,  # type: ignore[attr-defined]
+            )
+        )
+    return rows
 
 
 # --------------------------------------------------------------------------------- the summary
@@ -340,6 +442,10 @@ class BoxView:
 
 @dataclass(frozen=True)
 class LineView:
+    """One payout line: its stake, what the rules pay (``payout``), what the player received
+    (``paid``: nothing while it awaits approval or once rejected) and the decision on it (who,
+    when and why, when it waited for a pit boss)."""
+
     pk: int
     hand: int | None
     outcome: str
@@ -347,15 +453,23 @@ class LineView:
     rule: str
     multiplier: str
     stake: str
+    payout: str
     paid: str
     paid_minor: int
     approval_status: str
     approval_label: str
     is_awaiting_approval: bool
+    decided_by: str = ""
+    decided_at: dt.datetime | None = None
+    decision_reason: str = ""
 
 
 @dataclass(frozen=True)
 class BetView:
+    """One bet: its stake at risk (``stake``: its lines' stakes once settled, else on the hands
+    of the round in play; blank once cancelled, returned or voided) and, then, the stake placed
+    that went back (``returned``)."""
+
     pk: int
     player_name: str
     card_number: str
@@ -366,11 +480,14 @@ class BetView:
     stake_minor: int
     status_label: str
     lines: list[LineView] = field(default_factory=list)
+    returned: str = ""
 
 
 @dataclass(frozen=True)
 class RoundSummary:
-    """One round's cards, bets and payout lines, ready for ``tables/round/_round-summary.html``."""
+    """One round's cards, bets and payout lines, ready for ``tables/round/_round-summary.html``.
+    Its totals add up its bets' and lines' figures (``total_waiting`` and ``total_rejected``
+    blank when there is none)."""
 
     round_id: int
     table_name: str
@@ -388,6 +505,11 @@ class RoundSummary:
     total_staked: str
     total_paid: str
     lines_awaiting_approval: int
+    total_payout: str = ""
+    total_waiting: str = ""
+    total_rejected: str = ""
+    lines_rejected: int = 0
+    dealer_is_blackjack: bool = False
 
 
 def card_view(code: str) -> CardView:
@@ -409,27 +531,52 @@ def _player_names(player_ids: set[int]) -> dict[int, Player]:
     return {player.pk: player for player in Player.objects.filter(pk__in=player_ids)}
 
 
+def _line_view(line: PayoutLine) -> LineView:
+    approval = str(line.approval_status)
+    decision = line.decision if line.needs_approval and approval != ApprovalStatus.PENDING else None
+    return LineView(
+        pk=line.pk,
+        hand=line.hand,
+        outcome=line.outcome,
+        outcome_label=str(OUTCOME_LABELS.get(line.outcome, line.outcome.replace("_", " "))),
+        rule=line.rule,
+        multiplier=f"{line.multiplier_numerator}/{line.multiplier_denominator}",
+        stake=money(line.stake_minor),
+        payout=money(line.paid_minor),
+        paid=money(line_received_minor(line)),
+        paid_minor=line_received_minor(line),
+        approval_status=approval,
+        # a line paying nothing (a lost bet) needed no approval and paid nothing
+        approval_label="—"
+        if approval == ApprovalStatus.NOT_NEEDED and not line.paid_minor
+        else str(APPROVAL_LABELS.get(approval, approval)),
+        is_awaiting_approval=approval == ApprovalStatus.PENDING,
+        decided_by=staff_name(decision.decided_by) if decision is not None else "",
+        decided_at=decision.decided_at if decision is not None else None,
+        decision_reason=decision.reason if decision is not None else "",
+    )
+
+
 def round_summary(round_: Round) -> RoundSummary:
     """The round's cards (from its engine snapshot: the state after its last event; the dealer's
-    hole card is hidden until the engine revealed it), every bet with its payout lines and their
-    approval status, and the round's totals. Three queries (bets with players, lines with their
-    decisions, the box owners); the round row must hold its snapshot."""
+    hole card is hidden until the engine revealed it), every bet with its stake at risk and its
+    payout lines (what each pays, what the player received, the decision on it), and the
+    round's totals, which add up the bets' and lines' figures. Three queries (bets with players,
+    lines with their decisions and deciders, the box owners); the round row must hold its
+    snapshot."""
     bets = list(Bet.objects.filter(round=round_).select_related("player").order_by("box_number", "pk"))
     lines_by_bet: dict[int, list[PayoutLine]] = {}
-    lines = list(PayoutLine.objects.filter(round=round_).select_related("decision").order_by("pk"))
+    lines = list(
+        PayoutLine.objects.filter(round=round_).select_related("decision__decided_by").order_by("pk")
+    )
     for line in lines:
         lines_by_bet.setdefault(line.bet_id, []).append(line)
 
-    state = None
-    if round_.snapshot:
-        try:
-            state = state_from_dict(round_.snapshot)
-        except Exception:  # a snapshot the engine cannot read shows no cards
-            state = None
+    state = _state_of(round_.snapshot)
     dealer_cards: list[CardView] = []
     boxes: list[BoxView] = []
     dealer_total: int | None = None
-    dealer_is_soft = dealer_is_bust = is_hole_hidden = False
+    dealer_is_soft = dealer_is_bust = dealer_is_blackjack = is_hole_hidden = False
     if state is not None:
         is_hole_hidden = not state.is_hole_card_revealed and len(state.dealer_cards) > 1
         for index, card in enumerate(state.dealer_cards):
@@ -438,6 +585,7 @@ def round_summary(round_: Round) -> RoundSummary:
         if shown:
             value = hand_value(shown)
             dealer_total, dealer_is_soft, dealer_is_bust = value.total, value.is_soft, value.is_bust
+            dealer_is_blackjack = not is_hole_hidden and is_blackjack(tuple(shown))
         owner_ids = {int(box.owner) for box in state.boxes if box.owner.isdigit()}
         owners = _player_names(owner_ids - {bet.player_id for bet in bets})
         owners.update({bet.player_id: bet.player for bet in bets})
@@ -460,30 +608,19 @@ def round_summary(round_: Round) -> RoundSummary:
                 BoxView(number=box.number, owner_name=owner.display_name if owner else box.owner, hands=hands)
             )
 
+    on_hands = stakes_on_hands(state)
     bet_views = []
+    staked = 0
     for bet in bets:
-        line_views = []
-        for line in lines_by_bet.get(bet.pk, []):
-            approval = str(line.approval_status)
-            line_views.append(
-                LineView(
-                    pk=line.pk,
-                    hand=line.hand,
-                    outcome=line.outcome,
-                    outcome_label=str(OUTCOME_LABELS.get(line.outcome, line.outcome.replace("_", " "))),
-                    rule=line.rule,
-                    multiplier=f"{line.multiplier_numerator}/{line.multiplier_denominator}",
-                    stake=money(line.stake_minor),
-                    paid=money(line.paid_minor),
-                    paid_minor=line.paid_minor,
-                    approval_status=approval,
-                    # a line paying nothing (a lost bet) needed no approval and paid nothing
-                    approval_label="—"
-                    if approval == ApprovalStatus.NOT_NEEDED and not line.paid_minor
-                    else str(APPROVAL_LABELS.get(approval, approval)),
-                    is_awaiting_approval=approval == ApprovalStatus.PENDING,
-                )
+        line_views = [_line_view(line) for line in lines_by_bet.get(bet.pk, [])]
+        if lines_by_bet.get(bet.pk):
+            at_risk = sum(line.stake_minor for line in lines_by_bet[bet.pk])
+        else:
+            at_risk = bet_at_risk_minor(
+                bet_id=bet.pk, stake_minor=bet.stake_minor, status=bet.status, on_hands=on_hands
             )
+        staked += at_risk
+        is_returned = not line_views and bet.status != BetStatus.PLACED
         bet_views.append(
             BetView(
                 pk=bet.pk,
@@ -492,16 +629,15 @@ def round_summary(round_: Round) -> RoundSummary:
                 box_number=bet.box_number,
                 kind=bet.kind,
                 kind_label=str(BET_KIND_LABELS.get(bet.kind, bet.kind)),
-                stake=money(bet.stake_minor),
-                stake_minor=bet.stake_minor,
+                stake="" if is_returned else money(at_risk),
+                stake_minor=at_risk,
                 status_label=str(BET_STATUS_LABELS.get(bet.status, bet.status)),
                 lines=line_views,
+                returned=money(bet.stake_minor) if is_returned else "",
             )
         )
-    if lines:
-        staked = sum(line.stake_minor for line in lines)
-    else:
-        staked = sum(bet.stake_minor for bet in bets if bet.status != BetStatus.CANCELLED)
+    waiting = sum(line.paid_minor for line in lines if line.approval_status == ApprovalStatus.PENDING)
+    rejected = [line for line in lines if line.approval_status == ApprovalStatus.REJECTED]
     return RoundSummary(
         round_id=round_.pk,
         table_name=round_.table.name,
@@ -513,12 +649,17 @@ def round_summary(round_: Round) -> RoundSummary:
         dealer_total=dealer_total,
         dealer_is_soft=dealer_is_soft,
         dealer_is_bust=dealer_is_bust,
+        dealer_is_blackjack=dealer_is_blackjack,
         is_hole_card_hidden=is_hole_hidden,
         boxes=boxes,
         bets=bet_views,
         total_staked=money(staked),
-        total_paid=money(sum(line.paid_minor for line in lines)),
+        total_payout=money(sum(line.paid_minor for line in lines)),
+        total_paid=money(sum(line_received_minor(line) for line in lines)),
+        total_waiting=money(waiting) if waiting else "",
+        total_rejected=money(sum(line.paid_minor for line in rejected)) if rejected else "",
         lines_awaiting_approval=sum(1 for line in lines if line.approval_status == ApprovalStatus.PENDING),
+        lines_rejected=len(rejected),
     )
 
 
@@ -535,6 +676,9 @@ class EventView:
     role: str
     terminal_name: str
     description: str
+    # A player's command (a bet, a decision at the terminal): who, by name and card number.
+    player_name: str = ""
+    player_card: str = ""
 
 
 def _card_text(code: object) -> str:
@@ -640,7 +784,10 @@ def event_description(kind: str, payload: dict[str, Any], names: dict[str, str])
     if kind == "misscan":
         return str(
             _("card %(card)s refused: %(reason)s")
-            % {"card": _card_text(payload.get("card", "")), "reason": payload.get("reason", "")}
+            % {
+                "card": _card_text(payload.get("card", "")),
+                "reason": refusal_sentence(str(payload.get("reason", ""))),
+            }
         )
     if kind == "card_corrected":
         corrected = payload.get("card") or action.get("card")
@@ -660,9 +807,11 @@ def event_description(kind: str, payload: dict[str, Any], names: dict[str, str])
             }
         )
     if kind == "settled":
+        # As the round settled: what the lines pay by the rules, those awaiting approval included
+        # (the summary says what the players received).
         totals = payload.get("totals") or {}
         return str(
-            _("%(lines)s payout lines, staked %(staked)s, paid %(paid)s, %(waiting)s awaiting approval")
+            _("%(lines)s payout lines, staked %(staked)s, payouts %(paid)s, %(waiting)s awaiting approval")
             % {
                 "lines": totals.get("lines", 0),
                 "staked": money(totals.get("stake_minor", 0)),
@@ -676,12 +825,13 @@ def event_description(kind: str, payload: dict[str, Any], names: dict[str, str])
 
 
 def round_event_log(round_: Round) -> list[EventView]:
-    """The round's events in sequence order, each with a short readable description (the engine
-    snapshots are not read)."""
+    """The round's events in sequence order, each with who gave it (a player by name and card
+    number, at their terminal) and a short readable description (the engine snapshots are not
+    read)."""
     events = list(
         RoundEvent.objects.filter(round=round_)
         .defer("snapshot")
-        .select_related("terminal")
+        .select_related("terminal", "player")
         .order_by("sequence")
     )
     players = Bet.objects.filter(round=round_).values_list("player_id", "player__display_name")
@@ -696,6 +846,8 @@ def round_event_log(round_: Round) -> list[EventView]:
             role=event.role,
             terminal_name=event.terminal.name if event.terminal else "",
             description=event_description(event.kind, event.payload or {}, names),
+            player_name=event.player.display_name if event.player else "",
+            player_card=event.player.card_number if event.player else "",
         )
         for event in events
     ]

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from casino.errors import NotFoundError
 from tables.games.blackjack import current_turn, legal_actions, next_card_target, state_from_dict
-from tables.games.cards import hand_value
+from tables.games.cards import hand_value, is_blackjack
 from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Shoe, Table, TableConfigVersion
 from tables.services.shoes import shoe_and_config_current, shuffle_due
 
@@ -43,11 +43,20 @@ def rounds_latest_first(table: Table) -> QuerySet[Round]:
     return Round.objects.filter(table=table).order_by("-number")
 
 
-def _cards(cards: list[str]) -> dict[str, Any]:
+def _cards(cards: list[str], *, is_split: bool = False) -> dict[str, Any]:
+    """A hand's cards with its total and what the screens say of it: soft, bust, or a natural
+    (``is_blackjack``: two cards making 21, never after a split, rules 5.5)."""
     from tables.games.cards import Card
 
-    value = hand_value(Card.parse(code) for code in cards)
-    return {"cards": cards, "total": value.total, "is_soft": value.is_soft}
+    parsed = tuple(Card.parse(code) for code in cards)
+    value = hand_value(parsed)
+    return {
+        "cards": cards,
+        "total": value.total,
+        "is_soft": value.is_soft,
+        "is_bust": value.is_bust,
+        "is_blackjack": not is_split and is_blackjack(parsed),
+    }
 
 
 def table_state(*, table: Table) -> dict[str, Any]:
@@ -140,7 +149,7 @@ def table_state_of_round(
                 "bets": bets.get(box_number, []),
                 "hands": [
                     {
-                        **_cards([card.code for card in hand.cards]),
+                        **_cards([card.code for card in hand.cards], is_split=hand.is_split),
                         "stake_minor": sum(stake.stake_minor for stake in hand.stakes),
                         "is_doubled": hand.is_doubled,
                         "is_finished": hand.is_finished,

@@ -362,6 +362,10 @@ class StateDealerSerializer(OutputSerializer):
     )
     total = serializers.IntegerField(required=False, help_text="Once the hole card is revealed.")
     is_soft = serializers.BooleanField(required=False)
+    is_bust = serializers.BooleanField(required=False, help_text="Once the hole card is revealed.")
+    is_blackjack = serializers.BooleanField(
+        required=False, help_text="A natural, once the hole card is revealed."
+    )
 
 
 class StateRoundSerializer(OutputSerializer):
@@ -399,6 +403,8 @@ class StateHandSerializer(OutputSerializer):
     cards = serializers.ListField(child=serializers.CharField())
     total = serializers.IntegerField()
     is_soft = serializers.BooleanField()
+    is_bust = serializers.BooleanField()
+    is_blackjack = serializers.BooleanField(help_text="A natural: two cards making 21, never after a split.")
     stake_minor = serializers.IntegerField()
     is_doubled = serializers.BooleanField()
     is_finished = serializers.BooleanField()

@@ -100,9 +100,13 @@ def require_player(actor: Actor, table: Table) -> Player:
 
 @dataclass
 class EventDraft:
+    """An event to append. ``by`` names who gave it when that is not the command's actor: a bet
+    enters the log when betting closes, recorded as its bettor's at the terminal it came from."""
+
     kind: str
     payload: dict[str, Any]
     snapshot: dict[str, Any] | None = None
+    by: Actor | None = None
 
 
 def events_write(
@@ -118,8 +122,8 @@ def events_write(
     for index, draft in enumerate(drafts):
         round_.version += 1
         if draft.snapshot is None and snapshot is not None and index == len(drafts) - 1:
-            draft = EventDraft(draft.kind, draft.payload, snapshot)
-        rows.append(RoundEvent(**event_fields(round_, round_.version, draft, actor, now)))
+            draft = EventDraft(draft.kind, draft.payload, snapshot, draft.by)
+        rows.append(RoundEvent(**event_fields(round_, round_.version, draft, draft.by or actor, now)))
     if snapshot is not None:
         round_.snapshot = snapshot
     if len(rows) > 1:

@@ -165,13 +165,22 @@ def test_a_whole_round_run_by_the_dealer_terminal_and_the_card_reader(
     events = RoundEvent.objects.filter(round_id=opened["id"])
     assert {event.kind for event in events.filter(terminal=bj1_dealer.terminal)} == {
         "betting_opened",
-        "bet_placed",  # the bets go into the log at no more bets
         "betting_closed",
         "card_corrected",
         "insurance_closed",
         "card_dealt",  # the 5 the dealer terminal keyed in
         "settled",
     }
+    # The bets go into the log at no more bets, each as its bettor's at the terminal it came from
+    assert [
+        (event.payload["action"]["bet"]["bet_id"], event.player.card_number, event.terminal_id, event.role)
+        for event in events.filter(kind="bet_placed").select_related("player").order_by("sequence")
+    ] == [
+        (str(ids["agi main"]), "1000000001", bj1_terminal.terminal.pk, "player"),
+        (str(ids["agi pairs"]), "1000000001", bj1_terminal.terminal.pk, "player"),
+        (str(ids["bartek main"]), "1000000002", bj1_second_terminal.terminal.pk, "player"),
+        (str(ids["bartek behind"]), "1000000002", bj1_second_terminal.terminal.pk, "player"),
+    ]
     round_ = Round.objects.get(pk=opened["id"])
     assert round_.dealer is None  # no staff user: the terminal ran it
 

@@ -82,7 +82,13 @@ def test_a_whole_round_through_the_api(bj1_terminal, bj1_second_terminal, bj1_re
     money(bartek, f"{rounds}/decisions/", {"box": 2, "decision": "stand"}, "b-stand", expected=200)
     state = agi.get(f"{table}/state/").json()
     assert state["round"]["status"] == "settling"  # dealer's soft 20 stands
-    assert state["round"]["dealer"] == {"cards": ["AS", "9C"], "total": 20, "is_soft": True}
+    assert state["round"]["dealer"] == {
+        "cards": ["AS", "9C"],
+        "total": 20,
+        "is_soft": True,
+        "is_bust": False,
+        "is_blackjack": False,
+    }
     assert [hand["total"] for box in state["boxes"][:2] for hand in box["hands"]] == [21, 20]
 
     # The dealer settles on the console

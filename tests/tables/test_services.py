@@ -406,6 +406,30 @@ def test_cancelling_a_main_bet_takes_the_side_bet_with_it(table, dealer):
 
 
 @pytest.mark.django_db
+def test_bets_enter_the_log_as_their_bettors_at_their_terminals(table, dealer):
+    # given alice's main bet from her terminal and bob's bet behind from his
+    alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
+    bob = funded_player(table, 5000)
+    as_bob = at_terminal(table, bob)
+    bet_place(
+        round_id=round_.pk, actor=as_bob, box_number=1, kind="behind", stake_minor=700, idempotency_key="b"
+    )
+    # when the dealer closes betting, which is when the bets enter the round's log
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    # then each bet is logged as its bettor's, at the terminal it came from, not as the dealer's
+    placed = RoundEvent.objects.filter(round=round_, kind="bet_placed").order_by("sequence")
+    assert [
+        (event.actor_id, event.actor_name, event.role, event.player_id, event.terminal_id) for event in placed
+    ] == [
+        (None, f"player {alice.card_number}", "player", alice.pk, as_alice.terminal.pk),
+        (None, f"player {bob.card_number}", "player", bob.pk, as_bob.terminal.pk),
+    ]
+    # and no more bets itself is the dealer's
+    closed = RoundEvent.objects.get(round=round_, kind="betting_closed")
+    assert (closed.actor_id, closed.role, closed.player_id) == (dealer.pk, "dealer", None)
+
+
+@pytest.mark.django_db
 def test_a_bet_behind_a_box_whose_owner_sits_out_is_returned_at_once(table, dealer):
     # given alice owns box 1 and box 2 but bets only on box 1; bob bets behind box 2
     _alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])

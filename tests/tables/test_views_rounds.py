@@ -15,20 +15,35 @@ from django.utils import timezone
 
 from casino.models import AuditRecord, Pit
 from casino.roles import role_label
-from tables.models import Bet, Round, RoundEvent, RuleSet, Shoe, Table, TableConfigVersion
+from tables.models import (
+    Bet,
+    PayoutDecision,
+    PayoutLine,
+    Round,
+    RoundEvent,
+    RuleSet,
+    Shoe,
+    Table,
+    TableConfigVersion,
+)
 from tables.round_audit import money
 from tables.services import (
     Actor,
     bet_place,
     box_take,
     decision_make,
+    insurance_close,
+    insurance_decide,
+    payout_approve,
+    payout_reject,
     round_close_betting,
     round_open,
     round_settle,
+    round_void,
     table_settings_change,
 )
 from tests.factories import CasinoFactory, staff_user
-from tests.tables.conftest import at_terminal, funded_player, stack_shoe
+from tests.tables.conftest import at_terminal, balance, funded_player, stack_shoe
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 REFUSED_TEXT = "This page is not for your role"
@@ -128,13 +143,15 @@ def test_the_list_shows_every_round_newest_first_with_its_totals(pit_client, rou
             row.bets_count,
             row.total_staked,
             row.total_paid,
+            row.waiting,
             row.is_awaiting_approval,
         )
         for row in rows
     ] == [
-        ("BJ1", rounds["open"].number, "Betting", "dealer-1", 0, "0.00", "0.00", False),
-        ("BJ2", rounds["waiting"].number, "Settled", "dealer-2", 1, "10.00", "20.00", True),
-        ("BJ1", rounds["settled"].number, "Settled", "dealer-1", 2, "15.00", "30.00", False),
+        ("BJ1", rounds["open"].number, "Betting", "dealer-1", 0, "0.00", "0.00", "", False),
+        # (a payout awaiting approval is not paid yet: it waits)
+        ("BJ2", rounds["waiting"].number, "Settled", "dealer-2", 1, "10.00", "0.00", "20.00", True),
+        ("BJ1", rounds["settled"].number, "Settled", "dealer-1", 2, "15.00", "30.00", "", False),
     ]
     assert response.context["page"].paginator.per_page == 50
     html = response.content.decode()
@@ -288,12 +305,24 @@ def test_a_settled_round_shows_its_cards_bets_events_replay_and_audit(pit_client
         ("card_dealt", "9\u2666 to box 1, hand 1, dealt by the virtual shoe"),
         ("card_dealt", "10\u2663 to the dealer, face down, dealt by the virtual shoe"),
         ("decision", "box 1: stand"),
-        ("settled", "2 payout lines, staked 15.00, paid 30.00, 0 awaiting approval"),
+        ("settled", "2 payout lines, staked 15.00, payouts 30.00, 0 awaiting approval"),
     ]
     # (each with who recorded it, their role in words)
     first = re.search(r'<tr data-sequence="1">.*?</tr>', html).group(0)
-    assert f"<td>{events[0].actor_name}</td><td>{role_label(events[0].role)}</td>" in first
+    assert f'<td class="event-by">{events[0].actor_name}</td><td>{role_label(events[0].role)}</td>' in first
     assert role_label(events[0].role) != events[0].role
+    # (a bet by its bettor at the terminal it came from, not by whoever closed betting)
+    bets = {
+        bet.player.display_name: bet
+        for bet in Bet.objects.filter(round=round_).select_related("player", "terminal")
+    }
+    for sequence, name in ((2, "Alice Archer"), (3, "Bob Baker")):
+        bet = bets[name]
+        row = re.search(rf'<tr data-sequence="{sequence}">.*?</tr>', html).group(0)
+        assert (
+            f'<td class="event-by">{name} <span class="muted">{bet.player.card_number}</span></td>'
+            f"<td>Player</td><td>{bet.terminal.name}</td>"
+        ) in row
     # and the replay check agrees with the recorded payouts
     assert response.context["replay"].differences == []
     assert "Replay equal: 2 payout lines match." in html
@@ -331,10 +360,14 @@ def test_a_lost_bet_pays_nothing_and_is_not_said_to_be_paid(seeded, dealer, pit_
 def test_a_payout_awaiting_approval_is_shown_as_such(pit_client, rounds):
     response = pit_client.get(reverse("tables:round_detail", args=[rounds["waiting"].pk]))
     summary = response.context["summary"]
-    assert [(line.paid, line.approval_status, line.approval_label) for line in summary.bets[0].lines] == [
-        ("20.00", "pending", "Awaiting approval")
-    ]
-    assert summary.lines_awaiting_approval == 1
+    assert [
+        (line.payout, line.paid, line.approval_status, line.approval_label) for line in summary.bets[0].lines
+    ] == [("20.00", "0.00", "pending", "Awaiting approval")]
+    assert (summary.total_paid, summary.total_waiting, summary.lines_awaiting_approval) == (
+        "0.00",
+        "20.00",
+        1,
+    )
     assert "Replay equal: 1 payout line matches." in response.content.decode()
 
 
@@ -367,7 +400,7 @@ def test_the_summary_partial_renders_on_its_own(rounds):
     from tables.round_audit import round_summary
 
     html = render_to_string("tables/round/_round-summary.html", {"summary": round_summary(rounds["waiting"])})
-    assert html.count('class="payout-line"') == 1
+    assert html.count('class="payout-line ') == 1
     assert "Carol Cook" in html
     assert '<span class="error">Awaiting approval</span>' in html
 
@@ -494,3 +527,182 @@ def test_the_audit_trail_links_the_records_of_a_round_to_its_page(pit_client, ro
     assert f'<a href="{url}">tables.round {rounds["settled"].pk}</a>' in html
     assert f'(<a href="{url}">round {rounds["settled"].pk}</a>)' in html
     assert '<a href="/pit/rounds/' not in html.split("tables.shoe", 1)[-1].split("</tr>", 1)[0]
+
+
+# --------------------------------------------------------------------------------- round money
+
+
+def _busy_round(dealer: Any, operator: Any) -> tuple[Round, Any]:
+    """BJ1 with an approval threshold of 15.00: alice (100.00) bets 10.00 on box 1 against the
+    dealer's ace and insures it (5.00); the dealer has 7 under the ace (soft 18, no blackjack);
+    her 8 8 splits, the first hand doubles on 11 to 21 (stake 20.00, wins 1:1: 40.00, held for a
+    pit boss), the second stands on 17 (loses 10.00); the insurance loses 5.00. Stakes placed
+    15.00, at risk 35.00."""
+    table = Table.objects.get(name="BJ1")
+    table_settings_change(
+        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 1500}
+    )
+    _ensure_open(table)
+    alice = funded_player(table, 10_000, name="Alice Archer")
+    as_alice = at_terminal(table, alice)
+    stack_shoe(table, dealer, ["8H", "AS", "8D", "7D", "3C", "TD", "9S"])
+    box_take(table=table, box_number=1, actor=as_alice)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    main = bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    insurance_decide(round_id=round_.pk, actor=as_alice, bet_id=main.pk, take=True)
+    if Round.objects.get(pk=round_.pk).status == "insurance":
+        insurance_close(round_id=round_.pk, actor=Actor.staff(dealer))
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="split")
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="double")
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="stand")
+    round_settle(round_id=round_.pk, actor=Actor.staff(dealer))
+    return Round.objects.get(pk=round_.pk), alice
+
+
+@pytest.mark.django_db
+def test_the_stakes_at_risk_add_up_with_splits_doubles_and_insurance(seeded, dealer, operator, pit_client):
+    # given alice's split, doubled and insured round: 15.00 placed, 35.00 at risk
+    round_, _alice = _busy_round(dealer, operator)
+    # when the pit boss opens the round
+    response = pit_client.get(reverse("tables:round_detail", args=[round_.pk]))
+    summary = response.context["summary"]
+    # then each line shows its own stake (the doubled hand 20.00, the other 10.00, the
+    # insurance 5.00) and the total is their sum, as the list says too
+    assert [
+        (bet.kind, bet.stake, [(line.hand, line.outcome, line.stake, line.payout) for line in bet.lines])
+        for bet in summary.bets
+    ] == [
+        ("main", "30.00", [(0, "win", "20.00", "40.00"), (1, "lose", "10.00", "0.00")]),
+        ("insurance", "5.00", [(None, "lose", "5.00", "0.00")]),
+    ]
+    assert (summary.total_staked, summary.total_payout) == ("35.00", "40.00")
+    html = response.content.decode()
+    assert re.findall(r'<td class="num stake">([^<]*)</td>', html) == ["20.00", "10.00", "5.00", "35.00"]
+    assert _row_of(pit_client, round_).total_staked == "35.00"
+
+
+@pytest.mark.django_db
+def test_a_rejected_line_is_not_paid_and_says_who_rejected_it_when_and_why(
+    seeded, dealer, operator, pit_boss, pit_client
+):
+    # given alice's 40.00 line held for approval, then rejected by the pit boss with a reason
+    round_, alice = _busy_round(dealer, operator)
+    line = PayoutLine.objects.get(round=round_, needs_approval=True)
+    waiting = pit_client.get(reverse("tables:round_detail", args=[round_.pk]))
+    # (while it waits it is not paid yet: it waits)
+    assert (waiting.context["summary"].total_paid, waiting.context["summary"].total_waiting) == (
+        "0.00",
+        "40.00",
+    )
+    assert '<span class="muted waiting">waiting</span>' in waiting.content.decode()
+    payout_reject(payout_line_id=line.pk, actor=Actor.staff(pit_boss), reason="dealt from the wrong shoe")
+    decided_at = PayoutDecision.objects.get(line=line).decided_at
+    # when the pit boss opens the round and the list
+    response = pit_client.get(reverse("tables:round_detail", args=[round_.pk]))
+    summary = response.context["summary"]
+    # then the line pays 40.00 by the rules and paid nothing: rejected, by whom, when and why
+    view = summary.bets[0].lines[0]
+    assert (
+        view.payout,
+        view.paid,
+        view.approval_label,
+        view.decided_by,
+        view.decided_at,
+        view.decision_reason,
+    ) == (
+        "40.00",
+        "0.00",
+        "Rejected",
+        "pitboss-1",
+        decided_at,
+        "dealt from the wrong shoe",
+    )
+    assert (summary.total_payout, summary.total_paid, summary.total_waiting, summary.total_rejected) == (
+        "40.00",
+        "0.00",
+        "",
+        "40.00",
+    )
+    html = response.content.decode()
+    assert (
+        f'<span class="decision">Rejected</span><br><span class="decided-by">by pitboss-1, '
+        f"{timezone.localtime(decided_at):%Y-%m-%d %H:%M:%S}</span>"
+        '<br><q class="decision-reason">dealt from the wrong shoe</q>'
+    ) in html
+    assert "1 rejected: 40.00 not paid" in html
+    # and the list says the same, and what alice's account says she received
+    row = _row_of(pit_client, round_)
+    assert (row.total_staked, row.total_paid, row.waiting, row.rejected) == ("35.00", "0.00", "", "40.00")
+    assert balance(alice) == (10_000 - 3500, 0)
+
+
+@pytest.mark.django_db
+def test_an_approved_line_is_paid_and_says_who_approved_it(pit_client, pit_boss, rounds):
+    # given carol's 20.00 awaiting approval, approved by the pit boss
+    line = PayoutLine.objects.get(round=rounds["waiting"])
+    payout_approve(payout_line_id=line.pk, actor=Actor.staff(pit_boss))
+    # then the round and the list say it was paid, by whom
+    summary = pit_client.get(reverse("tables:round_detail", args=[rounds["waiting"].pk])).context["summary"]
+    view = summary.bets[0].lines[0]
+    assert (view.paid, view.approval_label, view.decided_by, view.decision_reason) == (
+        "20.00",
+        "Approved",
+        "pitboss-1",
+        "",
+    )
+    assert (summary.total_paid, summary.total_waiting, summary.total_rejected) == ("20.00", "", "")
+    row = _row_of(pit_client, rounds["waiting"])
+    assert (row.total_paid, row.waiting, row.rejected, row.is_awaiting_approval) == ("20.00", "", "", False)
+
+
+@pytest.mark.django_db
+def test_a_round_in_play_shows_its_doubles_and_splits_at_risk(seeded, dealer, pit_client):
+    # given alice's 10.00 on 8 8, split, in play (no more cards entered after the split)
+    table = Table.objects.get(name="BJ1")
+    _ensure_open(table)
+    alice = funded_player(table, 10_000, name="Alice Archer")
+    as_alice = at_terminal(table, alice)
+    stack_shoe(table, dealer, ["8H", "6S", "8D", "TD", "3C"])
+    box_take(table=table, box_number=1, actor=as_alice)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
+    decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="split")
+    assert Round.objects.get(pk=round_.pk).status == "players"
+    # then the round and the list show 20.00 at risk (the stake placed was 10.00)
+    summary = pit_client.get(reverse("tables:round_detail", args=[round_.pk])).context["summary"]
+    assert ([bet.stake for bet in summary.bets], summary.total_staked) == (["20.00"], "20.00")
+    assert _row_of(pit_client, round_).total_staked == "20.00"
+
+
+@pytest.mark.django_db
+def test_a_voided_round_has_nothing_at_risk_and_says_the_stakes_went_back(
+    seeded, dealer, pit_boss, pit_client
+):
+    table = Table.objects.get(name="BJ1")
+    _ensure_open(table)
+    alice = funded_player(table, 10_000, name="Alice Archer")
+    as_alice = at_terminal(table, alice)
+    stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
+    box_take(table=table, box_number=1, actor=as_alice)
+    round_ = round_open(table=table, actor=Actor.staff(dealer))
+    bet_place(
+        round_id=round_.pk, actor=as_alice, box_number=1, kind="main", stake_minor=1000, idempotency_key="m"
+    )
+    round_void(round_id=round_.pk, actor=Actor.staff(pit_boss), reason="wrong shoe")
+    response = pit_client.get(reverse("tables:round_detail", args=[round_.pk]))
+    summary = response.context["summary"]
+    assert [(bet.stake, bet.returned, bet.status_label) for bet in summary.bets] == [("", "10.00", "Voided")]
+    assert (summary.total_staked, summary.total_paid) == ("0.00", "0.00")
+    assert "Voided · stake 10.00 returned" in response.content.decode()
+    assert _row_of(pit_client, round_).total_staked == "0.00"
+
+
+def _row_of(client: Any, round_: Round) -> Any:
+    response = client.get(reverse("tables:round_list"), {"table": round_.table.name})
+    return next(row for row in response.context["rows"] if row.round.pk == round_.pk)
