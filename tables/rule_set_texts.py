@@ -11,6 +11,7 @@ the catalogs; the same test fails when a seed's text is missing), and as it was 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.utils.translation import gettext, gettext_noop, pgettext_lazy
@@ -183,11 +184,27 @@ SEEDED_DESCRIPTIONS = frozenset(
 )
 
 
+def options_in_order(game: str, names: Iterable[str]) -> list[str]:
+    """Option names in the order a person reads them (the engine's for blackjack, the presets'
+    for canasta), whatever order they were stored in; an unknown one last, by name."""
+    order = {name: index for index, name in enumerate(_labels(game))}
+    return sorted(set(names), key=lambda name: (order.get(name, len(order)), name))
+
+
+def _labels(game: str) -> dict[str, Any]:
+    return CANASTA_OPTION_LABELS if game == "canasta" else BLACKJACK_OPTION_LABELS
+
+
+def _paytable_lines(value: dict[str, Any]) -> list[str]:
+    order = {name: index for index, name in enumerate(OUTCOME_LABELS)}
+    outcomes = sorted(value, key=lambda name: (order.get(name, len(order)), name))
+    return [f"{OUTCOME_LABELS.get(name, name)} {value[name]}:1" for name in outcomes]
+
+
 def option_label(game: str, name: str) -> str:
     """An option's label in the active language (the key itself for one no version of the game
     should hold)."""
-    labels = CANASTA_OPTION_LABELS if game == "canasta" else BLACKJACK_OPTION_LABELS
-    label = labels.get(name)
+    label = _labels(game).get(name)
     return str(label) if label is not None else name
 
 
@@ -205,7 +222,7 @@ def option_text(name: str, value: Any) -> str:
     if value is None:
         return gettext("not offered")
     if isinstance(value, dict):
-        return ", ".join(f"{OUTCOME_LABELS.get(key, key)} {pays}:1" for key, pays in value.items())
+        return ", ".join(_paytable_lines(value))
     if isinstance(value, list):
         return ", ".join(str(item) for item in value)
     if name.endswith("_minor") and isinstance(value, int):
@@ -217,7 +234,7 @@ def option_lines(name: str, value: Any) -> list[str]:
     """An option's value as lines: a side bet's paytable one outcome a line (a long cell wraps
     between them), any other value one line (``option_text``)."""
     if isinstance(value, dict):
-        return [f"{OUTCOME_LABELS.get(key, key)} {pays}:1" for key, pays in value.items()]
+        return _paytable_lines(value)
     return [option_text(name, value)]
 
 

@@ -50,7 +50,7 @@ from tables.models import (
 )
 from tables.odds_jobs import main_game_edge_job, main_game_edge_start, percent, side_bet_edge, version_rules
 from tables.round_audit import money
-from tables.rule_set_texts import OUTCOME_LABELS, option_label, option_lines, option_text
+from tables.rule_set_texts import OUTCOME_LABELS, option_label, option_lines, option_text, options_in_order
 from tables.selectors import config_approvals_waiting
 from tables.services import (
     Actor,
@@ -454,13 +454,8 @@ def main_edge(request: HtmxHttpRequest, version_id: int) -> HttpResponse:
 
 
 def _options_rows(game: str, versions: list[RuleSetVersion]) -> list[dict[str, Any]]:
-    names: list[str] = []
-    for version in versions:
-        for name in version.options:
-            if name not in names:
-                names.append(name)
     rows = []
-    for name in names:
+    for name in options_in_order(game, (name for version in versions for name in version.options)):
         cells = []
         for index, version in enumerate(versions):
             older = versions[index + 1] if index + 1 < len(versions) else None
@@ -642,10 +637,10 @@ def _approvals_context(casino_id: int, user: Any) -> dict[str, Any]:
             {
                 "label": option_label(game, name),
                 "old": option_text(name, old_options.get(name)),
-                "new": option_text(name, value),
+                "new": option_text(name, rule_draft.options[name]),
             }
-            for name, value in rule_draft.options.items()
-            if old_options.get(name) != value
+            for name in options_in_order(game, rule_draft.options)
+            if old_options.get(name) != rule_draft.options[name]
         ]
         edge = _main_edge(rule_draft) if game == Game.BLACKJACK else None
         rule_drafts.append(
