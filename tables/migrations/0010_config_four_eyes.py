@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import migrations, models
 
 VERSION_FIELDS = ("rule_set_version", "perfect_pairs_version", "twenty_one_plus_three_version")
+WITHDRAWN = "withdrawn by the requester:"
 
 
 def _gaming_day(casino, moment):
@@ -23,8 +24,25 @@ def _gaming_day(casino, moment):
     return local.date()
 
 
-def _approval(Approval, *, casino, kind, subject_type, subject_id, place, summary, before, after,
-              requested_by, requested_at, reason, status, decided_by, decided_at, decision_reason):
+def _approval(
+    Approval,
+    *,
+    casino,
+    kind,
+    subject_type,
+    subject_id,
+    place,
+    summary,
+    before,
+    after,
+    requested_by,
+    requested_at,
+    reason,
+    status,
+    decided_by,
+    decided_at,
+    decision_reason,
+):
     return Approval.objects.create(
         casino=casino,
         kind=kind,
@@ -61,7 +79,7 @@ def _proposals_forward(apps):
         reason = proposal.decision_reason
         if decided_by is not None and decided_by.pk == proposal.created_by_id:
             # A proposer's withdrawal of their own change: no second person decided it.
-            decided_by, reason = None, f"withdrawn by the requester: {reason}".strip()
+            decided_by, reason = None, f"{WITHDRAWN} {reason}".strip()
         approval = _approval(
             Approval,
             casino=proposal.table.casino,
@@ -154,12 +172,13 @@ def backward(apps, schema_editor):
     approval_ids = []
     for proposal in Proposal.objects.filter(approval__isnull=False).select_related("approval"):
         approval = proposal.approval
+        decided_by, reason = approval.decided_by_id, approval.decision_reason
+        if decided_by is None and approval.status != "pending":
+            # Decided by nobody: the proposer's withdrawal, as it was stored.
+            decided_by = proposal.created_by_id
+            reason = reason.removeprefix(WITHDRAWN).strip()
         Proposal.objects.filter(pk=proposal.pk).update(
-            decided_by=approval.decided_by_id if approval.decided_by_id is not None
-            else (proposal.created_by_id if approval.status != "pending" else None),
-            decided_at=approval.decided_at,
-            decision_reason=approval.decision_reason,
-            approval=None,
+            decided_by=decided_by, decided_at=approval.decided_at, decision_reason=reason, approval=None
         )
         approval_ids.append(approval.pk)
     for name in ("TableConfigVersion", "RuleSetVersion", "SideBetPaytableVersion"):
