@@ -39,7 +39,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounting.gaming_days import Schedule, gaming_day_bounds, gaming_day_of, schedule_of
-from casino.models import BackgroundJob, Player, PlayerSession
+from casino.models import Player, PlayerSession
 from tables.models import (
     ApprovalStatus,
     Bet,
@@ -51,7 +51,7 @@ from tables.models import (
     Table,
     TableConfigVersion,
 )
-from tables.odds_jobs import main_game_edge_job, side_bet_edge
+from tables.odds_jobs import main_game_edge, side_bet_edge
 from tables.services.config import config_rules
 
 SECONDS_PER_HOUR = 3600
@@ -194,10 +194,6 @@ def session_span(
 
 # ------------------------------------------------------------------------------ the house edges
 
-# The main game's edge of an approved rule-set version, once its job has computed it: a version
-# is immutable once approved, so its edge never changes (one lookup of the job per process).
-_MAIN_EDGES: dict[int, Fraction] = {}
-
 
 @dataclass(frozen=True)
 class ConfigEdges:
@@ -220,21 +216,6 @@ class ConfigEdges:
         return self.insurance
 
 
-def main_edge(version: RuleSetVersion) -> Fraction | None:
-    """The main game's house edge under ``version`` as its finished job found it (six decimals,
-    read exactly), or None while no job has finished."""
-    cached = _MAIN_EDGES.get(version.pk)
-    if cached is not None:
-        return cached
-    job = main_game_edge_job(version)
-    if job is None or job.status != BackgroundJob.Status.SUCCEEDED or not job.result:
-        return None
-    edge = Fraction(str(job.result["house_edge"]))
-    if version.approved_at is not None:
-        _MAIN_EDGES[version.pk] = edge
-    return edge
-
-
 @lru_cache(maxsize=256)
 def _side_edge(kind: str, decks: int, payouts_json: str) -> Fraction:
     return side_bet_edge(kind, decks, json.loads(payouts_json)).house_edge
@@ -253,7 +234,7 @@ def config_edges(config: TableConfigVersion) -> ConfigEdges:
     twenty_one_plus_three = config.twenty_one_plus_three_version
     return ConfigEdges(
         rule_set_version=config.rule_set_version,
-        main=main_edge(config.rule_set_version),
+        main=main_game_edge(config.rule_set_version),
         perfect_pairs=_side(
             BetKind.PERFECT_PAIRS, rules.decks, perfect_pairs.payouts if perfect_pairs else None
         ),

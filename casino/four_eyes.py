@@ -63,20 +63,24 @@ class ApprovalKind:
 
 @dataclass(frozen=True)
 class Weakening:
-    """A change of a setting that weakens a control: ``field`` of ``scope`` moved ``when``."""
+    """A change of a setting that weakens a control: ``field`` of ``scope`` moved ``when`` (for
+    ``changed``, to the value ``to`` when it names one: ``shoe_kind`` changed to ``physical``)."""
 
     scope: str
     field: str
     when: str
     kind: str
+    to: Any = None
 
     def applies(self, before: Any, after: Any) -> bool:
         if before == after:
             return False
         if self.when == "changed":
-            return True
+            return self.to is None or after == self.to
         if self.when == "switched_off":
             return bool(before) and not after
+        if self.when == "switched_on":
+            return not before and bool(after)
         if before is None or after is None:
             # A threshold switched off (none) is the weakest value there is.
             return after is None and self.when == "raised"
@@ -93,7 +97,7 @@ class Policy:
     weakenings: tuple[Weakening, ...]
 
 
-WEAKENING_DIRECTIONS = frozenset({"raised", "lowered", "switched_off", "changed"})
+WEAKENING_DIRECTIONS = frozenset({"raised", "lowered", "switched_off", "switched_on", "changed"})
 
 
 def policy_load(path: Path = POLICY_PATH) -> Policy:
@@ -113,6 +117,8 @@ def policy_load(path: Path = POLICY_PATH) -> Policy:
     for weakening in weakenings:
         if weakening.kind not in kinds or weakening.when not in WEAKENING_DIRECTIONS:
             raise ValueError(f"{path.name}: {weakening} names an unknown kind or direction")
+        if weakening.to is not None and weakening.when != "changed":
+            raise ValueError(f"{path.name}: {weakening} names a value to change to, but not as changed")
     return Policy(kinds=kinds, weakenings=weakenings)
 
 

@@ -110,11 +110,15 @@ REFUSALS: dict[str, Refusal] = {
     "stale_screen": Refusal(_("The table moved on since your screen was drawn: look again, then act.")),
     "invalid_configuration": Refusal(_("This configuration is not valid.")),
     "invalid_ruleset": Refusal(_("This rule set is not valid.")),
-    "version_immutable": Refusal(_("A version in use is never changed: make a new one.")),
     "config_change_pending": Refusal(
         _("A change of this table's configuration waits for approval: approve or reject it first.")
     ),
-    "proposal_decided": Refusal(_("This change was decided already.")),
+    "house_edge_not_computed": Refusal(
+        _(
+            "The main game's house edge of this version is not computed yet: "
+            "approve it once the edge is shown."
+        )
+    ),
     "decisions_from_terminals": Refusal(_("At this table the players decide at their terminals.")),
     "no_change": Refusal(_("Nothing changed: the form holds the current configuration.")),
     "not_editable": Refusal(_("Versions of this game's rule sets are not edited here.")),

@@ -18,6 +18,7 @@ from casino.models import Casino, Pit, Player
 from casino.services import player_create, roles_sync, staff_role_assign
 from tables.games.blackjack.rules import ruleset_from_dict
 from tables.models import Game, RuleSet, RuleSetVersion, SideBetPaytable, SideBetPaytableVersion, Table
+from tables.odds_jobs import main_game_edge_compute
 
 SEEDS_DIR = Path(settings.BASE_DIR) / "seeds"
 
@@ -57,7 +58,14 @@ def _rule_set(
 def seed_rule_sets(report: list[str]) -> None:
     for item in load_seed("blackjack_rulesets.json")["rule_sets"]:
         ruleset_from_dict({**item["options"], "name": item["name"]})  # refuse a seed the engine cannot run
-        _rule_set(Game.BLACKJACK, item["name"], item["options"], item["source"], item["description"], report)
+        rule_set = _rule_set(
+            Game.BLACKJACK, item["name"], item["options"], item["source"], item["description"], report
+        )
+        # Its main game's house edge, before the command ends (a thread of the command would
+        # end with it): a version is approved with its edge in view, and the pages show it.
+        version = rule_set.current_version()
+        if version is not None and main_game_edge_compute(version, by=None) is not None:
+            report.append(f"house edge of rule set {item['name']} v{version.number}")
     canasta = load_seed("canasta_presets.json")
     for name, preset in canasta["presets"].items():
         source = f"rules/canasta.md section 9 ({preset.get('sources', '')})"[:200]

@@ -124,20 +124,17 @@ class InvalidConfigurationError(ServiceError):
     status = 422
 
 
-class VersionImmutableError(ConflictError):
-    code = "version_immutable"
-
-
 class ConfigChangePendingError(ConflictError):
     """A change of the table's configuration waits for a second person's approval."""
 
     code = "config_change_pending"
 
 
-class ProposalDecidedError(ConflictError):
-    """The configuration change was approved or rejected already."""
+class HouseEdgeNotComputedError(ConflictError):
+    """A rule-set version is approved with its main game's house edge in view: not before the
+    edge is computed (``tables.odds_jobs``)."""
 
-    code = "proposal_decided"
+    code = "house_edge_not_computed"
 
 
 class TableNotFoundError(NotFoundError):
@@ -205,6 +202,5 @@ __all__ = [
     "StakeBelowTableMinError",
     "TableError",
     "TableNotFoundError",
-    "VersionImmutableError",
     "from_game_error",
 ]

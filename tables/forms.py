@@ -24,6 +24,7 @@ from tables.models import (
     SideBetPaytableVersion,
     TableConfigVersion,
 )
+from tables.rule_set_texts import BLACKJACK_OPTION_LABELS, OPTION_VALUE_LABELS, OUTCOME_LABELS
 from tables.services.config import SHOE_KINDS
 from wallet.forms import amount_minor_parse
 
@@ -54,17 +55,6 @@ VERSION_LABELS = {
     "twenty_one_plus_three_version": _("21+3 paytable"),
 }
 SHOE_LABELS = {"virtual": _("Virtual (dealt by the server)"), "physical": _("Physical (cards entered)")}
-OUTCOME_LABELS = {
-    "perfect": _("Perfect pair"),
-    "coloured": _("Coloured pair"),
-    "mixed": _("Mixed pair"),
-    "suited_trips": _("Suited three of a kind"),
-    "straight_flush": _("Straight flush"),
-    "three_of_a_kind": _("Three of a kind"),
-    "straight": _("Straight"),
-    "flush": _("Flush"),
-    "none": _("No win"),
-}
 OUTCOMES = {
     SideBetPaytable.Kind.PERFECT_PAIRS: ("perfect", "coloured", "mixed"),
     SideBetPaytable.Kind.TWENTY_ONE_PLUS_THREE: (
@@ -204,57 +194,29 @@ class TableCreateForm(forms.Form):
 
 # The blackjack options an operator changes in a new rule-set version, with their fields. The
 # engine (ruleset_from_dict) checks the combination; the paytables are the table's, not here.
-OPTION_VALUE_LABELS = {
-    "peek": _("dealt, peeked under an ace or a ten"),
-    "no_peek": _("dealt after the players (no peek)"),
-    "all_stakes": _("every stake (doubles and splits too)"),
-    "original_stake": _("the original stake only"),
-    "half": _("exactly half the main bet"),
-    "up_to_half": _("up to half the main bet"),
-    "any_two": _("any first two cards"),
-    "9_to_11": _("9, 10 or 11"),
-    "10_or_11": _("10 or 11"),
-    "value": _("equal value (K and Q too)"),
-    "rank": _("equal rank only"),
-    "off": _("not offered"),
-    "late": _("late surrender"),
-}
-
-
-def option_value_label(value: str) -> str:
-    return str(OPTION_VALUE_LABELS.get(value, value.replace("_", " ")))
-
-
 def _choices(enum: Any) -> list[tuple[str, Any]]:
     return [(member.value, OPTION_VALUE_LABELS.get(member.value, member.value)) for member in enum]
 
 
+_OPTION = BLACKJACK_OPTION_LABELS
 RULE_OPTION_FIELDS: dict[str, forms.Field] = {
-    "decks": forms.IntegerField(label=_("Decks"), min_value=1, max_value=8),
-    "dealer_hits_soft_17": forms.BooleanField(label=_("The dealer hits soft 17"), required=False),
-    "hole_card": forms.ChoiceField(label=_("Hole card"), choices=_choices(HoleCard)),
-    "no_peek_loss": forms.ChoiceField(
-        label=_("What a dealer's blackjack takes without a peek"), choices=_choices(NoPeekLoss)
-    ),
-    "blackjack_pays": forms.CharField(label=_("Blackjack pays (as 3/2)"), max_length=10),
-    "double_on": forms.ChoiceField(label=_("Double on"), choices=_choices(DoubleOn)),
-    "double_after_split": forms.BooleanField(label=_("Double after a split"), required=False),
-    "max_hands": forms.IntegerField(label=_("Hands after splits, at most"), min_value=2, max_value=4),
-    "resplit_aces": forms.BooleanField(label=_("Aces may be split again"), required=False),
-    "split_aces_one_card": forms.BooleanField(label=_("Split aces take one card"), required=False),
-    "split_by": forms.ChoiceField(label=_("Pairs split by"), choices=_choices(SplitBy)),
-    "insurance": forms.BooleanField(label=_("Insurance offered"), required=False),
-    "insurance_pays": forms.CharField(label=_("Insurance pays (as 2/1)"), max_length=10),
-    "insurance_stake": forms.ChoiceField(label=_("Insurance stake"), choices=_choices(InsuranceStake)),
-    "even_money": forms.BooleanField(label=_("Even money offered"), required=False),
-    "surrender": forms.ChoiceField(label=_("Surrender"), choices=_choices(Surrender)),
+    "decks": forms.IntegerField(label=_OPTION["decks"], min_value=1, max_value=8),
+    "dealer_hits_soft_17": forms.BooleanField(label=_OPTION["dealer_hits_soft_17"], required=False),
+    "hole_card": forms.ChoiceField(label=_OPTION["hole_card"], choices=_choices(HoleCard)),
+    "no_peek_loss": forms.ChoiceField(label=_OPTION["no_peek_loss"], choices=_choices(NoPeekLoss)),
+    "blackjack_pays": forms.CharField(label=_OPTION["blackjack_pays"], max_length=10),
+    "double_on": forms.ChoiceField(label=_OPTION["double_on"], choices=_choices(DoubleOn)),
+    "double_after_split": forms.BooleanField(label=_OPTION["double_after_split"], required=False),
+    "max_hands": forms.IntegerField(label=_OPTION["max_hands"], min_value=2, max_value=4),
+    "resplit_aces": forms.BooleanField(label=_OPTION["resplit_aces"], required=False),
+    "split_aces_one_card": forms.BooleanField(label=_OPTION["split_aces_one_card"], required=False),
+    "split_by": forms.ChoiceField(label=_OPTION["split_by"], choices=_choices(SplitBy)),
+    "insurance": forms.BooleanField(label=_OPTION["insurance"], required=False),
+    "insurance_pays": forms.CharField(label=_OPTION["insurance_pays"], max_length=10),
+    "insurance_stake": forms.ChoiceField(label=_OPTION["insurance_stake"], choices=_choices(InsuranceStake)),
+    "even_money": forms.BooleanField(label=_OPTION["even_money"], required=False),
+    "surrender": forms.ChoiceField(label=_OPTION["surrender"], choices=_choices(Surrender)),
 }
-
-
-def option_label(name: str) -> str:
-    """An option's label as the form shows it; its key for the ones the form does not edit."""
-    field = RULE_OPTION_FIELDS.get(name)
-    return str(field.label) if field is not None and field.label else name
 
 
 class RuleSetVersionForm(forms.Form):

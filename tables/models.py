@@ -56,9 +56,20 @@ class RuleSetVersion(models.Model):
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
+    # The four-eyes approval it waited for (casino.four_eyes); null: made by the system (seeds),
+    # which waits for nobody.
+    approval = models.OneToOneField(
+        "casino.Approval", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["rule_set", "number"], name="ruleset_version_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["rule_set", "number"], name="ruleset_version_unique"),
+            # Nobody approves the version they made (the database's word on the four-eyes rule).
+            models.CheckConstraint(
+                condition=~models.Q(approved_by=models.F("created_by")), name="ruleset_version_second_person"
+            ),
+        ]
         ordering = ["rule_set", "number"]
 
     def __str__(self) -> str:
@@ -106,9 +117,20 @@ class SideBetPaytableVersion(models.Model):
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
+    # The four-eyes approval it waited for (casino.four_eyes); null: made by the system (seeds),
+    # which waits for nobody.
+    approval = models.OneToOneField(
+        "casino.Approval", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["paytable", "number"], name="paytable_version_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["paytable", "number"], name="paytable_version_unique"),
+            # Nobody approves the version they made (the database's word on the four-eyes rule).
+            models.CheckConstraint(
+                condition=~models.Q(approved_by=models.F("created_by")), name="paytable_version_second_person"
+            ),
+        ]
         ordering = ["paytable", "number"]
 
     def __str__(self) -> str:
@@ -188,10 +210,20 @@ class TableConfigVersion(models.Model):
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
+    # The four-eyes approval of the change that waited for a second person (casino.four_eyes);
+    # null: a change that waited for nobody, applied by its author (``approved_by``).
+    approval = models.OneToOneField(
+        "casino.Approval", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="table_config_version_unique"),
+            # What waited was approved by a second person (the database's word on the rule).
+            models.CheckConstraint(
+                condition=models.Q(approval__isnull=True) | ~models.Q(approved_by=models.F("created_by")),
+                name="table_config_version_second_person",
+            ),
             models.CheckConstraint(
                 condition=models.Q(shuffle_every_rounds__gte=3, shuffle_every_rounds__lte=6),
                 name="table_config_shuffle_3_to_6",
@@ -246,10 +278,12 @@ class TableConfigVersion(models.Model):
 
 
 class TableConfigProposal(models.Model):
-    """A change of a table's configuration that waits for a second person (a limit change above
-    the casino's step, ``TABLE_LIMIT_CHANGE_APPROVAL_MINOR``). Approved, it becomes the table's
-    next configuration version; rejected, it stays here with the reason. At most one waits per
-    table, and no other change of the table is made while it waits."""
+    """A change of a table's configuration that waits for a second person (a limit moved beyond
+    the casino's step, ``TABLE_LIMIT_CHANGE_APPROVAL_MINOR``, or a change that weakens a control
+    by the policy, ``casino/controls.toml``). Who asked, who decided, when and why is its
+    ``approval`` (``casino.four_eyes``). Approved, it becomes the table's next configuration
+    version; rejected, it stays here. At most one waits per table, and no other change of the
+    table is made while it waits."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "pending"
@@ -262,12 +296,11 @@ class TableConfigProposal(models.Model):
     based_on = models.ForeignKey(TableConfigVersion, on_delete=models.PROTECT, related_name="+")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    # The approval's status, kept here for the one-waiting-per-table constraint.
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    approval = models.OneToOneField(
+        "casino.Approval", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
-    decided_at = models.DateTimeField(null=True, blank=True)
-    decision_reason = models.TextField(blank=True)
     version = models.OneToOneField(
         TableConfigVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="proposal"
     )

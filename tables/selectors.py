@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from casino.errors import NotFoundError
+from casino.models import Approval
 from tables.games.blackjack import current_turn, legal_actions, next_card_target, state_from_dict
 from tables.games.cards import hand_value, is_blackjack
 from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Shoe, Table, TableConfigVersion
@@ -238,3 +239,16 @@ def round_list_for_audit(*, table: Table | None = None, since: dt.datetime | Non
     if since is not None:
         rounds = rounds.filter(settled_at__gte=since)
     return rounds.order_by("pk")
+
+
+# The kinds of approval of the tables' configuration (casino/controls.toml): what
+# /operator/approvals/ lists.
+CONFIG_APPROVAL_KINDS = ("table_config", "rule_set_version", "paytable_version")
+
+
+def config_approvals_waiting(*, casino_id: int) -> QuerySet[Approval]:
+    """The casino's configuration changes waiting for a second person (a table's proposal, a
+    draft rule-set or paytable version), oldest first."""
+    return Approval.objects.filter(
+        casino_id=casino_id, status=Approval.Status.PENDING, kind__in=CONFIG_APPROVAL_KINDS
+    ).order_by("pk")

@@ -84,7 +84,7 @@ def _cache_empty() -> None:
     while the rows it came from (the edge's job) were rolled back with the test that made them."""
     from django.core.cache import cache
 
-    from accounting.ratings import _MAIN_EDGES
+    from tables.odds_jobs import _MAIN_EDGES
     from tables.services.config import _CONFIG_CACHE, _RULES_BY_CONFIG
 
     cache.clear()

@@ -55,3 +55,17 @@ def staff_user(role: str, username: str | None = None):  # type: ignore[no-untyp
     user = UserFactory(username=username or f"{role}-{UserFactory._meta.model.objects.count() + 1}")
     staff_role_assign(user=user, role=role)
     return get_user_model().objects.get(pk=user.pk)
+
+
+def table_settings_applied(*, table, operator, settings):  # type: ignore[no-untyped-def]
+    """``settings`` of ``table`` changed by ``operator``, as a test's given: a change that waits
+    for a second person (it weakens a control: casino/controls.toml) is approved by a pit boss.
+    Returns the table's new configuration version."""
+    from tables.models import TableConfigProposal
+    from tables.services import Actor, table_config_proposal_approve, table_settings_change
+
+    changed = table_settings_change(table=table, actor=Actor.staff(operator), settings=settings)
+    if isinstance(changed, TableConfigProposal):
+        pit_boss = staff_user("pit_boss", "pitboss-approves-settings")
+        return table_config_proposal_approve(proposal=changed, actor=Actor.staff(pit_boss))
+    return changed

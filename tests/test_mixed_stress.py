@@ -45,7 +45,17 @@ from casino.models import Player, PlayerSession, Terminal
 from casino.services import player_create, terminal_credential_issue, terminal_register
 from tables.api.sessions import player_session_end, player_session_start
 from tables.games.blackjack import current_turn, state_from_dict
-from tables.models import Bet, BetKind, BetStatus, Box, PayoutLine, Round, RoundStatus, Table
+from tables.models import (
+    Bet,
+    BetKind,
+    BetStatus,
+    Box,
+    PayoutLine,
+    Round,
+    RoundStatus,
+    Table,
+    TableConfigProposal,
+)
 from tables.services import (
     Actor,
     bet_cancel,
@@ -64,6 +74,7 @@ from tables.services import (
     round_settle,
     round_void,
     shoe_shuffle,
+    table_config_proposal_approve,
     table_settings_change,
 )
 from tests.factories import staff_user
@@ -574,11 +585,14 @@ class Worker:
     def settings_change(self) -> None:
         table = self.table()
         threshold = self.rng.choice([THRESHOLD_MINOR, 2 * THRESHOLD_MINOR])
-        table_settings_change(
+        changed = table_settings_change(
             table=table,
             actor=Actor.staff(self.operator),
             settings={"payout_approval_threshold_minor": threshold},
         )
+        if isinstance(changed, TableConfigProposal):
+            # A raised threshold weakens a control: a pit boss approves it.
+            table_config_proposal_approve(proposal=changed, actor=Actor.staff(self.pit_boss()))
 
 
 class _Refused(Exception):

@@ -22,12 +22,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from casino.errors import ServiceError
-from casino.models import BackgroundJob, Casino
+from casino.four_eyes import may_decide
+from casino.models import Approval, BackgroundJob, Casino
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.errors import TableError
 from tables.forms import (
     LIMIT_LABELS,
-    OUTCOME_LABELS,
     OUTCOMES,
     SETTING_LABELS,
     SHOE_LABELS,
@@ -36,8 +36,6 @@ from tables.forms import (
     RuleSetVersionForm,
     TableConfigForm,
     TableCreateForm,
-    option_label,
-    option_value_label,
 )
 from tables.games.errors import InvalidRuleSetError
 from tables.models import (
@@ -52,6 +50,8 @@ from tables.models import (
 )
 from tables.odds_jobs import main_game_edge_job, main_game_edge_start, percent, side_bet_edge, version_rules
 from tables.round_audit import money
+from tables.rule_set_texts import OUTCOME_LABELS, option_label, option_lines, option_text, options_in_order
+from tables.selectors import config_approvals_waiting
 from tables.services import (
     Actor,
     paytable_version_approve,
@@ -65,6 +65,7 @@ from tables.services import (
     table_config_proposal_approve,
     table_config_proposal_reject,
 )
+from tables.services.config import config_change_waits_for
 from tables.services.table_setup import table_create
 from tables.views.access import staff_casino_id, staff_table
 
@@ -138,16 +139,6 @@ def _casino(request: HtmxHttpRequest) -> Casino:
     return get_object_or_404(Casino, pk=staff_casino_id(request))
 
 
-def _waiting_counts(casino_id: int) -> dict[str, int]:
-    return {
-        "proposals": TableConfigProposal.objects.filter(
-            table__casino_id=casino_id, status=TableConfigProposal.Status.PENDING
-        ).count(),
-        "rule_sets": RuleSetVersion.objects.filter(approved_at__isnull=True).count(),
-        "paytables": SideBetPaytableVersion.objects.filter(approved_at__isnull=True).count(),
-    }
-
-
 @staff_page("configure_tables")
 @require_GET
 def home(request: HtmxHttpRequest) -> HttpResponse:
@@ -167,13 +158,13 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
         "rows": rows,
         "rule_sets": RuleSet.objects.annotate(
             approved=Count("versions", filter=Q(versions__approved_at__isnull=False)),
-            drafts=Count("versions", filter=Q(versions__approved_at__isnull=True)),
+            drafts=Count("versions", filter=Q(versions__approval__status=Approval.Status.PENDING)),
         ).order_by("game", "name"),
         "paytables": SideBetPaytable.objects.annotate(
             approved=Count("versions", filter=Q(versions__approved_at__isnull=False)),
-            drafts=Count("versions", filter=Q(versions__approved_at__isnull=True)),
+            drafts=Count("versions", filter=Q(versions__approval__status=Approval.Status.PENDING)),
         ).order_by("kind", "name"),
-        "waiting": _waiting_counts(casino_id),
+        "waiting": config_approvals_waiting(casino_id=casino_id).count(),
         "money": money,
     }
     return _vary(render(request, "tables/operator/home.html", context))
@@ -213,6 +204,23 @@ def table_new(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
+def _config_value_text(name: str, value: Any) -> str:
+    """A configuration field's value as a person reads it: money in the language's form, yes or
+    no, a version by its name, the shoe in words."""
+    if name in VERSION_LABELS:
+        return str(value) if value is not None else _("not offered")
+    if name == "shoe_kind":
+        return str(SHOE_LABELS.get(value, value))
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if name.endswith("_minor") and isinstance(value, int):
+        return money(value)
+    return str(value)
+
+
+CONFIG_LABELS = {**VERSION_LABELS, **LIMIT_LABELS, **SETTING_LABELS}
+
+
 def _history(table: Table) -> dict[str, Any]:
     """The table's latest versions side by side: one row per field, one column per version,
     each cell marked when it differs from the version before it."""
@@ -228,38 +236,87 @@ def _history(table: Table) -> dict[str, Any]:
         .order_by("-number")[: HISTORY_VERSIONS + 1]
     )
     shown = versions[:HISTORY_VERSIONS]
-
-    def shown_value(version: TableConfigVersion, name: str) -> str:
-        value = getattr(version, name)
-        if name.endswith("_minor"):
-            return money(value)
-        if isinstance(value, bool):
-            return _("yes") if value else _("no")
-        if name in VERSION_LABELS:
-            return str(value) if value is not None else _("not offered")
-        if name == "shoe_kind":
-            return str(SHOE_LABELS.get(value, value))
-        return str(value)
-
     rows = []
-    labels = {**VERSION_LABELS, **LIMIT_LABELS, **SETTING_LABELS}
-    for name, label in labels.items():
+    for name, label in CONFIG_LABELS.items():
         cells = []
         for index, version in enumerate(shown):
             older = versions[index + 1] if index + 1 < len(versions) else None
             changed = older is not None and getattr(older, name) != getattr(version, name)
-            cells.append({"value": shown_value(version, name), "changed": changed})
+            cells.append({"value": _config_value_text(name, getattr(version, name)), "changed": changed})
         rows.append({"label": label, "cells": cells})
     return {"versions": shown, "rows": rows}
 
 
-def _table_context(table: Table, form: TableConfigForm, config: TableConfigVersion) -> dict[str, Any]:
+def config_change_rows(
+    before: dict[str, Any], after: dict[str, Any], waiting: list[str] | tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
+    """A configuration change as the approval keeps it (the changed fields before and after,
+    versions by id), one row per field: its label, the values as a person reads them, and
+    whether the field is one that makes the change wait (``waiting``)."""
+    ids = {
+        value
+        for name in VERSION_LABELS
+        for value in (before.get(name), after.get(name))
+        if isinstance(value, int)
+    }
+    rule_versions = {v.pk: v for v in RuleSetVersion.objects.select_related("rule_set").filter(pk__in=ids)}
+    paytables = {
+        v.pk: v for v in SideBetPaytableVersion.objects.select_related("paytable").filter(pk__in=ids)
+    }
+
+    def loaded(name: str, value: Any) -> Any:
+        if name not in VERSION_LABELS or value is None:
+            return value
+        return (rule_versions if name == "rule_set_version" else paytables).get(value, value)
+
+    return [
+        {
+            "name": name,
+            "label": CONFIG_LABELS.get(name, name),
+            "old": _config_value_text(name, loaded(name, before.get(name))),
+            "new": _config_value_text(name, loaded(name, value)),
+            "waits": name in waiting,
+        }
+        for name, value in after.items()
+    ]
+
+
+def _may_decide(approval: Approval | None, user: Any) -> bool:
+    """Whether ``user`` may decide what waits (``casino.four_eyes.may_decide``), for the buttons."""
+    return approval is not None and may_decide(approval=approval, user=user)
+
+
+def _proposal_entry(proposal: TableConfigProposal, user: Any) -> dict[str, Any]:
+    """A waiting table change as the pages show it: who asked, when and why, each field before
+    and after, the fields that make it wait, and whether ``user`` may decide it."""
+    approval = proposal.approval
+    before = (approval.before if approval is not None else None) or {}
+    after = (approval.after if approval is not None else None) or proposal.changes
+    waiting = config_change_waits_for(
+        scope="table_config", before=before, after=after, limit_fields=TableConfigVersion.LIMIT_FIELDS
+    )
+    return {
+        "item": proposal,
+        "approval": approval,
+        "rows": config_change_rows(before, after, waiting),
+        "may_decide": _may_decide(approval, user),
+    }
+
+
+def _table_context(
+    table: Table, form: TableConfigForm, config: TableConfigVersion, user: Any
+) -> dict[str, Any]:
     # The edge of what the form holds: the current choices, or the ones just submitted.
     submitted = getattr(form, "cleaned_data", {}) if form.is_bound else None
     chosen = {
         name: submitted.get(name) if submitted is not None else getattr(config, name)
         for name in TableConfigForm.VERSIONS
     }
+    pending = (
+        TableConfigProposal.objects.filter(table=table, status=TableConfigProposal.Status.PENDING)
+        .select_related("approval", "created_by")
+        .first()
+    )
     return {
         "table": table,
         "config": config,
@@ -273,12 +330,10 @@ def _table_context(table: Table, form: TableConfigForm, config: TableConfigVersi
             chosen["twenty_one_plus_three_version"],
         ),
         "history": _history(table),
-        "proposal": TableConfigProposal.objects.filter(table=table, status=TableConfigProposal.Status.PENDING)
-        .select_related("created_by")
-        .first(),
+        "proposal": _proposal_entry(pending, user) if pending is not None else None,
         "proposals": TableConfigProposal.objects.filter(table=table)
         .exclude(status=TableConfigProposal.Status.PENDING)
-        .select_related("created_by", "decided_by", "version")
+        .select_related("approval__decided_by", "version")
         .order_by("-pk")[:5],
     }
 
@@ -299,7 +354,8 @@ def table_detail(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
     table, config = _blackjack_table(request, table_name)
     if request.method == "GET":
         form = TableConfigForm(initial=TableConfigForm.initial_from(config))
-        return _vary(render(request, "tables/operator/table.html", _table_context(table, form, config)))
+        context = _table_context(table, form, config, request.user)
+        return _vary(render(request, "tables/operator/table.html", context))
     form = TableConfigForm(request.POST)
     error: ServiceError | None = None
     if form.is_valid():
@@ -321,7 +377,7 @@ def table_detail(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
                     messages.warning(
                         request,
                         _(
-                            "The change moves a limit by more than the step a second person must approve: "
+                            "The change moves a limit beyond the step or weakens a control: "
                             "it waits for a pit boss or another operator."
                         ),
                     )
@@ -332,7 +388,7 @@ def table_detail(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
                         % {"number": result.number, "table": table.name},
                     )
                 return redirect("operator:table", table_name=table.name)
-    context = _table_context(table, form, config)
+    context = _table_context(table, form, config, request.user)
     context["error"] = error
     status = error.status if error is not None else 422
     return _vary(render(request, "tables/operator/table.html", context, status=status))
@@ -397,32 +453,17 @@ def main_edge(request: HtmxHttpRequest, version_id: int) -> HttpResponse:
 # ------------------------------------------------------------------------------------ rule sets
 
 
-def _options_rows(versions: list[RuleSetVersion]) -> list[dict[str, Any]]:
-    names: list[str] = []
-    for version in versions:
-        for name in version.options:
-            if name not in names:
-                names.append(name)
+def _options_rows(game: str, versions: list[RuleSetVersion]) -> list[dict[str, Any]]:
     rows = []
-    for name in names:
+    for name in options_in_order(game, (name for version in versions for name in version.options)):
         cells = []
         for index, version in enumerate(versions):
             older = versions[index + 1] if index + 1 < len(versions) else None
             value = version.options.get(name)
             changed = older is not None and older.options.get(name) != value
-            cells.append({"value": _option_text(value), "changed": changed})
-        rows.append({"name": name, "label": option_label(name), "cells": cells})
+            cells.append({"lines": option_lines(name, value), "changed": changed})
+        rows.append({"name": name, "label": option_label(game, name), "cells": cells})
     return rows
-
-
-def _option_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return _("yes") if value else _("no")
-    if isinstance(value, dict):
-        return ", ".join(f"{OUTCOME_LABELS.get(key, key)} {pays}:1" for key, pays in value.items())
-    if value is None:
-        return _("not offered")
-    return option_value_label(str(value))
 
 
 @staff_page("configure_tables")
@@ -431,7 +472,9 @@ def rule_set_detail(request: HtmxHttpRequest, rule_set_id: int) -> HttpResponse:
     """A rule set's versions side by side, each with its main-game edge, and a form for a new
     version from one of them (``?from=<version id>``, the current one by default)."""
     rule_set = get_object_or_404(RuleSet, pk=rule_set_id)
-    versions = list(rule_set.versions.select_related("created_by", "approved_by").order_by("-number"))
+    versions = list(
+        rule_set.versions.select_related("created_by", "approved_by", "approval").order_by("-number")
+    )
     base = next(
         (v for v in versions if str(v.pk) == (request.POST.get("base") or request.GET.get("from"))), None
     )
@@ -470,7 +513,7 @@ def rule_set_detail(request: HtmxHttpRequest, rule_set_id: int) -> HttpResponse:
     context = {
         "rule_set": rule_set,
         "versions": versions,
-        "rows": _options_rows(versions),
+        "rows": _options_rows(rule_set.game, versions),
         "edges": {version.pk: _main_edge(version) for version in versions if rule_set.game == Game.BLACKJACK},
         "base": base,
         "form": form,
@@ -512,7 +555,9 @@ def paytable_detail(request: HtmxHttpRequest, paytable_id: int) -> HttpResponse:
     """A paytable's versions side by side with their house edge, and a new version's form whose
     odds are recomputed as the operator types (``paytable_preview``)."""
     paytable = get_object_or_404(SideBetPaytable, pk=paytable_id)
-    versions = list(paytable.versions.select_related("created_by", "approved_by").order_by("-number"))
+    versions = list(
+        paytable.versions.select_related("created_by", "approved_by", "approval").order_by("-number")
+    )
     base = paytable.current_version() or (versions[0] if versions else None)
     initial: dict[str, Any] = {"decks": 6, **(base.payouts if base else {})}
     form = PaytableVersionForm(request.POST or None, kind=paytable.kind, initial=initial)
@@ -568,46 +613,51 @@ def paytable_preview(request: HtmxHttpRequest, paytable_id: int) -> HttpResponse
 # ------------------------------------------------------------------------------------ approvals
 
 
-def _approvals_context(casino_id: int) -> dict[str, Any]:
-    """What waits for a second person, each with its change shown as old and new values."""
-    labels = {**VERSION_LABELS, **LIMIT_LABELS, **SETTING_LABELS}
+def _approvals_context(casino_id: int, user: Any) -> dict[str, Any]:
+    """What waits for a second person (``config_approvals_waiting``), each with its change shown
+    as old and new values, who asked, and whether ``user`` may decide it; a rule-set version with
+    its main game's house edge, without which it is not approved."""
+    waiting = list(config_approvals_waiting(casino_id=casino_id))
     proposals = [
-        {
-            "item": proposal,
-            "rows": [
-                {
-                    "label": labels.get(name, name),
-                    "old": _config_value_text(name, proposal.based_on.values().get(_value_key(name))),
-                    "new": _config_value_text(name, value),
-                }
-                for name, value in proposal.changes.items()
-            ],
-        }
-        for proposal in TableConfigProposal.objects.filter(
-            table__casino_id=casino_id, status=TableConfigProposal.Status.PENDING
-        )
-        .select_related("table", "created_by", "based_on")
+        _proposal_entry(proposal, user)
+        for proposal in TableConfigProposal.objects.filter(approval__in=waiting)
+        .select_related("table", "approval", "created_by")
         .order_by("pk")
     ]
     rule_drafts = []
-    for rule_draft in RuleSetVersion.objects.filter(approved_at__isnull=True).select_related(
-        "rule_set", "created_by"
+    for rule_draft in (
+        RuleSetVersion.objects.filter(approval__in=waiting)
+        .select_related("rule_set", "created_by", "approval")
+        .order_by("pk")
     ):
         current_rules = rule_draft.rule_set.current_version()
         old_options = current_rules.options if current_rules else {}
+        game = rule_draft.rule_set.game
         rows = [
             {
-                "label": option_label(name),
-                "old": _option_text(old_options.get(name)),
-                "new": _option_text(value),
+                "label": option_label(game, name),
+                "old": option_text(name, old_options.get(name)),
+                "new": option_text(name, rule_draft.options[name]),
             }
-            for name, value in rule_draft.options.items()
-            if old_options.get(name) != value
+            for name in options_in_order(game, rule_draft.options)
+            if old_options.get(name) != rule_draft.options[name]
         ]
-        rule_drafts.append({"item": rule_draft, "rows": rows, "edge": _main_edge(rule_draft)})
+        edge = _main_edge(rule_draft) if game == Game.BLACKJACK else None
+        rule_drafts.append(
+            {
+                "item": rule_draft,
+                "rows": rows,
+                "edge": edge,
+                # A blackjack version is approved with its house edge in view.
+                "edge_missing": edge is not None and "percent" not in edge,
+                "may_decide": _may_decide(rule_draft.approval, user),
+            }
+        )
     paytable_drafts = []
-    for paytable_draft in SideBetPaytableVersion.objects.filter(approved_at__isnull=True).select_related(
-        "paytable", "created_by"
+    for paytable_draft in (
+        SideBetPaytableVersion.objects.filter(approval__in=waiting)
+        .select_related("paytable", "created_by", "approval")
+        .order_by("pk")
     ):
         current_payouts = paytable_draft.paytable.current_version()
         old_payouts = current_payouts.payouts if current_payouts else {}
@@ -624,35 +674,16 @@ def _approvals_context(casino_id: int) -> dict[str, Any]:
                 ],
                 "edge": _side_edge(paytable_draft, 6),
                 "current_edge": _side_edge(current_payouts, 6),
+                "may_decide": _may_decide(paytable_draft.approval, user),
             }
         )
     return {"proposals": proposals, "rule_drafts": rule_drafts, "paytable_drafts": paytable_drafts}
 
 
-def _value_key(name: str) -> str:
-    """The key of a field in ``TableConfigVersion.values()`` (versions by id)."""
-    return f"{name}_id" if name in VERSION_LABELS else name
-
-
-def _config_value_text(name: str, value: Any) -> str:
-    if name.endswith("_minor") and isinstance(value, int):
-        return money(value)
-    if name == "rule_set_version" and value is not None:
-        return str(RuleSetVersion.objects.select_related("rule_set").filter(pk=value).first() or value)
-    if name in VERSION_LABELS:
-        return str(
-            SideBetPaytableVersion.objects.select_related("paytable").filter(pk=value).first()
-            or _("not offered")
-        )
-    if isinstance(value, bool):
-        return _("yes") if value else _("no")
-    return str(value)
-
-
 @staff_page("supervise_pit")
 @require_GET
 def approvals(request: HtmxHttpRequest) -> HttpResponse:
-    context = _approvals_context(staff_casino_id(request))
+    context = _approvals_context(staff_casino_id(request), request.user)
     template = (
         "tables/operator/approvals.html#approvals" if request.htmx else "tables/operator/approvals.html"
     )
@@ -678,13 +709,15 @@ def approval_decide(request: HtmxHttpRequest, kind: str, item_id: int, decision:
             else:
                 table_config_proposal_reject(proposal=proposal, actor=actor, reason=reason)
         elif kind == "rule-set":
-            version = get_object_or_404(RuleSetVersion, pk=item_id)
+            version = get_object_or_404(RuleSetVersion, pk=item_id, approval__casino_id=casino_id)
             if decision == "approve":
                 rule_set_version_approve(version=version, actor=actor)
             else:
                 rule_set_version_reject(version=version, actor=actor, reason=reason)
         elif kind == "paytable":
-            paytable_version = get_object_or_404(SideBetPaytableVersion, pk=item_id)
+            paytable_version = get_object_or_404(
+                SideBetPaytableVersion, pk=item_id, approval__casino_id=casino_id
+            )
             if decision == "approve":
                 paytable_version_approve(version=paytable_version, actor=actor)
             else:
@@ -697,7 +730,11 @@ def approval_decide(request: HtmxHttpRequest, kind: str, item_id: int, decision:
         _("Approved: tables may use it from their next round.") if decision == "approve" else _("Rejected.")
     )
     if request.htmx:
-        context = {**_approvals_context(casino_id), "error": error, "done": "" if error else done}
+        context = {
+            **_approvals_context(casino_id, request.user),
+            "error": error,
+            "done": "" if error else done,
+        }
         return _vary(
             render(
                 request,

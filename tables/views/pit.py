@@ -41,13 +41,10 @@ from tables.models import (
     RoundEvent,
     RoundRequest,
     RoundStatus,
-    RuleSetVersion,
-    SideBetPaytableVersion,
     Table,
-    TableConfigProposal,
     TableDealer,
 )
-from tables.selectors import payout_lines_awaiting_approval
+from tables.selectors import config_approvals_waiting, payout_lines_awaiting_approval
 from tables.services import (
     Actor,
     canasta_void_approve,
@@ -237,15 +234,8 @@ def queue_version(items: dict[str, Any], config_waiting: int = 0) -> str:
 
 
 def config_changes_waiting(casino_id: int) -> int:
-    """The configuration changes that wait for a second person (``/operator/approvals/``): the
-    casino's table proposals and the draft rule-set and paytable versions."""
-    return (
-        TableConfigProposal.objects.filter(
-            table__casino_id=casino_id, status=TableConfigProposal.Status.PENDING
-        ).count()
-        + RuleSetVersion.objects.filter(approved_at__isnull=True).count()
-        + SideBetPaytableVersion.objects.filter(approved_at__isnull=True).count()
-    )
+    """The configuration changes that wait for a second person (``/operator/approvals/``)."""
+    return config_approvals_waiting(casino_id=casino_id).count()
 
 
 def _queue_context(casino_id: int) -> dict[str, Any]:

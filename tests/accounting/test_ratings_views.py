@@ -13,7 +13,7 @@ from django.utils import timezone
 from casino.models import Player
 from tables.models import Table
 from tables.services import box_take
-from tests.accounting.test_ratings import main_edge_known, played_round, signed_in_at
+from tests.accounting.test_ratings import main_edge_known, main_edge_unknown, played_round, signed_in_at
 from tests.factories import PlayerFactory, staff_user
 from wallet.services import system_buy_in
 
@@ -82,6 +82,7 @@ def test_the_ratings_page_shows_the_session_and_the_day(alice_played: Player, pi
 def test_a_rating_waiting_for_its_edge_says_so_and_offers_the_pit_boss_to_compute_it(
     table: Table, dealer: Any, pit_boss: Any
 ) -> None:
+    main_edge_unknown(table)
     alice = PlayerFactory(casino=table.casino, card_number="7100000002")
     system_buy_in(player=alice, amount_minor=100_000, by="test")
     as_alice, _ = signed_in_at(table, alice, timezone.now() - dt.timedelta(minutes=5), None)

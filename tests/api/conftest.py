@@ -129,13 +129,13 @@ def open_round(table_name: str = "BJ1", **settings: Any) -> Any:
     """The dealer's side, which is the dealer console's job and not the terminal API's: a table on
     a physical shoe (cards come from its card reader), shuffled, betting open."""
     from casino.actors import Actor
-    from tables.services.config import table_settings_change
     from tables.services.rounds import round_open
     from tables.services.shoes import shoe_shuffle
+    from tests.factories import table_settings_applied
 
     table = Table.objects.get(name=table_name)
-    table_settings_change(
-        table=table, actor=Actor.staff(staff("operator")), settings={"shoe_kind": "physical", **settings}
+    table_settings_applied(
+        table=table, operator=staff("operator"), settings={"shoe_kind": "physical", **settings}
     )
     dealer = Actor.staff(staff("dealer"))
     shoe_shuffle(table=table, actor=dealer)

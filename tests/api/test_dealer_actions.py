@@ -18,6 +18,7 @@ from casino.models import AuditRecord, Terminal
 from tables.models import Round, RoundEvent, Shoe, Table
 from tables.services.config import table_settings_change
 from tests.api.conftest import ApiClient, Device, make_device, sign_in, staff
+from tests.factories import table_settings_applied
 from tests.snapshots import refused_snapshot
 
 PROBLEM = "application/problem+json"
@@ -40,9 +41,9 @@ def table_id(name: str = "BJ1") -> int:
 def physical(name: str = "BJ1", **settings: Any) -> None:
     """The operator puts the table on a physical shoe: the shoe it has is then of the wrong kind,
     so a shuffle is due before the next round."""
-    table_settings_change(
+    table_settings_applied(
         table=Table.objects.get(name=name),
-        actor=Actor.staff(staff("operator")),
+        operator=staff("operator"),
         settings={"shoe_kind": "physical", **settings},
     )
 

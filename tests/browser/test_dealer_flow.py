@@ -22,10 +22,9 @@ from playwright import sync_api
 
 from casino.models import Terminal
 from tables.models import Bet, PayoutLine, Round, Table
-from tables.services import Actor, table_settings_change
 from tests.api.conftest import ApiClient, make_device, sign_in
 from tests.browser.conftest import Screens, signed_in
-from tests.factories import staff_user
+from tests.factories import staff_user, table_settings_applied
 
 # What the console must show in time: the live update polls every second; two seconds leave room
 # for a loaded machine (the delay itself is measured in bench/live_updates.py).
@@ -43,9 +42,9 @@ def test_a_round_from_the_console_to_the_pit_bosss_approval(
     # Given: BJ1 closed, on a physical shoe, wins above 15.00 held for the pit boss
     table = Table.objects.get(name="BJ1")
     Table.objects.filter(pk=table.pk).update(is_open=False)
-    table_settings_change(
+    table_settings_applied(
         table=table,
-        actor=Actor.staff(staff_user("operator", "operator-flow")),
+        operator=staff_user("operator", "operator-flow"),
         settings={
             "shoe_kind": "physical",
             "payout_approval_threshold_minor": 1500,

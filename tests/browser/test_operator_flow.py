@@ -82,10 +82,11 @@ def test_the_operator_changes_bj2_and_the_pit_boss_approves(
     draft = SideBetPaytableVersion.objects.get(paytable_id=paytable_id, approved_at__isnull=True)
     screens.take(operator, "paytable-version-proposed")
 
-    # The operator cannot approve their own change
+    # The operator cannot approve their own change: no button, and a word why
     operator.goto(f"{live_server.url}/operator/approvals/")
-    operator.locator(f"#paytable-version-{draft.pk} button.approve").click()
-    expect(operator.locator("#refusal")).to_contain_text("a second person must approve it")
+    own = operator.locator(f"#paytable-version-{draft.pk}")
+    expect(own.locator("button.approve")).to_have_count(0)
+    expect(own).to_contain_text("You asked for this: a second person decides it.")
     screens.take(operator, "own-approval-refused")
 
     # The pit boss approves both

@@ -157,7 +157,9 @@ def test_raising_the_payout_threshold_weakens_a_control_and_lowering_it_does_not
 def test_every_entry_of_the_policy_is_in_the_controls_document() -> None:
     text = CONTROLS_DOC.read_text(encoding="utf-8")
     kinds = set(re.findall(r"^\| `([a-z_]+)` \|", text, flags=re.M))
-    fields = set(re.findall(r"`([a-z_]+\.[a-z_]+)` (?:raised|lowered|switched off|changed)", text))
+    fields = set(
+        re.findall(r"`([a-z_]+\.[a-z_]+)` (?:raised|lowered|switched off|switched on|changed)", text)
+    )
 
     assert kinds == set(POLICY.kinds)
     assert fields == {f"{weakening.scope}.{weakening.field}" for weakening in POLICY.weakenings}

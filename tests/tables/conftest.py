@@ -17,10 +17,9 @@ from tables.services import (
     dealer_sign_on,
     round_open,
     shoe_shuffle,
-    table_settings_change,
 )
 from tables.services.shoes import shoe_commitment
-from tests.factories import PlayerFactory, TerminalFactory, staff_user
+from tests.factories import PlayerFactory, TerminalFactory, staff_user, table_settings_applied
 from wallet.models import Account, AccountKind
 from wallet.services import system_buy_in
 
@@ -73,7 +72,7 @@ def stack_shoe(table: Table, dealer: Any, cards: list[str]) -> Shoe:
 
 
 def physical(table: Table, operator: Any) -> None:
-    table_settings_change(table=table, actor=Actor.staff(operator), settings={"shoe_kind": "physical"})
+    table_settings_applied(table=table, operator=operator, settings={"shoe_kind": "physical"})
 
 
 def refused(code: str, call: Any, **kwargs: Any) -> ServiceError:

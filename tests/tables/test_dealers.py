@@ -27,9 +27,8 @@ from tables.services import (
     table_close_for_play,
     table_dealer_current,
     table_open_for_play,
-    table_settings_change,
 )
-from tests.factories import staff_user
+from tests.factories import staff_user, table_settings_applied
 from tests.tables.conftest import at_terminal, funded_player, physical, refused, stack_shoe
 
 
@@ -429,9 +428,7 @@ def _insurance_offered(table: Table, dealer: Any) -> tuple[Any, Any, Any]:
 @pytest.mark.django_db
 def test_the_dealer_records_a_players_insurance_where_the_table_says_so(table, dealer, operator):
     # given a table whose dealer records the players' decisions, insurance on offer
-    table_settings_change(
-        table=table, actor=Actor.staff(operator), settings={"dealer_records_decisions": True}
-    )
+    table_settings_applied(table=table, operator=operator, settings={"dealer_records_decisions": True})
     alice, bet, round_ = _insurance_offered(table, dealer)
 
     # when the dealer records that alice takes insurance

@@ -27,11 +27,10 @@ from tables.services import (
     dealer_sign_on,
     decision_make,
     round_request_reject,
-    table_settings_change,
 )
 from tables.services.config import rule_set_version_approve, rule_set_version_create
 from tables.services.shoes import shoe_commitment
-from tests.factories import staff_user
+from tests.factories import staff_user, table_settings_applied
 from tests.tables.conftest import at_terminal, balance, funded_player, physical
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -580,9 +579,7 @@ def test_a_cut_card_that_is_no_position_in_the_shoe_is_refused(table, dealer, op
 @pytest.mark.django_db
 def test_the_dealer_records_a_decision_where_the_table_says_so(table, dealer, operator):
     # given BJ1 where the dealer records decisions; alice's 10.00 on box 1 dealt TS 9D
-    table_settings_change(
-        table=table, actor=Actor.staff(operator), settings={"dealer_records_decisions": True}
-    )
+    table_settings_applied(table=table, operator=operator, settings={"dealer_records_decisions": True})
     client, _, _, round_ = _alice_dealt(table, dealer)
     page = _page(client.get(_console_url()))
     assert 'action="/dealer/tables/BJ1/do/decision-stand/"' in page
@@ -617,10 +614,8 @@ def test_the_dealer_records_a_surrender_where_the_rules_allow_it(table, dealer, 
         rule_set=table.rule_set, options={**current.options, "surrender": "late"}, actor=Actor.staff(operator)
     )
     late = rule_set_version_approve(version=late, actor=Actor.staff(pit_boss))
-    table_settings_change(
-        table=table,
-        actor=Actor.staff(operator),
-        settings={"dealer_records_decisions": True, "rule_set_version": late},
+    table_settings_applied(
+        table=table, operator=operator, settings={"dealer_records_decisions": True, "rule_set_version": late}
     )
     client, alice, _, round_ = _alice_dealt(table, dealer, ("TS", "TH", "6D", "7C"))
     # then her first two cards may be surrendered: the console offers it, with its key
@@ -641,9 +636,7 @@ def test_the_dealer_records_a_surrender_where_the_rules_allow_it(table, dealer, 
 @pytest.mark.django_db
 def test_a_surrender_the_rules_do_not_allow_is_refused_with_nothing_moved(table, dealer, operator):
     # given BJ1 without surrender, where the dealer records decisions: T 6 against a 10
-    table_settings_change(
-        table=table, actor=Actor.staff(operator), settings={"dealer_records_decisions": True}
-    )
+    table_settings_applied(table=table, operator=operator, settings={"dealer_records_decisions": True})
     client, alice, _, round_ = _alice_dealt(table, dealer, ("TS", "TH", "6D", "7C"))
     page = _page(client.get(_console_url()))
     assert "decision-surrender" not in page
@@ -660,9 +653,7 @@ def test_a_surrender_the_rules_do_not_allow_is_refused_with_nothing_moved(table,
 @pytest.mark.django_db
 def test_the_dealer_records_insurance_where_the_table_says_so(table, dealer, operator):
     # given BJ1 where the dealer records decisions; alice's 10.00 on box 1 against the dealer's ace
-    table_settings_change(
-        table=table, actor=Actor.staff(operator), settings={"dealer_records_decisions": True}
-    )
+    table_settings_applied(table=table, operator=operator, settings={"dealer_records_decisions": True})
     client, alice, _, round_ = _alice_dealt(table, dealer, cards=("TS", "AH", "9D", "7C"))
     assert Round.objects.get(pk=round_.pk).status == "insurance"
     # the console offers her bet's insurance, naming the bet's amount as the bet's

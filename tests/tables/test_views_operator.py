@@ -9,9 +9,14 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils import translation
+from django.utils.html import escape
 
-from casino.models import AuditRecord, BackgroundJob
+from casino.jobs import job_run
+from casino.middleware import STAFF_LANGUAGE_SESSION_KEY
+from casino.models import Approval, AuditRecord, BackgroundJob
 from tables.models import (
+    RuleSet,
     RuleSetVersion,
     SideBetPaytable,
     SideBetPaytableVersion,
@@ -20,6 +25,7 @@ from tables.models import (
     TableConfigVersion,
 )
 from tables.odds_jobs import version_rules
+from tables.rule_set_texts import SEEDED_DESCRIPTIONS
 from tables.services import Actor, table_config_current
 from tables.services.config import rule_set_version_create
 from tests.factories import staff_user
@@ -137,8 +143,9 @@ def test_the_table_page_shows_the_form_the_edges_and_the_history(bj2, operator):
     assert response.status_code == 200 and response["Vary"] == "HX-Request, Cookie"
     assert f'value="{config.main_max_minor // 100}.00"' in page
     assert 'id="edge-perfect-pairs"' in page and 'id="version-history"' in page
-    # no main-game edge computed yet: the page offers it
-    assert "Compute the main game's house edge" in page
+    # the seeded rule set's main-game edge was computed by the seeds: shown, not offered
+    assert re.search(r'class="edge">0\.\d{3} %', page)
+    assert "Compute the main game's house edge" not in page
 
 
 @pytest.mark.django_db
@@ -186,10 +193,16 @@ def test_a_large_raise_waits_and_the_pit_boss_approves_it(bj2, operator, pit_bos
     assert proposal.changes == {"main_max_minor": 1_000_000} and table_config_current(bj2).pk == config.pk
     waiting_page = _page(operator_client.get("/operator/tables/BJ2/"))
     assert "A change waits for approval" in waiting_page and 'accesskey="s"' not in waiting_page
-    # the operator cannot approve their own
+    # the operator cannot approve their own, and the page offers them no button to
+    assert f'action="/operator/approvals/table/{proposal.pk}/approve/"' not in _page(
+        operator_client.get("/operator/approvals/")
+    )
+    records = AuditRecord.objects.count()
     refused = operator_client.post(f"/operator/approvals/table/{proposal.pk}/approve/", **HTMX)
-    assert refused.status_code == 403 and "a second person must approve it" in _page(refused)
-    assert table_config_current(bj2).pk == config.pk
+    assert refused.status_code == 403 and "four_eyes_required" in _page(refused)
+    assert "A second person must decide" in _page(refused)
+    assert table_config_current(bj2).pk == config.pk and AuditRecord.objects.count() == records
+    assert Approval.objects.get().status == "pending"
     # the pit boss sees it with old and new values and approves it
     pit_client = _client(pit_boss)
     page = _page(pit_client.get("/operator/approvals/"))
@@ -272,7 +285,8 @@ def test_the_main_game_edge_is_computed_once_per_rule_set_version(bj2, operator)
     # the tests run jobs inline: the edge is there at once
     assert response.status_code == 200 and re.search(r'class="edge">0\.\d{3} %', _page(response))
     client.post(f"/operator/rule-set-versions/{version.pk}/edge/", **HTMX)
-    assert BackgroundJob.objects.filter(kind="tables.main_game_odds").count() == 1
+    jobs = BackgroundJob.objects.filter(kind="tables.main_game_odds", params__rule_set_version=version.pk)
+    assert jobs.count() == 1
     assert re.search(r'class="edge">0\.\d{3} %', _page(client.get("/operator/tables/BJ2/")))
 
 
@@ -348,7 +362,9 @@ def test_a_paytable_version_is_proposed_and_waits(seeded, operator, pit_boss):
     page = _page(_client(pit_boss).get("/operator/approvals/"))
     assert f'id="paytable-version-{draft.pk}"' in page and "30:1" in page
     refused = _client(operator).post(f"/operator/approvals/paytable/{draft.pk}/approve/", **HTMX)
-    assert refused.status_code == 403 and "approval_by_requester_refused" in _page(refused)
+    assert refused.status_code == 403 and "four_eyes_required" in _page(refused)
+    draft.refresh_from_db()
+    assert draft.approved_at is None and draft.approval.status == "pending"
 
 
 @pytest.mark.django_db
@@ -421,5 +437,146 @@ def test_a_proposal_is_audited_with_the_changed_fields_only(bj2, operator):
     config = table_config_current(bj2)
     _client(operator).post("/operator/tables/BJ2/", _form_data(config, main_max_minor="10000"))
     record = AuditRecord.objects.filter(action="table.config_proposed").get()
+    approval = Approval.objects.get()
     assert record.before == {"table": "BJ2", "main_max_minor": 500_000}
-    assert record.after == {"table": "BJ2", "main_max_minor": 1_000_000}
+    assert record.after == {
+        "table": "BJ2",
+        "main_max_minor": 1_000_000,
+        "waits_for": ["main_max_minor"],
+        "approval_id": approval.pk,
+    }
+
+
+# ------------------------------------------------------------------------------------- four eyes on the pages
+
+
+@pytest.mark.django_db
+def test_raising_the_payout_threshold_on_the_table_page_waits_for_a_pit_boss(seeded, operator, pit_boss):
+    # given BJ3, whose payouts above 10,000.00 wait for a pit boss
+    bj3 = Table.objects.get(name="BJ3")
+    config = table_config_current(bj3)
+    operator_client = _client(operator)
+    # when the operator raises the threshold to 10,000,000.00 on its page
+    response = operator_client.post(
+        "/operator/tables/BJ3/", _form_data(config, payout_approval_threshold_minor="10000000.00")
+    )
+    # then it does not apply: it waits, and the table page shows its values and who asked
+    assert response.status_code == 302
+    assert table_config_current(bj3).pk == config.pk
+    proposal = TableConfigProposal.objects.get(table=bj3)
+    page = _page(operator_client.get("/operator/tables/BJ3/"))
+    waiting = page.split('id="pending-proposal"')[1].split("</section>")[0]
+    assert "<th>Payouts above this wait for a pit boss</th>" in waiting
+    assert '<td class="num">10,000.00</td>' in waiting
+    assert '<td class="num changed">10,000,000.00</td>' in waiting
+    assert f"Asked for by {operator.username} at " in waiting and "needs a second person" in waiting
+    assert "You asked for this change: a pit boss or another operator decides it." in waiting
+    assert 'accesskey="s"' not in page
+    # and the pit boss approves it on the approvals page
+    pit_client = _client(pit_boss)
+    queue = _page(pit_client.get("/operator/approvals/"))
+    assert f"BJ3: asked for by {operator.username} at " in queue and "10,000,000.00" in queue
+    approved = pit_client.post(f"/operator/approvals/table/{proposal.pk}/approve/")
+    assert approved.status_code == 302
+    version = table_config_current(bj3)
+    assert version.payout_approval_threshold_minor == 1_000_000_000
+    # made by one person, approved by another: the history says so
+    history = _page(operator_client.get("/operator/tables/BJ3/")).split('id="version-history"')[1]
+    assert f"<th>{operator.username} / {pit_boss.username}</th>" in history
+    assert f"{operator.username} / {operator.username}" not in history
+
+
+@pytest.mark.django_db
+def test_a_change_applied_at_once_never_reads_as_approved_by_its_author(bj2, operator):
+    config = table_config_current(bj2)
+    _client(operator).post("/operator/tables/BJ2/", _form_data(config, betting_seconds="20"))
+    history = _page(_client(operator).get("/operator/tables/BJ2/")).split('id="version-history"')[1]
+    assert f"{operator.username} / " in history and "no second person needed" in history
+    assert f"{operator.username} / {operator.username}" not in history
+
+
+@pytest.mark.django_db
+def test_a_rule_set_version_is_approved_on_the_page_only_with_its_house_edge(
+    bj2, operator, pit_boss, settings
+):
+    # given a draft whose edge job is queued, not run (jobs run after the commit, as in production)
+    settings.BACKGROUND_JOBS_INLINE = False
+    draft = rule_set_version_create(
+        rule_set=bj2.rule_set,
+        options={**bj2.rule_set.current_version().options, "dealer_hits_soft_17": True},
+        actor=Actor.staff(operator),
+    )
+    pit_client = _client(pit_boss)
+    # the approval screen shows the edge computing, and no Approve button
+    page = _page(pit_client.get("/operator/approvals/"))
+    article = page.split(f'id="rule-set-version-{draft.pk}"')[1].split("</article>")[0]
+    assert "It can be approved once its house edge is shown." in article
+    assert f"/operator/approvals/rule-set/{draft.pk}/approve/" not in article
+    assert f"/operator/approvals/rule-set/{draft.pk}/reject/" in article
+    assert 'hx-trigger="every 2s"' in article and "<progress" in article
+    # approving anyway is refused in words, and nothing is written
+    records = AuditRecord.objects.count()
+    refused = pit_client.post(f"/operator/approvals/rule-set/{draft.pk}/approve/", **HTMX)
+    assert refused.status_code == 409 and "house_edge_not_computed" in _page(refused)
+    assert "house edge of Blackjack live-american v2 is not computed yet" in _page(refused)
+    draft.refresh_from_db()
+    assert draft.approved_at is None and draft.approval.status == "pending"
+    assert AuditRecord.objects.count() == records
+    # once computed, the screen shows the edge and the button, and the approval goes through
+    job_run(BackgroundJob.objects.get(params__rule_set_version=draft.pk).pk)
+    article = _page(pit_client.get("/operator/approvals/")).split(f'id="rule-set-version-{draft.pk}"')[1]
+    article = article.split("</article>")[0]
+    assert re.search(r'class="edge">0\.\d{3} %', article)
+    assert f"/operator/approvals/rule-set/{draft.pk}/approve/" in article
+    assert pit_client.post(f"/operator/approvals/rule-set/{draft.pk}/approve/", **HTMX).status_code == 200
+    draft.refresh_from_db()
+    assert draft.approved_by == pit_boss
+
+
+def _hungarian(user: Any) -> Client:
+    client = _client(user)
+    session = client.session
+    session[STAFF_LANGUAGE_SESSION_KEY] = "hu"
+    session.save()
+    return client
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["en", "hu"])
+def test_the_rule_set_page_names_every_option_in_words(bj2, operator, language):
+    client = _hungarian(operator) if language == "hu" else _client(operator)
+    page = _page(client.get(f"/operator/rule-sets/{bj2.rule_set_id}/"))
+    table = page.split('id="rule-set-versions"')[1].split("</table>")[0]
+    labels = re.findall(r'<th data-option="([a-z_0-9]+)">([^<]+)</th>', table)
+    assert {name for name, _label in labels} == set(bj2.rule_set.current_version().options)
+    # no option shows its key, in any language
+    assert all(label != name for name, label in labels)
+    with translation.override(language):
+        assert f">{translation.gettext('Bets behind allowed')}</th>" in table
+        assert f">{translation.gettext('Payouts rounded down to a multiple of')}</th>" in table
+        assert f">{translation.gettext('Suited three of a kind')} 100:1</span>" in table
+    # the 21+3 paytable: an outcome a line, each line whole
+    twenty_one = table.split('data-option="twenty_one_plus_three"')[1].split("</tr>")[0]
+    assert twenty_one.count('<span class="line">') == 5
+
+
+@pytest.mark.django_db
+def test_a_canasta_rule_set_page_names_its_options_in_words(seeded, operator):
+    rule_set = RuleSet.objects.get(game="canasta", name="classic4")
+    page = _page(_client(operator).get(f"/operator/rule-sets/{rule_set.pk}/"))
+    labels = re.findall(r'<th data-option="([A-Za-z0-9_]+)">([^<]+)</th>', page)
+    assert {name for name, _label in labels} == set(rule_set.current_version().options)
+    assert all(label != name for name, label in labels)
+    assert '<th data-option="sides">Sides</th>' in page and "two partnerships" in page
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["en", "hu"])
+def test_the_seeded_descriptions_are_shown_as_the_catalog_says(bj2, operator, language):
+    client = _hungarian(operator) if language == "hu" else _client(operator)
+    description = bj2.rule_set.description
+    assert description in SEEDED_DESCRIPTIONS
+    with translation.override(language):
+        shown = escape(translation.gettext(description))
+    assert shown in _page(client.get(f"/operator/rule-sets/{bj2.rule_set_id}/"))
+    assert shown in _page(client.get("/operator/"))

@@ -1,0 +1,16 @@
+"""``{{ rule_set|rule_set_description }}``: a rule set's description in the reader's language when
+it is a seeded one (``tables.rule_set_texts``), else as it was typed."""
+
+from __future__ import annotations
+
+from django import template
+
+from tables.models import RuleSet
+from tables.rule_set_texts import rule_set_description as description_text
+
+register = template.Library()
+
+
+@register.filter
+def rule_set_description(rule_set: RuleSet) -> str:
+    return description_text(rule_set)
