@@ -17,7 +17,9 @@ chain last. Refusals (``ServiceError`` codes): ``not_a_canasta_table``,
 ``no_such_seat``, ``seat_taken``, ``already_seated``, ``not_seated``, ``seats_not_filled``,
 ``stake_out_of_range``, ``deal_in_progress``, ``no_deal_in_progress``, ``wrong_deal_kind``,
 ``stale_move``, ``invalid_move``, the engine's codes for a move or a finished deal, the wallet's
-``insufficient_funds``; a refused command writes nothing.
+``insufficient_funds``; a refused command writes nothing. Seats are indexes from 0 in the
+services and the API's paths and fields; a refusal's words number them from 1, as the table and
+its page do (``seat_number`` in the details).
 """
 
 from __future__ import annotations
@@ -411,10 +413,12 @@ def canasta_seat_take(
         sitter = _seated_player(actor, table, player)
         _status_required(game, CanastaGameStatus.SEATING, "game_not_seating")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.players:
-            raise CanastaError(f"seats are 0 to {game.players - 1}", code="no_such_seat")
+            raise CanastaError(
+                f"the game has seats 1 to {game.players}", code="no_such_seat", seats=game.players
+            )
         taken = CanastaGamePlayer.objects.filter(game=game)
         if taken.filter(seat=seat).exists():
-            raise CanastaError(f"seat {seat} is taken", code="seat_taken")
+            raise CanastaError(f"seat {seat + 1} is taken", code="seat_taken", seat_number=seat + 1)
         if taken.filter(player=sitter).exists():
             raise CanastaError("the player sits at this game already", code="already_seated")
         sides = seating(game_rules(game), game.teams)
@@ -460,7 +464,7 @@ def canasta_seat_leave(*, game_id: int, seat: int, actor: Actor) -> None:
             require_host(actor, game.table)
         _status_required(game, CanastaGameStatus.SEATING, "game_not_seating")
         if row is None:
-            raise NotSeatedError(f"nobody sits in seat {seat}")
+            raise NotSeatedError(f"nobody sits in seat {seat + 1}", seat_number=seat + 1)
         hold_id = row.hold_id
         row.delete()
         holds_void(

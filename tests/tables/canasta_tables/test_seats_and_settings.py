@@ -11,6 +11,7 @@ from django.db import connection
 
 from casino.errors import ServiceError
 from casino.models import AuditRecord
+from casino.refusals import refusal_text
 from tables.errors import InvalidConfigurationError
 from tables.models import CanastaGame, CanastaGamePlayer, CanastaTableSettings, RuleSet, Table
 from tables.services import (
@@ -203,3 +204,27 @@ def test_a_canasta_table_runs_no_blackjack_round(canasta_table, operator, host):
     )
 
     assert code_of(shoe_shuffle, table=canasta_table, actor=Actor.staff(host)) == "invalid_configuration"
+
+
+@pytest.mark.django_db
+def test_seat_refusals_number_the_seats_from_1(canasta_table, four_players, host):
+    game = canasta_game_open(table=canasta_table, actor=Actor.staff(host), stake_minor=100)
+    canasta_seat_take(game_id=game.pk, seat=0, actor=Actor.staff(host), player=four_players[0])
+    holds = Hold.objects.count()
+
+    with pytest.raises(ServiceError) as taken:
+        canasta_seat_take(game_id=game.pk, seat=0, actor=Actor.staff(host), player=four_players[1])
+    with pytest.raises(ServiceError) as missing:
+        canasta_seat_take(game_id=game.pk, seat=4, actor=Actor.staff(host), player=four_players[1])
+    with pytest.raises(ServiceError) as empty:
+        canasta_seat_leave(game_id=game.pk, seat=2, actor=Actor.staff(host))
+
+    assert (taken.value.code, taken.value.message, refusal_text(taken.value)) == (
+        "seat_taken",
+        "seat 1 is taken",
+        "Seat 1 is taken.",
+    )
+    assert (missing.value.code, refusal_text(missing.value)) == ("no_such_seat", "The game has seats 1 to 4.")
+    assert (empty.value.code, refusal_text(empty.value)) == ("not_seated", "Nobody sits in seat 3.")
+    assert Hold.objects.count() == holds
+    assert list(CanastaGamePlayer.objects.values_list("seat", "player")) == [(0, four_players[0].pk)]

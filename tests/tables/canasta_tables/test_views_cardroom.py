@@ -123,3 +123,32 @@ def test_the_host_page_is_drawn_again_when_the_game_moves_on_elsewhere(canasta_t
     # a cashier reaches neither
     cashier = client_of(staff_user("cashier", "cashier-1"))
     assert cashier.get("/cardroom/tables/CA1/live/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_the_host_page_names_seats_from_1_in_its_refusals(canasta_table, four_players, host):
+    page = client_of(host)
+    post(page, "open", stake="1")
+    post(page, "seat", seat=0, card_number=four_players[0].card_number)
+
+    taken = post(page, "seat", seat=0, card_number=four_players[1].card_number)
+    empty = post(page, "unseat", seat=2)
+
+    assert '<li class="error">Seat 1 is taken.</li>' in taken
+    assert '<li class="error">Nobody sits in seat 3.</li>' in empty
+    assert list(CanastaGame.objects.get().seats.values_list("seat", "player")) == [(0, four_players[0].pk)]
+
+
+@pytest.mark.django_db
+def test_the_host_page_names_the_seat_on_turn_from_1(canasta_table, four_players, host):
+    from tables.services import canasta_game_open, canasta_game_start, canasta_seat_take
+
+    game = canasta_game_open(table=canasta_table, actor=Actor.staff(host), stake_minor=100)
+    for seat, player in enumerate(four_players):
+        canasta_seat_take(game_id=game.pk, seat=seat, actor=Actor.staff(host), player=player)
+    deal = canasta_game_start(game_id=game.pk, actor=Actor.staff(host))
+
+    html = client_of(host).get(URL).content.decode()
+
+    assert deal.snapshot is not None and deal.snapshot["turn"] == 1
+    assert "Seat 2 to play;" in html
