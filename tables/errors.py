@@ -140,6 +140,12 @@ class ProposalDecidedError(ConflictError):
     code = "proposal_decided"
 
 
+class CanastaError(TableError):
+    """A refusal of the card room's canasta services (the code says why)."""
+
+    code = "canasta_refused"
+
+
 class TableNotFoundError(NotFoundError):
     code = "table_not_found"
 
@@ -191,6 +197,7 @@ __all__ = [
     "BettingClosedError",
     "BoxLimitReachedError",
     "BoxTakenError",
+    "CanastaError",
     "DecisionDeadlinePassedError",
     "GameRefusedError",
     "InvalidConfigurationError",

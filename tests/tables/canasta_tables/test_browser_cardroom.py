@@ -13,7 +13,7 @@ from playwright import sync_api
 
 from casino.models import Player
 from tables.models import CanastaGame, Table
-from tables.services import Actor, canasta_table_settings_change
+from tables.services import Actor, canasta_config_change
 from tests.browser.conftest import Screens, browser, signed_in  # noqa: F401  (the browser fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -21,9 +21,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_the_host_runs_a_physical_game_from_the_page(browser: Any, live_server: Any, seeded: None) -> None:  # noqa: F811
     table = Table.objects.get(name="CA1")
-    canasta_table_settings_change(
-        table=table, actor=Actor.automatic("test"), changes={"deal_kind": "physical"}
-    )
+    canasta_config_change(table=table, actor=Actor.automatic("test"), changes={"deal_kind": "physical"})
     players = list(Player.objects.order_by("card_number").values_list("card_number", "display_name")[:4])
     screens = Screens("cardroom-flow")
     page = signed_in(browser, live_server, "dealer", "dealer-demo")
