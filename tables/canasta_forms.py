@@ -119,7 +119,7 @@ class CanastaConfigForm(forms.Form):
     def initial_from(values: dict[str, Any]) -> dict[str, Any]:
         return {
             **{name: value for name, value in values.items() if name != "fee_basis_points"},
-            "fee_percent": Decimal(values["fee_basis_points"]) / 100,
+            "fee_percent": (Decimal(values["fee_basis_points"]) / 100).quantize(Decimal("0.01")),
         }
 
     def changes_from(self, values: dict[str, Any]) -> dict[str, Any]:
