@@ -87,10 +87,10 @@ INSERT_ONLY_TABLES = frozenset(
         "django_content_type",
         "tables_tableconfigversion",
         "tables_bethold",
-        # Canasta: a table's settings versions, void requests of games and their decisions.
+        # Canasta: a table's configuration versions and void requests of games (their
+        # decisions are four-eyes approvals, casino_approval).
         "tables_canastatablesettings",
         "tables_canastavoidrequest",
-        "tables_canastavoiddecision",
         # The pit's accounting records (accounting/models.py): a closed gaming day, tray counts,
         # their lines and signatures, variance investigations and their resolutions, slips, their
         # lines and signed steps. Written once; a correction is a new record naming the old.

@@ -137,6 +137,12 @@ class HouseEdgeNotComputedError(ConflictError):
     code = "house_edge_not_computed"
 
 
+class CanastaError(TableError):
+    """A refusal of the card room's canasta services (the code says why)."""
+
+    code = "canasta_refused"
+
+
 class TableNotFoundError(NotFoundError):
     code = "table_not_found"
 
@@ -188,6 +194,7 @@ __all__ = [
     "BettingClosedError",
     "BoxLimitReachedError",
     "BoxTakenError",
+    "CanastaError",
     "DecisionDeadlinePassedError",
     "GameRefusedError",
     "InvalidConfigurationError",

@@ -758,13 +758,17 @@ class CanastaFeeKind(models.TextChoices):
 
 
 class CanastaTableSettings(models.Model):
-    """A canasta table's settings besides its rule set (whose version is the table configuration's,
-    ``TableConfigVersion.rule_set_version``): how deals are run, the stake rules a game is agreed
-    within and the house fee. Numbered per table; the highest number is current; a game copies
-    them when it opens. Insert-only (a change is a new number)."""
+    """A version of a canasta table's configuration: the rule set version (its preset and
+    options), how deals are run, the stake rules a game is agreed within and the house fee.
+    Numbered per table; the highest number is current; a game copies it when it opens, so a
+    change takes effect from the next game. Insert-only (a change is a new number), written when
+    a second person approves the change (``approval``, kind ``canasta_config``:
+    ``tables.services.canasta_config``); the system's (seeds) and the versions from before four
+    eyes have none."""
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="canasta_settings")
     number = models.PositiveIntegerField()
+    rule_set_version = models.ForeignKey(RuleSetVersion, on_delete=models.PROTECT, related_name="+")
     deal_kind = models.CharField(
         max_length=10, choices=CanastaDealKind.choices, default=CanastaDealKind.VIRTUAL
     )
@@ -781,6 +785,9 @@ class CanastaTableSettings(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    approval = models.OneToOneField(
+        "casino.Approval", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
 
     class Meta:
@@ -800,7 +807,9 @@ class CanastaTableSettings(models.Model):
     def __str__(self) -> str:
         return f"{self.table} canasta settings v{self.number}"
 
+    # The values of a version, by name; the rule set version by its id.
     VALUE_FIELDS = (
+        "rule_set_version",
         "deal_kind",
         "teams",
         "stake_points",
@@ -813,7 +822,10 @@ class CanastaTableSettings(models.Model):
     )
 
     def values(self) -> dict[str, object]:
-        return {name: getattr(self, name) for name in self.VALUE_FIELDS}
+        return {
+            name: self.rule_set_version_id if name == "rule_set_version" else getattr(self, name)
+            for name in self.VALUE_FIELDS
+        }
 
 
 class CanastaGameStatus(models.TextChoices):
@@ -1006,8 +1018,10 @@ class CanastaDealScore(models.Model):
 
 
 class CanastaVoidRequest(models.Model):
-    """The host's request to void a game, with a reason; a pit boss who is not the requester
-    decides it (``CanastaVoidDecision``). Insert-only."""
+    """The host's request to void a game, with a reason. It waits for a second person as a
+    four-eyes approval (``approval``, kind ``canasta_void``: ``casino.four_eyes``), whose decision
+    (who, when, approved or rejected, why) is the request's; approved, the game is voided and its
+    holds released in the same transaction. Insert-only."""
 
     game = models.ForeignKey(CanastaGame, on_delete=models.PROTECT, related_name="void_requests")
     reason = models.CharField(max_length=300)
@@ -1019,33 +1033,14 @@ class CanastaVoidRequest(models.Model):
         "casino.Terminal", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     requested_at = models.DateTimeField()
+    # Null only before four eyes were one capability: migration 0011 gave every such request its
+    # approval, decided as it was.
+    approval = models.OneToOneField(
+        "casino.Approval", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["game", "id"]
 
     def __str__(self) -> str:
         return f"void request {self.pk} on {self.game_id}"
-
-
-class CanastaVoidDecision(models.Model):
-    """A pit boss's answer to a void request: approved (the game voided, holds released, in the
-    same transaction) or rejected, with a reason. Insert-only; one per request."""
-
-    request = models.OneToOneField(CanastaVoidRequest, on_delete=models.PROTECT, related_name="decision")
-    status = models.CharField(
-        max_length=10, choices=[(status.value, status.label) for status in DECISION_STATUSES]
-    )
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    decided_at = models.DateTimeField()
-    reason = models.CharField(max_length=300, blank=True)
-
-    class Meta:
-        constraints = [
-            models.CheckConstraint(
-                condition=models.Q(status__in=[status.value for status in DECISION_STATUSES]),
-                name="canasta_void_decision_status",
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"decision {self.status} on void request {self.request_id}"

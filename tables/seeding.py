@@ -1,12 +1,15 @@
-"""The live tables' seed step: boxes and a first configuration version (default limits and
-settings) for every blackjack table. Idempotent: a table that has them is left alone."""
+"""The tables' seed steps: boxes and a first configuration version (default limits and settings)
+for every blackjack table; a first canasta configuration version for every canasta table of the
+demo (its ``canasta`` entry: physical or virtual deals, the fee). Idempotent: a table that has
+them is left alone."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from casino.actors import Actor
-from tables.models import Game, Table, TableConfigVersion
+from tables.models import CanastaTableSettings, Game, Table, TableConfigVersion
+from tables.services.canasta_config import canasta_config_change
 from tables.services.config import table_config_change
 from tables.services.seats import boxes_ensure
 
@@ -19,4 +22,15 @@ def seed_live_tables(demo: dict[str, Any], report: list[str]) -> None:
             report.append(f"table config {table.name} v1")
 
 
-__all__ = ["seed_live_tables"]
+def seed_canasta_tables(demo: dict[str, Any], report: list[str]) -> None:
+    actor = Actor.automatic("seed")
+    for item in demo["tables"]:
+        if item["game"] != Game.CANASTA:
+            continue
+        table = Table.objects.get(casino__code=demo["casino"]["code"], name=item["name"])
+        if not CanastaTableSettings.objects.filter(table=table).exists():
+            canasta_config_change(table=table, actor=actor, changes=item.get("canasta", {}))
+            report.append(f"canasta config {table.name} v1")
+
+
+__all__ = ["seed_canasta_tables", "seed_live_tables"]

@@ -34,9 +34,9 @@ from tables.api.views import (
     TablePlayerView,
     TerminalApiView,
 )
+from tables.errors import CanastaError
 from tables.models import OPEN_CANASTA_GAME_STATUSES, CanastaGame, Table
 from tables.services.canasta import (
-    CanastaError,
     canasta_deal_enter,
     canasta_deal_start,
     canasta_game_open,
@@ -558,8 +558,8 @@ class CanastaVoidRequestView(DealerApiView):
         operation_id="canasta_void_request",
         summary="Ask a pit boss to void the game (abandoned), with a reason (the host's terminal)",
         description="Needs an `Idempotency-Key`. A pit boss approves it on the back office: the holds are "
-        "released and nothing is transferred. Refusals: `request_pending`, `game_not_open`, "
-        "`reason_required`.",
+        "released and nothing is transferred. Refusals: `approval_pending` (a void of this game waits already), "
+        "`game_not_open`, `reason_required`.",
         tags=[TAG],
         parameters=[TABLE_PARAMETER, IDEMPOTENCY_PARAMETER],
         request=VoidRequestInputSerializer,

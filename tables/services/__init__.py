@@ -17,8 +17,8 @@ from tables.services.canasta import (
     canasta_move,
     canasta_seat_leave,
     canasta_seat_take,
-    canasta_table_settings_change,
 )
+from tables.services.canasta_config import canasta_config_change, canasta_config_decide
 from tables.services.canasta_settlement import canasta_void_approve, canasta_void_reject, canasta_void_request
 from tables.services.cards import card_correct, card_enter
 from tables.services.commands import round_apply_overdue_defaults
@@ -59,6 +59,8 @@ __all__ = [
     "box_leave",
     "box_take",
     "boxes_ensure",
+    "canasta_config_change",
+    "canasta_config_decide",
     "canasta_deal_enter",
     "canasta_deal_start",
     "canasta_game_open",
@@ -66,7 +68,6 @@ __all__ = [
     "canasta_move",
     "canasta_seat_leave",
     "canasta_seat_take",
-    "canasta_table_settings_change",
     "canasta_void_approve",
     "canasta_void_reject",
     "canasta_void_request",

@@ -17,7 +17,9 @@ chain last. Refusals (``ServiceError`` codes): ``not_a_canasta_table``,
 ``no_such_seat``, ``seat_taken``, ``already_seated``, ``not_seated``, ``seats_not_filled``,
 ``stake_out_of_range``, ``deal_in_progress``, ``no_deal_in_progress``, ``wrong_deal_kind``,
 ``stale_move``, ``invalid_move``, the engine's codes for a move or a finished deal, the wallet's
-``insufficient_funds``; a refused command writes nothing.
+``insufficient_funds``; a refused command writes nothing. Seats are indexes from 0 in the
+services and the API's paths and fields; a refusal's words number them from 1, as the table and
+its page do (``seat_number`` in the details).
 """
 
 from __future__ import annotations
@@ -30,11 +32,11 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from casino.actors import Actor, require_staff
+from casino.actors import Actor
 from casino.errors import PermissionRefusedError
 from casino.locking import row_lock
 from casino.models import Player
-from tables.errors import InvalidConfigurationError, NotSeatedError, TableError
+from tables.errors import CanastaError, NotSeatedError
 from tables.games.canasta import (
     Action,
     CanastaRules,
@@ -62,39 +64,17 @@ from tables.models import (
     CanastaDealEvent,
     CanastaDealKind,
     CanastaDealStatus,
-    CanastaFeeKind,
     CanastaGame,
     CanastaGamePlayer,
     CanastaGameStatus,
-    CanastaTableSettings,
-    Game,
     RuleSetVersion,
     Table,
 )
 from tables.round_hash import canonical_digest, event_digest
+from tables.services.canasta_config import canasta_config_values, canasta_table_checked
 from tables.services.commands import game as engine_call
 from tables.services.common import is_dealer_terminal_at, require_player, require_terminal_at
-from tables.services.config import table_config_current
 from wallet.services import hold_place, holds_void
-
-STAKE_POINTS = (1, 100)
-# The settings of a canasta table that has none recorded yet.
-DEFAULT_SETTINGS: dict[str, Any] = {
-    "deal_kind": CanastaDealKind.VIRTUAL,
-    "teams": None,
-    "stake_points": 100,
-    "stake_min_minor": 10,
-    "stake_max_minor": 10_000,
-    "max_loss_points": 10_000,
-    "fee_kind": CanastaFeeKind.NONE,
-    "fee_basis_points": 0,
-    "fee_minor": 0,
-}
-
-
-class CanastaError(TableError):
-    code = "canasta_refused"
-
 
 # ------------------------------------------------------------------------------------ helpers
 
@@ -110,99 +90,9 @@ def require_host(actor: Actor, table: Table) -> None:
     raise PermissionRefusedError("Only the table's host may do that.")
 
 
-def canasta_table_checked(table: Table) -> None:
-    if table.game != Game.CANASTA:
-        raise CanastaError(f"{table.name} is not a canasta table", code="not_a_canasta_table")
-
-
-def canasta_settings_current(table: Table) -> dict[str, Any]:
-    """The table's current canasta settings (its highest number), or the defaults."""
-    row = CanastaTableSettings.objects.filter(table=table).order_by("-number").first()
-    return dict(DEFAULT_SETTINGS) if row is None else row.values()
-
-
-def canasta_rule_set_version(table: Table) -> RuleSetVersion:
-    """The rule set version a new game of the table plays: its configuration's, else the
-    table's rule set's current version."""
-    config = table_config_current(table)
-    version = config.rule_set_version if config is not None else table.rule_set.current_version()
-    if version is None:
-        raise InvalidConfigurationError(f"rule set {table.rule_set} has no approved version")
-    return version
-
-
 def game_rules(game: CanastaGame) -> CanastaRules:
     """The engine's rules of a game: its preset with the options as played."""
     return engine_call(lambda: preset(game.preset, game.options))
-
-
-def _settings_checked(values: dict[str, Any]) -> None:
-    def whole(name: str, low: int, high: int | None = None) -> None:
-        value = values[name]
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int)
-            or value < low
-            or (high is not None and value > high)
-        ):
-            raise InvalidConfigurationError(
-                f"{name} must be a whole number from {low}" + (f" to {high}" if high else "")
-            )
-
-    if values["deal_kind"] not in CanastaDealKind.values:
-        raise InvalidConfigurationError(f"deal_kind must be one of {CanastaDealKind.values}")
-    if values["teams"] not in (None, 2, 3):
-        raise InvalidConfigurationError("teams is 2 or 3 (six players) or none")
-    if values["stake_points"] not in STAKE_POINTS:
-        raise InvalidConfigurationError("the stake is agreed per point (1) or per 100 points (100)")
-    whole("stake_min_minor", 1)
-    whole("stake_max_minor", 1)
-    whole("max_loss_points", 1, 1_000_000)
-    whole("fee_basis_points", 0, 10_000)
-    whole("fee_minor", 0, 10**9)
-    if values["stake_min_minor"] > values["stake_max_minor"]:
-        raise InvalidConfigurationError("the stake minimum is above its maximum")
-    if values["fee_kind"] not in CanastaFeeKind.values:
-        raise InvalidConfigurationError(f"fee_kind must be one of {CanastaFeeKind.values}")
-
-
-def canasta_table_settings_change(
-    *, table: Table, actor: Actor, changes: Mapping[str, Any]
-) -> CanastaTableSettings:
-    """New canasta settings of a table (deal kind, teams, stake rules, fee): the current ones with
-    ``changes``, as the next number; a game opened afterwards copies them (a game already open
-    keeps what it agreed). Needs ``casino.configure_tables``. Locks the table row. Audited
-    ``table.canasta_settings_changed`` with old and new values. Raises ``permission_denied``,
-    ``not_a_canasta_table``, ``invalid_configuration``."""
-    if not actor.system:
-        require_staff(actor, "configure_tables")
-    canasta_table_checked(table)
-    unknown = set(changes) - set(CanastaTableSettings.VALUE_FIELDS)
-    if unknown:
-        raise InvalidConfigurationError(f"unknown settings {sorted(unknown)}")
-    with transaction.atomic():
-        row_lock(Table.objects.filter(pk=table.pk))
-        current = CanastaTableSettings.objects.filter(table=table).order_by("-number").first()
-        before = canasta_settings_current(table)
-        values = {**before, **changes}
-        _settings_checked(values)
-        teams = values["teams"]
-        version = canasta_rule_set_version(table)
-        try:
-            seating(preset(version.rule_set.name, version.options), teams)
-        except GameError as error:
-            raise InvalidConfigurationError(error.message) from error
-        row = CanastaTableSettings.objects.create(
-            table=table, number=(current.number + 1) if current else 1, created_by=actor.user, **values
-        )
-        actor.audit(
-            action="table.canasta_settings_changed",
-            object_type="tables.canastatablesettings",
-            object_id=row.pk,
-            before=before if current else None,
-            after={"table": table.name, "number": row.number, **values},
-        )
-    return row
 
 
 def game_lock(game_id: int) -> CanastaGame:
@@ -317,7 +207,7 @@ def canasta_game_open(
         row_lock(Table.objects.filter(pk=table.pk))
         if CanastaGame.objects.filter(table=table, status__in=OPEN_CANASTA_GAME_STATUSES).exists():
             raise CanastaError("a game is open at this table", code="canasta_game_in_progress")
-        settings = canasta_settings_current(table)
+        settings = canasta_config_values(table)
         if not settings["stake_min_minor"] <= stake_minor <= settings["stake_max_minor"]:
             raise CanastaError(
                 f"the stake is {settings['stake_min_minor']} to {settings['stake_max_minor']} minor units",
@@ -325,7 +215,7 @@ def canasta_game_open(
                 minimum_minor=settings["stake_min_minor"],
                 maximum_minor=settings["stake_max_minor"],
             )
-        version = canasta_rule_set_version(table)
+        version = RuleSetVersion.objects.select_related("rule_set").get(pk=settings["rule_set_version"])
         played = {**version.options, **dict(options or {})}
         rules = engine_call(lambda: preset(version.rule_set.name, played))
         seats = engine_call(lambda: seating(rules, settings["teams"]))
@@ -411,10 +301,12 @@ def canasta_seat_take(
         sitter = _seated_player(actor, table, player)
         _status_required(game, CanastaGameStatus.SEATING, "game_not_seating")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.players:
-            raise CanastaError(f"seats are 0 to {game.players - 1}", code="no_such_seat")
+            raise CanastaError(
+                f"the game has seats 1 to {game.players}", code="no_such_seat", seats=game.players
+            )
         taken = CanastaGamePlayer.objects.filter(game=game)
         if taken.filter(seat=seat).exists():
-            raise CanastaError(f"seat {seat} is taken", code="seat_taken")
+            raise CanastaError(f"seat {seat + 1} is taken", code="seat_taken", seat_number=seat + 1)
         if taken.filter(player=sitter).exists():
             raise CanastaError("the player sits at this game already", code="already_seated")
         sides = seating(game_rules(game), game.teams)
@@ -460,7 +352,7 @@ def canasta_seat_leave(*, game_id: int, seat: int, actor: Actor) -> None:
             require_host(actor, game.table)
         _status_required(game, CanastaGameStatus.SEATING, "game_not_seating")
         if row is None:
-            raise NotSeatedError(f"nobody sits in seat {seat}")
+            raise NotSeatedError(f"nobody sits in seat {seat + 1}", seat_number=seat + 1)
         hold_id = row.hold_id
         row.delete()
         holds_void(

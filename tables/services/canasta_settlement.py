@@ -6,8 +6,9 @@
   a tie for first plays on) the game is settled at once.
 - :func:`settlement_plan`: what each player pays or gets, the fee and the remainder (pure).
 - :func:`canasta_void_request`, :func:`canasta_void_approve`, :func:`canasta_void_reject`: the
-  host asks with a reason, a pit boss who is not the requester decides; approved, the game is
-  voided and every hold released, nothing transferred.
+  host asks with a reason, as a four-eyes approval (``casino.four_eyes``, kind ``canasta_void``),
+  and a second person decides; approved, the game is voided and every hold released, nothing
+  transferred.
 
 Settlement: each player of a losing side pays ``difference * stake_minor // stake_points``
 (rounded down: a fraction of a minor unit is never charged), at most his hold, where the
@@ -18,7 +19,8 @@ evenly between the winning side's players; what the split leaves (less than one 
 winner) goes to the house rounding account. One wallet transfer (``wallet.services.game_settle``)
 moves it all and releases the holds.
 
-Locks: the game row (the caller's), then the wallet's holds and accounts, the audit chain last.
+Locks: the game row (the caller's), then the approval being decided, then the wallet's holds
+and accounts, the audit chain last.
 """
 
 from __future__ import annotations
@@ -29,19 +31,14 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from casino.actors import Actor, require_staff
+from casino.actors import Actor
 from casino.errors import reason_required
-from tables.errors import (
-    ApprovalByRequesterRefusedError,
-    RequestPendingError,
-    TableError,
-    TableReasonRequiredError,
-)
+from casino.four_eyes import ApprovalNotFoundError, approval_audit_fields, approval_decide, approval_request
+from tables.errors import CanastaError, TableError, TableReasonRequiredError
 from tables.games.canasta import DealScore
 from tables.games.canasta.scoring import game_standing
 from tables.models import (
     OPEN_CANASTA_GAME_STATUSES,
-    ApprovalStatus,
     CanastaDeal,
     CanastaDealScore,
     CanastaDealStatus,
@@ -49,11 +46,9 @@ from tables.models import (
     CanastaGame,
     CanastaGamePlayer,
     CanastaGameStatus,
-    CanastaVoidDecision,
     CanastaVoidRequest,
 )
 from tables.services.canasta import (
-    CanastaError,
     deal_hash,
     game_lock,
     game_rules,
@@ -62,6 +57,9 @@ from tables.services.canasta import (
 )
 from wallet.models import Account, AccountKind
 from wallet.services import GameSettlementLine, game_settle, holds_void
+
+# The four-eyes kind of a void request (casino/controls.toml).
+VOID_KIND = "canasta_void"
 
 
 def deal_score_record(game: CanastaGame, deal: CanastaDeal, score: DealScore, actor: Actor) -> None:
@@ -238,72 +236,82 @@ def _reason(reason: str) -> str:
 
 
 def canasta_void_request(*, game_id: int, actor: Actor, reason: str) -> CanastaVoidRequest:
-    """The host asks a pit boss to void a game seating or playing (abandoned), with a reason.
-    Locks the game. Audited ``canasta.void_requested``. Raises ``no_canasta_game``,
-    ``game_not_open``, ``request_pending``, ``reason_required``, ``permission_denied``."""
+    """The host asks a second person to void a game seating or playing (abandoned), with a
+    reason: the request waits as a four-eyes approval (kind ``canasta_void``, one per game at a
+    time). Locks the game. Audited ``canasta.void_requested``. Raises ``no_canasta_game``,
+    ``game_not_open``, ``approval_pending``, ``reason_required``, ``permission_denied``; a
+    refusal writes nothing."""
     reason = _reason(reason)
     with transaction.atomic():
         game = game_lock(game_id)
-        require_host(actor, game.table)
+        table = game.table
+        require_host(actor, table)
         if game.status not in OPEN_CANASTA_GAME_STATUSES:
             raise CanastaError(f"the game is {game.status}", code="game_not_open")
-        if CanastaVoidRequest.objects.filter(game=game, decision__isnull=True).exists():
-            raise RequestPendingError("a void request of this game waits for the pit boss already")
+        now = timezone.now()
+        approval = approval_request(
+            actor=actor,
+            casino=table.casino,
+            kind=VOID_KIND,
+            subject_type="tables.canastagame",
+            subject_id=game.pk,
+            place=table.name,
+            summary=f"Void canasta game {game.number} at {table.name}",
+            before={"status": game.status},
+            after={"status": CanastaGameStatus.VOIDED},
+            reason=reason,
+            at=now,
+        )
         request = CanastaVoidRequest.objects.create(
             game=game,
             reason=reason,
             requested_by=actor.user,
             requested_by_name=actor.name,
             terminal=actor.terminal,
-            requested_at=timezone.now(),
+            requested_at=now,
+            approval=approval,
         )
         actor.audit(
             action="canasta.void_requested",
             object_type="tables.canastagame",
             object_id=game.pk,
-            after={"request_id": request.pk, "reason": reason},
+            after={"request_id": request.pk, "reason": reason, "approval_id": approval.pk},
         )
     return request
 
 
 def canasta_void_approve(*, request_id: int, actor: Actor) -> CanastaVoidRequest:
-    """A pit boss approves a void request: the game and its deal in play are voided and every
-    hold released (the wallet's ``holds_void``), nothing transferred. Needs
-    ``casino.void_round``; the requester cannot approve (``approval_by_requester_refused``).
-    Locks the game, then the holds and accounts. Raises ``not_found``, ``request_decided``,
-    ``game_not_open``, ``permission_denied``."""
+    """A second person approves a void request: the game and its deal in play are voided and
+    every hold released (the wallet's ``holds_void``), nothing transferred. Who may decide is
+    ``casino.four_eyes``'s (``casino.void_round``, never the requester). Locks the game, then
+    the approval, then the holds and accounts. Raises ``not_found``, ``game_not_open``,
+    ``permission_denied``, ``four_eyes_required``, ``approval_decided``; a refusal writes
+    nothing."""
     return _decide(request_id=request_id, actor=actor, approve=True, reason="")
 
 
 def canasta_void_reject(*, request_id: int, actor: Actor, reason: str) -> CanastaVoidRequest:
-    """A pit boss rejects a void request with a reason; the game goes on. As approving, plus
-    ``reason_required``."""
-    return _decide(request_id=request_id, actor=actor, approve=False, reason=_reason(reason))
+    """A second person rejects a void request with a reason; the game goes on. As approving,
+    plus ``reason_required``."""
+    return _decide(request_id=request_id, actor=actor, approve=False, reason=reason)
 
 
 def _decide(*, request_id: int, actor: Actor, approve: bool, reason: str) -> CanastaVoidRequest:
-    require_staff(actor, "void_round")
-    assert actor.user is not None  # require_staff: a staff user
     game_id = CanastaVoidRequest.objects.filter(pk=request_id).values_list("game_id", flat=True).first()
     if game_id is None:
         raise TableError(f"no request {request_id}", code="not_found")
     with transaction.atomic():
         game = game_lock(game_id)
-        request = CanastaVoidRequest.objects.get(pk=request_id)
-        if CanastaVoidDecision.objects.filter(request=request).exists():
-            raise TableError("this request is decided already", code="request_decided")
-        if request.requested_by_id == actor.user.pk:
-            raise ApprovalByRequesterRefusedError("the host who asked cannot approve the void")
-        if approve and game.status not in OPEN_CANASTA_GAME_STATUSES:
-            raise CanastaError(f"the game is {game.status}", code="game_not_open")
-        CanastaVoidDecision.objects.create(
-            request=request,
-            status=ApprovalStatus.APPROVED if approve else ApprovalStatus.REJECTED,
-            decided_by=actor.user,
-            decided_at=timezone.now(),
-            reason=reason,
+        request = CanastaVoidRequest.objects.select_related("approval").get(pk=request_id)
+        if request.approval_id is None:
+            raise ApprovalNotFoundError(f"void request {request_id} has no approval")
+        status_before = game.status
+        decided = approval_decide(
+            approval_id=request.approval_id, actor=actor, approve=approve, reason=reason
         )
         if approve:
+            if game.status not in OPEN_CANASTA_GAME_STATUSES:
+                raise CanastaError(f"the game is {game.status}", code="game_not_open")
             hold_ids = list(
                 CanastaGamePlayer.objects.filter(game=game)
                 .order_by("hold_id")
@@ -316,17 +324,19 @@ def _decide(*, request_id: int, actor: Actor, approve: bool, reason: str) -> Can
                 status=CanastaDealStatus.VOIDED
             )
             CanastaGame.objects.filter(pk=game.pk).update(
-                status=CanastaGameStatus.VOIDED, ended_at=timezone.now()
+                status=CanastaGameStatus.VOIDED, ended_at=decided.decided_at
             )
         actor.audit(
             action="canasta.void_approved" if approve else "canasta.void_rejected",
             object_type="tables.canastagame",
             object_id=game.pk,
-            before={"request_id": request.pk, "status": game.status},
+            before={"request_id": request.pk, "status": status_before},
             after={
-                "status": CanastaGameStatus.VOIDED if approve else game.status,
+                **approval_audit_fields(decided),
+                # the game's status (the approval's is the request's)
+                "status": CanastaGameStatus.VOIDED if approve else status_before,
                 "request": "approved" if approve else "rejected",
-                "reason": reason or request.reason,
             },
         )
+        request.approval = decided
     return request

@@ -150,10 +150,11 @@ def _validate(values: dict[str, Any]) -> None:
             raise InvalidConfigurationError(f"{name} is not approved")
     try:
         if rule_version.rule_set.game == Game.CANASTA:
-            # A canasta table: its rule set's preset with the version's options (the engine's
-            # check); its other settings are the canasta settings (tables.services.canasta).
-            canasta_preset(rule_version.rule_set.name, rule_version.options)
-            return
+            # A canasta table's rule set is part of its own configuration, changed through four
+            # eyes with the rest of it (tables.services.canasta_config).
+            raise InvalidConfigurationError(
+                "a canasta table's rule set is changed with its canasta configuration"
+            )
         rules_for(
             values["rule_set_version"],
             values["perfect_pairs_version"],

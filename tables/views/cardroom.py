@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from casino.errors import ServiceError
+from casino.four_eyes import may_decide
 from casino.models import Player
 from casino.refusals import refusal_text
 from casino.views import staff_user
@@ -103,7 +104,11 @@ def _page_context(request: HttpRequest, table: Table) -> dict[str, Any]:
             seats = [seat for seat in state["game"]["seats"] if seat["side"] == side]
             sides.append({"side": side, "seats": seats, "players": range(max(len(seats), 1))})
     requests = (
-        list(CanastaVoidRequest.objects.filter(game=game, decision__isnull=True).order_by("pk"))
+        list(
+            CanastaVoidRequest.objects.filter(game=game, approval__status="pending")
+            .select_related("approval")
+            .order_by("pk")
+        )
         if game is not None
         else []
     )
@@ -114,8 +119,14 @@ def _page_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "deal": state["deal"],
         "sides": sides,
         "seat_numbers": range(state["game"]["players"]) if state["game"] else range(0),
-        "void_requests": requests,
-        "can_decide": request.user.has_perm("casino.void_round"),
+        "void_requests": [
+            {
+                "request": item,
+                "may_decide": item.approval is not None
+                and may_decide(approval=item.approval, user=request.user),
+            }
+            for item in requests
+        ],
     }
     context["version"] = hashlib.sha256(repr((state, [item.pk for item in requests])).encode()).hexdigest()[
         :24

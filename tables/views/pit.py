@@ -78,7 +78,7 @@ def floor_rows(casino_id: int) -> list[dict[str, Any]]:
     scored, host, the players' holds): one query (a subquery per column)."""
     game = CanastaGame.objects.filter(table_id=OuterRef("pk"), status__in=OPEN_CANASTA_GAME_STATUSES)
     void_asked = CanastaVoidRequest.objects.filter(
-        game__table_id=OuterRef("pk"), decision__isnull=True
+        game__table_id=OuterRef("pk"), approval__status="pending"
     ).filter(game__status__in=OPEN_CANASTA_GAME_STATUSES)
     latest = Round.objects.filter(table_id=OuterRef("pk")).order_by("-number")
     held = PayoutLine.objects.filter(
@@ -214,7 +214,7 @@ def queue_items(casino_id: int) -> dict[str, Any]:
         if round_.pk not in asked
     ]
     canasta_voids = list(
-        CanastaVoidRequest.objects.filter(game__table__casino_id=casino_id, decision__isnull=True)
+        CanastaVoidRequest.objects.filter(game__table__casino_id=casino_id, approval__status="pending")
         .filter(game__status__in=OPEN_CANASTA_GAME_STATUSES)
         .select_related("game__table", "requested_by")
         .order_by("pk")

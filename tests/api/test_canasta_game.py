@@ -12,12 +12,11 @@ import pytest
 from casino.actors import Actor
 from casino.models import Terminal
 from tables.games.canasta import Action, Meld, TakePile, action_from_dict, state_from_dict
-from tables.models import CanastaDeal, CanastaDealEvent, CanastaGame, CanastaGamePlayer, Table
-from tables.services.canasta import canasta_table_settings_change
+from tables.models import CanastaDeal, CanastaDealEvent, CanastaGame, CanastaGamePlayer, RuleSetVersion, Table
 from tables.services.config import rule_set_version_approve, rule_set_version_create
 from tests.api.conftest import ApiClient, make_device, sign_in, staff
 from tests.lanes import sized
-from tests.tables.canasta_tables.conftest import balance, greedy, venue_balance
+from tests.tables.canasta_tables.conftest import balance, configured, greedy, venue_balance
 from wallet.models import AccountKind, Hold
 from wallet.services import system_buy_in
 
@@ -80,16 +79,17 @@ def seat_to_act(deal: dict[str, Any]) -> int:
     return (turn + 2) % 4 if deal["phase"] == "asked" else turn
 
 
-def target_set(table: Table, target: int) -> None:
+def target_set(table: Table, target: int) -> RuleSetVersion:
     """The table's rule set played to ``target``: a version of it that an operator makes and a pit
-    boss approves (never its author), as a venue changes its rules."""
+    boss approves (never its author), as a venue changes its rules; the table plays it once its
+    configuration names it."""
     current = table.rule_set.current_version()
     draft = rule_set_version_create(
         rule_set=table.rule_set,
         options={**current.options, "target": target},
         actor=Actor.staff(staff("operator")),
     )
-    rule_set_version_approve(version=draft, actor=Actor.staff(staff("pitboss")))
+    return rule_set_version_approve(version=draft, actor=Actor.staff(staff("pitboss")))
 
 
 @pytest.mark.soak
@@ -98,9 +98,12 @@ def test_a_classic4_game_through_the_api_to_its_target_settled_to_the_cent_with_
     # Given: CA1 plays to TARGET and charges the house EUR 2.50 per deal, from the pot; EUR 1.00
     # per 100 points
     table, host, players, base = room["table"], room["host"], room["players"], room["base"]
-    target_set(table, TARGET)
-    canasta_table_settings_change(
-        table=table, actor=Actor.staff(staff("operator")), changes={"fee_kind": "per_deal", "fee_minor": 250}
+    configured(
+        table,
+        staff("operator"),
+        rule_set_version=target_set(table, TARGET),
+        fee_kind="per_deal",
+        fee_minor=250,
     )
     keys = Keys()
 

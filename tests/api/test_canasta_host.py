@@ -10,13 +10,11 @@ from typing import Any
 
 import pytest
 
-from casino.actors import Actor
 from casino.models import Terminal
 from tables.models import CanastaDealEvent, CanastaDealScore, CanastaVoidRequest, Table
-from tables.services.canasta import canasta_table_settings_change
 from tests.api.conftest import ApiClient, make_device, sign_in, staff
 from tests.api.test_canasta_game import BALANCES, CARDS, Keys, _player
-from tests.tables.canasta_tables.conftest import balance, venue_balance
+from tests.tables.canasta_tables.conftest import balance, configured, venue_balance
 from tests.tables.canasta_tables.test_host_entry import DEAL
 from wallet.models import AccountKind
 
@@ -24,11 +22,7 @@ from wallet.models import AccountKind
 @pytest.fixture
 def physical_room(seeded: None) -> dict[str, Any]:
     table = Table.objects.get(name="CA1")
-    canasta_table_settings_change(
-        table=table,
-        actor=Actor.staff(staff("operator")),
-        changes={"deal_kind": "physical", "fee_kind": "pot_share", "fee_basis_points": 250},
-    )
+    configured(table, staff("operator"), deal_kind="physical", fee_kind="pot_share", fee_basis_points=250)
     host = ApiClient(make_device("D-CA1", Terminal.Kind.DEALER_TERMINAL, "CA1"))
     players = []
     for number, (card, pin) in enumerate(CARDS):
@@ -127,4 +121,4 @@ def test_the_host_asks_for_a_void_with_a_reason(physical_room):
         host.device.terminal.pk,
     )
     again = host.post(f"{base}void-request/", {"reason": "again"}, headers=keys())
-    assert (again.status_code, again.json()["code"]) == (409, "request_pending")
+    assert (again.status_code, again.json()["code"]) == (409, "approval_pending")

@@ -55,4 +55,4 @@ def test_audit_page_filters_as_a_partial_with_htmx(client: Client, seeded):
 
     assert b"<html" in full.content
     assert b"<html" not in partial.content
-    assert partial.content.count(b"table.created") == 5
+    assert partial.content.count(b"table.created") == 6  # BJ1-BJ4, CA1, CA2

@@ -8,7 +8,7 @@ from django.core.management import call_command
 
 from casino.models import AuditRecord, Casino, Player
 from tables.games.blackjack.rules import HOME_POLISH, LIVE_AMERICAN, ruleset_from_dict
-from tables.models import RuleSet, SideBetPaytable, Table
+from tables.models import CanastaTableSettings, RuleSet, SideBetPaytable, Table
 
 
 def _row_counts() -> dict[str, int]:
@@ -45,12 +45,48 @@ def test_seed_loads_the_demo_casino(seeded):
         "BJ3": ("blackjack", "live-american"),
         "BJ4": ("blackjack", "home-polish"),
         "CA1": ("canasta", "classic4"),
+        "CA2": ("canasta", "classic4"),
     }
     assert Player.objects.count() == 5
     assert set(SideBetPaytable.objects.values_list("kind", flat=True)) == {
         "perfect_pairs",
         "twenty_one_plus_three",
     }
+
+
+@pytest.mark.django_db
+def test_the_demo_seeds_one_virtual_and_one_physical_canasta_table(seeded):
+    versions = CanastaTableSettings.objects.select_related("table", "rule_set_version__rule_set")
+
+    assert sorted(
+        (
+            row.table.name,
+            row.number,
+            row.deal_kind,
+            row.fee_kind,
+            row.fee_basis_points,
+            str(row.rule_set_version),
+        )
+        for row in versions
+    ) == [
+        (
+            "CA1",
+            1,
+            "virtual",
+            "none",
+            0,
+            str(RuleSet.objects.get(game="canasta", name="classic4").current_version()),
+        ),
+        (
+            "CA2",
+            1,
+            "physical",
+            "pot_share",
+            250,
+            str(RuleSet.objects.get(game="canasta", name="classic4").current_version()),
+        ),
+    ]
+    assert {row.approval_id for row in versions} == {None}  # the system's: nobody to ask on a fresh install
 
 
 @pytest.mark.django_db

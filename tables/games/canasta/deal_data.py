@@ -109,7 +109,7 @@ def deal_from_dict(data: Any) -> FinishedDeal:
         hands_raw = _list(side.get("hands", [[]] * players_per_side[index]), "hands")
         if len(hands_raw) != players_per_side[index]:
             raise InvalidDealError(
-                f"side {index} has {players_per_side[index]} player(s)", code="wrong_player_count"
+                f"side {index + 1} has {players_per_side[index]} player(s)", code="wrong_player_count"
             )
         hands = tuple(instances.cards(hand, "a hand") for hand in hands_raw)
         sides.append(SideDeal(melds_from_cards(rules, groups), threes, hands))

@@ -159,7 +159,7 @@ def start_deal(
     if len(shuffle) != rules.cards or set(shuffle) != _pack_set(rules.decks, rules.jokers):
         raise InvalidShuffleError(f"a shuffle is the {rules.cards} cards of the packs, each once")
     if not 0 <= dealer < players:
-        raise InvalidShuffleError(f"no seat {dealer} to deal", code="invalid_dealer")
+        raise InvalidShuffleError(f"no seat {dealer + 1} to deal", code="invalid_dealer")
     totals = tuple(scores) if scores is not None else (0,) * side_count
     last = tuple(previous_hand_scores) if previous_hand_scores is not None else (0,) * side_count
     if len(totals) != side_count or len(last) != side_count:
@@ -257,7 +257,7 @@ def _expect(state: DealState, action: Action, stage: Stage) -> None:
     if state.phase is Phase.DOUBLE_OUT:
         raise WrongStageError("the partner may lay out his hand first", code="double_go_out_pending")
     if action.seat != state.turn:
-        raise NotYourTurnError(f"seat {state.turn} is on turn, not seat {action.seat}")
+        raise NotYourTurnError(f"seat {state.turn + 1} is on turn, not seat {action.seat + 1}")
     if state.stage is not stage:
         if stage is Stage.DRAW:
             raise WrongStageError("already drawn this turn", code="already_drawn")
@@ -477,7 +477,7 @@ def _meld(state: DealState, action: Action, events: list[Event]) -> DealState:
     double = state.phase is Phase.DOUBLE_OUT
     if double:
         if action.seat != state.turn:
-            raise NotYourTurnError(f"seat {state.turn} may lay out his hand, not seat {action.seat}")
+            raise NotYourTurnError(f"seat {state.turn + 1} may lay out his hand, not seat {action.seat + 1}")
     else:
         _expect(state, action, Stage.MELD)
     seat = action.seat
@@ -538,11 +538,27 @@ def _flag(flags: tuple[bool, ...], index: int, value: bool) -> tuple[bool, ...]:
     return (*flags[:index], True, *flags[index + 1 :])
 
 
+def _pile_take_rank(pile: Sequence[Card]) -> str | None:
+    """The rank a take of ``pile`` melds, the rank P9 (``noTakeOnCanastaRank``) asks about: the
+    top card's, or, with a wild card on top (P3 ``BENEATH_PAIR``, the only way a wild top is
+    taken), the rank of the natural card directly under it. None when no natural rank is taken
+    (a wild over a wild or a three, a three on top: refused by P2-P4 anyway)."""
+    if not pile:
+        return None
+    top = pile[-1]
+    if top.is_natural:
+        return top.rank
+    if top.is_wild and len(pile) >= 2 and pile[-2].is_natural:
+        return pile[-2].rank
+    return None
+
+
 def _take_pile(state: DealState, action: Action, events: list[Event]) -> DealState:
     """Section 5: take the discard pile by melding its top card.
 
     Checks in order: P1 (``minPileSize``), P10 (one card against a one-card pile), P2 (a black
-    three on top), P4 (a red three on top), P3 (``wildOnTop``), P9 (``noTakeOnCanastaRank``),
+    three on top), P4 (a red three on top), P3 (``wildOnTop``), P9 (``noTakeOnCanastaRank``, on the
+    rank the take melds: the card under a wild top, ``_pile_take_rank``),
     then the justification: P6 (frozen pile or side not open: two naturals of the top's rank
     from the hand), P8 (open side, pile not frozen: two naturals, a natural and a wild under
     ``takeNaturalPlusWild``, or the top added to a meld), P7 (the initial meld with the top card,
@@ -581,12 +597,13 @@ def _take_pile(state: DealState, action: Action, events: list[Event]) -> DealSta
         raise PileRefusedError("a red three on top cannot be melded (P4)", code="pile_blocked_red_three")
     if top.is_wild and rules.wild_on_top is WildOnTop.FORBIDDEN:
         raise PileRefusedError("a wild card on top blocks the pile (P3)", code="pile_blocked_wild")
-    side_melds = state.melds[side]
+    taken_rank = _pile_take_rank(pile)
     if (
         rules.no_take_on_canasta_rank
-        and top.is_natural
+        and taken_rank is not None
         and any(
-            meld.kind is MeldKind.RANK and meld.rank == top.rank and meld.is_canasta for meld in side_melds
+            meld.kind is MeldKind.RANK and meld.rank == taken_rank and meld.is_canasta
+            for meld in state.melds[side]
         )
     ):
         raise PileRefusedError("the side has a canasta of this rank (P9)", code="pile_rank_has_canasta")
@@ -793,7 +810,7 @@ def _decline_double(state: DealState, action: Action, events: list[Event]) -> De
     if state.phase is not Phase.DOUBLE_OUT:
         raise WrongStageError("nobody may lay out a hand now", code="no_double_go_out")
     if action.seat != state.turn:
-        raise NotYourTurnError(f"seat {state.turn} decides, not seat {action.seat}")
+        raise NotYourTurnError(f"seat {state.turn + 1} decides, not seat {action.seat + 1}")
     return _finish(state, EndReason.WENT_OUT, events)
 
 

@@ -227,7 +227,9 @@ def _check(deal: FinishedDeal) -> None:
     if deal.went_out is None:
         return
     if not 0 <= deal.went_out < len(deal.sides):
-        raise InvalidDealError(f"no side {deal.went_out}", code="wrong_side_count")
+        raise InvalidDealError(
+            f"no side {deal.went_out + 1}: the game has {len(deal.sides)}", code="wrong_side_count"
+        )
     out = deal.sides[deal.went_out]
     if not 0 <= deal.out_player < len(out.hands):
         raise InvalidDealError("no such player on the side", code="wrong_player_count")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from casino.actors import Actor
-from casino.models import Player
+from casino.models import Approval, Player
 from tables.games.canasta import (
     Action,
     AnswerPartner,
@@ -21,7 +21,8 @@ from tables.games.canasta import (
     Meld,
     TakePile,
 )
-from tables.models import Table
+from tables.models import CanastaTableSettings, Table
+from tables.services import canasta_config_change, canasta_config_decide
 from tests.factories import PlayerFactory, TerminalFactory, staff_user
 from wallet.models import Account, AccountKind
 from wallet.services import system_buy_in
@@ -45,6 +46,18 @@ def pit_boss(seeded: Any) -> Any:
 @pytest.fixture
 def operator(seeded: Any) -> Any:
     return staff_user("operator", "operator-1")
+
+
+def configured(table: Table, operator: Any, **changes: Any) -> CanastaTableSettings:
+    """The table's next configuration version with ``changes``, through four eyes: ``operator``
+    asks, a second operator approves."""
+    approval = canasta_config_change(table=table, actor=Actor.staff(operator), changes=changes)
+    assert isinstance(approval, Approval)
+    version = canasta_config_decide(
+        approval_id=approval.pk, actor=Actor.staff(staff_user("operator")), approve=True
+    )
+    assert version is not None
+    return version
 
 
 def funded(table: Table, amount_minor: int, name: str) -> Player:
@@ -110,12 +123,11 @@ def canasta_deal_scored(table: Table) -> None:
         canasta_game_open,
         canasta_game_start,
         canasta_seat_take,
-        canasta_table_settings_change,
     )
     from tests.tables.canasta_tables.test_host_entry import DEAL
 
     system = Actor.automatic("test")
-    canasta_table_settings_change(table=table, actor=system, changes={"deal_kind": "physical"})
+    canasta_config_change(table=table, actor=system, changes={"deal_kind": "physical"})
     game = canasta_game_open(table=table, actor=system, stake_minor=10)
     for seat in range(game.players):
         canasta_seat_take(

@@ -1,8 +1,8 @@
 """The host's page of a canasta table in a real browser (Debian's chromium through Playwright's
-``executable_path``): the dealer opens a physical-cards game, seats four players by card number,
-starts it and enters the first finished deal field by field; the score sheet shows it, and the
-pit boss's floor shows the game. The screenshots go to ``var/screens/cardroom-flow/``;
-``docs/screens/cardroom-flow/`` keeps the set."""
+``executable_path``): at CA2 (physical cards, as seeded) the dealer opens a game, seats four
+players by card number, starts it and enters the first finished deal field by field; the score
+sheet shows it, and the pit boss's floor shows the game. The screenshots go to
+``var/screens/cardroom-flow/``; ``docs/screens/cardroom-flow/`` keeps the set."""
 
 from __future__ import annotations
 
@@ -12,23 +12,18 @@ import pytest
 from playwright import sync_api
 
 from casino.models import Player
-from tables.models import CanastaGame, Table
-from tables.services import Actor, canasta_table_settings_change
+from tables.models import CanastaGame
 from tests.browser.conftest import Screens, browser, signed_in  # noqa: F401  (the browser fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_the_host_runs_a_physical_game_from_the_page(browser: Any, live_server: Any, seeded: None) -> None:  # noqa: F811
-    table = Table.objects.get(name="CA1")
-    canasta_table_settings_change(
-        table=table, actor=Actor.automatic("test"), changes={"deal_kind": "physical"}
-    )
     players = list(Player.objects.order_by("card_number").values_list("card_number", "display_name")[:4])
     screens = Screens("cardroom-flow")
     page = signed_in(browser, live_server, "dealer", "dealer-demo")
 
-    page.goto(f"{live_server.url}/cardroom/tables/CA1/")
+    page.goto(f"{live_server.url}/cardroom/tables/CA2/")  # physical cards, as seeded
     screens.take(page, "no-game")
     page.fill("#game-open input[name=stake]", "0.50")
     with page.expect_navigation():
@@ -59,7 +54,7 @@ def test_the_host_runs_a_physical_game_from_the_page(browser: Any, live_server: 
     # the pit boss's floor shows the game, its deals and the players' holds in play
     pit = signed_in(browser, live_server, "pitboss", "pitboss-demo")
     pit.goto(f"{live_server.url}/pit/")
-    row = pit.locator("#floor-CA1")
+    row = pit.locator("#floor-CA2")
     assert row.get_attribute("data-state") == "playing"
     assert "game 1, 1 deal scored" in row.inner_text()
     screens.take(pit, "the-floor-shows-the-game")

@@ -27,11 +27,10 @@ from tables.services import (
     canasta_game_open,
     canasta_game_start,
     canasta_seat_take,
-    canasta_table_settings_change,
 )
 from tables.services.canasta import deal_hash
 from tables.services.canasta_selectors import canasta_table_state
-from tests.tables.canasta_tables.conftest import at_terminal, balance, venue_balance
+from tests.tables.canasta_tables.conftest import at_terminal, balance, configured, venue_balance
 from wallet.models import AccountKind
 
 # rules section 11 E02/E05 (docs/canasta-deal.md): side 0 goes out with a natural canasta of
@@ -57,9 +56,7 @@ DEAL: dict[str, Any] = {
 
 
 def physical_game(table: Table, players: list[Any], host: Any, operator: Any, **changes: Any) -> CanastaGame:
-    canasta_table_settings_change(
-        table=table, actor=Actor.staff(operator), changes={"deal_kind": "physical", **changes}
-    )
+    configured(table, operator, deal_kind="physical", **changes)
     game = canasta_game_open(table=table, actor=Actor.staff(host), stake_minor=50)
     for seat, player in enumerate(players):
         canasta_seat_take(game_id=game.pk, seat=seat, actor=Actor.staff(host), player=player)

@@ -65,7 +65,7 @@ def test_the_floor_shows_a_canasta_game_and_the_queue_its_void_request(
     assert f'data-request="{request.pk}"' in queue and "players left" in queue and "Void the game" in queue
     # a rejection needs its reason; then an approval voids the game and releases the holds
     refused = pit.post(f"/pit/canasta-voids/{request.pk}/reject/", {"reason": ""}, **HTMX)
-    assert refused.status_code == 409 and "reason_required" in refused.content.decode()
+    assert refused.status_code == 422 and "reason_required" in refused.content.decode()
     approved = pit.post(f"/pit/canasta-voids/{request.pk}/approve/", **HTMX)
     assert approved.status_code == 200 and "Game voided: the holds are released." in approved.content.decode()
     assert CanastaGame.objects.get(pk=game.pk).status == "voided"
@@ -78,6 +78,6 @@ def test_the_host_does_not_decide_their_own_void_and_a_dealer_reaches_no_queue(c
     request = canasta_void_request(game_id=game.pk, actor=Actor.staff(host), reason="no players")
     answer = _client(host).post(f"/pit/canasta-voids/{request.pk}/approve/")
     assert answer.status_code == 403
-    assert not CanastaVoidRequest.objects.filter(pk=request.pk, decision__isnull=False).exists()
+    assert CanastaVoidRequest.objects.get(pk=request.pk).approval.status == "pending"
     missing = _client(pit_boss).post("/pit/canasta-voids/999999/approve/", **HTMX)
     assert missing.status_code == 409 and "not_found" in missing.content.decode()

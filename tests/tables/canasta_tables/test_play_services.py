@@ -25,10 +25,9 @@ from tables.services import (
     canasta_game_start,
     canasta_move,
     canasta_seat_take,
-    canasta_table_settings_change,
 )
 from tables.services.canasta import deal_hash, deal_replay
-from tests.tables.canasta_tables.conftest import at_terminal, balance, greedy, venue_balance
+from tests.tables.canasta_tables.conftest import at_terminal, balance, configured, greedy, venue_balance
 from wallet.models import AccountKind, Hold, HoldStatus, Transfer
 
 
@@ -59,11 +58,7 @@ def test_a_classic4_game_to_5000_is_scored_deal_by_deal_and_settled_with_a_pot_s
     canasta_table, four_players, host, operator
 ):
     # Given: CA1 takes 5% of the pot; the stake is 100 cents per 100 points, a hold of 100 EUR
-    canasta_table_settings_change(
-        table=canasta_table,
-        actor=Actor.staff(operator),
-        changes={"fee_kind": "pot_share", "fee_basis_points": 500},
-    )
+    configured(canasta_table, operator, fee_kind="pot_share", fee_basis_points=500)
 
     # When: four players play to 5000 (the engine's legal actions, melding much)
     game = play_game(canasta_table, four_players, host)

@@ -10,9 +10,8 @@ import pytest
 from django.db import connection
 
 from casino.errors import ServiceError
-from casino.models import AuditRecord
-from tables.errors import InvalidConfigurationError
-from tables.models import CanastaGame, CanastaGamePlayer, CanastaTableSettings, RuleSet, Table
+from casino.refusals import refusal_text
+from tables.models import CanastaGame, CanastaGamePlayer, RuleSet, Table, TableConfigVersion
 from tables.services import (
     Actor,
     canasta_deal_start,
@@ -20,10 +19,9 @@ from tables.services import (
     canasta_game_start,
     canasta_seat_leave,
     canasta_seat_take,
-    canasta_table_settings_change,
     table_config_change,
 )
-from tests.tables.canasta_tables.conftest import at_terminal, balance, funded
+from tests.tables.canasta_tables.conftest import at_terminal, balance, configured, funded
 from wallet.models import Hold, HoldStatus
 
 
@@ -80,10 +78,8 @@ def test_a_blackjack_table_is_no_canasta_table(seeded, host):
 
 @pytest.mark.django_db
 def test_the_stake_is_agreed_within_the_tables_limits(canasta_table, host, operator):
-    canasta_table_settings_change(
-        table=canasta_table,
-        actor=Actor.staff(operator),
-        changes={"stake_points": 1, "stake_min_minor": 2, "stake_max_minor": 5, "max_loss_points": 3000},
+    configured(
+        canasta_table, operator, stake_points=1, stake_min_minor=2, stake_max_minor=5, max_loss_points=3000
     )
 
     assert (
@@ -92,73 +88,6 @@ def test_the_stake_is_agreed_within_the_tables_limits(canasta_table, host, opera
     )
     game = canasta_game_open(table=canasta_table, actor=Actor.staff(host), stake_minor=5)
     assert (game.stake_points, game.hold_minor) == (1, 15_000)
-
-
-@pytest.mark.parametrize(
-    ("changes", "message"),
-    [
-        ({"stake_points": 10}, "per point"),
-        ({"stake_min_minor": 0}, "stake_min_minor"),
-        ({"stake_min_minor": 500, "stake_max_minor": 100}, "minimum is above"),
-        ({"fee_kind": "rake"}, "fee_kind"),
-        ({"fee_basis_points": 10_001}, "fee_basis_points"),
-        ({"deal_kind": "robot"}, "deal_kind"),
-        ({"teams": 3}, "partnerships"),
-        ({"boxes": 3}, "unknown"),
-    ],
-)
-@pytest.mark.django_db
-def test_canasta_settings_are_checked(canasta_table, operator, changes, message):
-    with pytest.raises(InvalidConfigurationError) as refused:
-        canasta_table_settings_change(table=canasta_table, actor=Actor.staff(operator), changes=changes)
-
-    assert message in refused.value.message
-    assert CanastaTableSettings.objects.count() == 0
-
-
-@pytest.mark.django_db
-def test_settings_changes_are_numbered_audited_and_need_an_operator(canasta_table, operator, host):
-    assert (
-        code_of(
-            canasta_table_settings_change,
-            table=canasta_table,
-            actor=Actor.staff(host),
-            changes={"fee_kind": "none"},
-        )
-        == "permission_denied"
-    )
-
-    first = canasta_table_settings_change(
-        table=canasta_table, actor=Actor.staff(operator), changes={"fee_kind": "per_deal", "fee_minor": 100}
-    )
-    second = canasta_table_settings_change(
-        table=canasta_table, actor=Actor.staff(operator), changes={"fee_minor": 150}
-    )
-
-    assert (first.number, second.number, second.fee_kind, second.fee_minor) == (1, 2, "per_deal", 150)
-    record = AuditRecord.objects.filter(action="table.canasta_settings_changed").latest("pk")
-    assert (record.before["fee_minor"], record.after["fee_minor"]) == (100, 150)
-
-
-@pytest.mark.django_db
-def test_a_canasta_table_takes_a_canasta_rule_set_and_a_blackjack_table_does_not(
-    canasta_table, operator, seeded
-):
-    pl4 = RuleSet.objects.get(game="canasta", name="pl4").current_version()
-
-    config = table_config_change(
-        table=canasta_table, actor=Actor.staff(operator), changes={"rule_set_version": pl4}
-    )
-
-    assert config.rule_set_version == pl4
-    game = canasta_game_open(table=canasta_table, actor=Actor.automatic("test"), stake_minor=100)
-    assert game.preset == "pl4" and game.rule_set_version == pl4
-    with pytest.raises(InvalidConfigurationError):
-        table_config_change(
-            table=Table.objects.get(name="BJ1"),
-            actor=Actor.staff(operator),
-            changes={"rule_set_version": pl4},
-        )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -198,8 +127,41 @@ def test_a_canasta_table_runs_no_blackjack_round(canasta_table, operator, host):
     from tables.services import shoe_shuffle
 
     classic4 = RuleSet.objects.get(game="canasta", name="classic4").current_version()
-    table_config_change(
-        table=canasta_table, actor=Actor.staff(operator), changes={"rule_set_version": classic4}
-    )
+    versions = TableConfigVersion.objects.count()
 
+    # its rule set is part of its canasta configuration, never of a blackjack one
+    assert (
+        code_of(
+            table_config_change,
+            table=canasta_table,
+            actor=Actor.staff(operator),
+            changes={"rule_set_version": classic4},
+        )
+        == "invalid_configuration"
+    )
+    assert TableConfigVersion.objects.count() == versions
     assert code_of(shoe_shuffle, table=canasta_table, actor=Actor.staff(host)) == "invalid_configuration"
+
+
+@pytest.mark.django_db
+def test_seat_refusals_number_the_seats_from_1(canasta_table, four_players, host):
+    game = canasta_game_open(table=canasta_table, actor=Actor.staff(host), stake_minor=100)
+    canasta_seat_take(game_id=game.pk, seat=0, actor=Actor.staff(host), player=four_players[0])
+    holds = Hold.objects.count()
+
+    with pytest.raises(ServiceError) as taken:
+        canasta_seat_take(game_id=game.pk, seat=0, actor=Actor.staff(host), player=four_players[1])
+    with pytest.raises(ServiceError) as missing:
+        canasta_seat_take(game_id=game.pk, seat=4, actor=Actor.staff(host), player=four_players[1])
+    with pytest.raises(ServiceError) as empty:
+        canasta_seat_leave(game_id=game.pk, seat=2, actor=Actor.staff(host))
+
+    assert (taken.value.code, taken.value.message, refusal_text(taken.value)) == (
+        "seat_taken",
+        "seat 1 is taken",
+        "Seat 1 is taken.",
+    )
+    assert (missing.value.code, refusal_text(missing.value)) == ("no_such_seat", "The game has seats 1 to 4.")
+    assert (empty.value.code, refusal_text(empty.value)) == ("not_seated", "Nobody sits in seat 3.")
+    assert Hold.objects.count() == holds
+    assert list(CanastaGamePlayer.objects.values_list("seat", "player")) == [(0, four_players[0].pk)]

@@ -10,9 +10,9 @@ import pytest
 from django.test import Client
 
 from tables.models import CanastaDealScore, CanastaGame, CanastaGameStatus
-from tables.services import Actor, canasta_table_settings_change
+from tables.services import Actor
 from tests.factories import staff_user
-from tests.tables.canasta_tables.conftest import balance
+from tests.tables.canasta_tables.conftest import balance, configured
 
 URL = "/cardroom/tables/CA1/"
 
@@ -31,9 +31,7 @@ def post(client: Client, action: str, **data: Any) -> str:
 
 @pytest.mark.django_db
 def test_a_physical_game_run_from_the_host_page(canasta_table, four_players, host, operator):
-    canasta_table_settings_change(
-        table=canasta_table, actor=Actor.staff(operator), changes={"deal_kind": "physical"}
-    )
+    configured(canasta_table, operator, deal_kind="physical")
     page = client_of(host)
     assert 'id="game-open"' in page.get(URL).content.decode()
 
@@ -123,3 +121,63 @@ def test_the_host_page_is_drawn_again_when_the_game_moves_on_elsewhere(canasta_t
     # a cashier reaches neither
     cashier = client_of(staff_user("cashier", "cashier-1"))
     assert cashier.get("/cardroom/tables/CA1/live/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_the_host_page_names_seats_from_1_in_its_refusals(canasta_table, four_players, host):
+    page = client_of(host)
+    post(page, "open", stake="1")
+    post(page, "seat", seat=0, card_number=four_players[0].card_number)
+
+    taken = post(page, "seat", seat=0, card_number=four_players[1].card_number)
+    empty = post(page, "unseat", seat=2)
+
+    assert '<li class="error">Seat 1 is taken.</li>' in taken
+    assert '<li class="error">Nobody sits in seat 3.</li>' in empty
+    assert list(CanastaGame.objects.get().seats.values_list("seat", "player")) == [(0, four_players[0].pk)]
+
+
+@pytest.mark.django_db
+def test_the_host_page_names_the_seat_on_turn_from_1(canasta_table, four_players, host):
+    from tables.services import canasta_game_open, canasta_game_start, canasta_seat_take
+
+    game = canasta_game_open(table=canasta_table, actor=Actor.staff(host), stake_minor=100)
+    for seat, player in enumerate(four_players):
+        canasta_seat_take(game_id=game.pk, seat=seat, actor=Actor.staff(host), player=player)
+    deal = canasta_game_start(game_id=game.pk, actor=Actor.staff(host))
+
+    html = client_of(host).get(URL).content.decode()
+
+    assert deal.snapshot is not None and deal.snapshot["turn"] == 1
+    assert "Seat 2 to play;" in html
+
+
+@pytest.mark.django_db
+def test_the_pit_boss_who_asked_for_a_void_cannot_decide_it_on_the_page(
+    canasta_table, four_players, pit_boss
+):
+    from casino.models import Approval, AuditRecord
+
+    page = client_of(pit_boss)
+    post(page, "open", stake="1")
+    for seat, player in enumerate(four_players):
+        post(page, "seat", seat=seat, card_number=player.card_number)
+    assert "Void requested" in post(page, "void", reason="players left")
+    request_id = CanastaGame.objects.get().void_requests.get().pk
+
+    html = page.get(URL).content.decode()
+    audit = AuditRecord.objects.count()
+    refused = post(page, "void-approve", request=request_id)
+
+    assert "Approve the void" not in html and "Waits for a second person" in html
+    assert (
+        '<li class="error">A second person must decide: whoever asked for it cannot, '
+        "nor, for a payout, the round&#x27;s dealer.</li>"
+    ) in refused
+    assert CanastaGame.objects.get().status == CanastaGameStatus.SEATING
+    assert Approval.objects.get().status == "pending" and AuditRecord.objects.count() == audit
+    assert [balance(player) for player in four_players] == [(100_000, 10_000)] * 4
+    other = client_of(staff_user("pit_boss", "pitboss-2"))
+    assert "Approve the void" in other.get(URL).content.decode()
+    assert "Game voided" in post(other, "void-approve", request=request_id)
+    assert [balance(player) for player in four_players] == [(100_000, 0)] * 4

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tables.games.canasta import Addition, Discard, Meld, TakePile, apply
+from tables.games.canasta import Addition, CanastaRules, Discard, Meld, TakePile, apply, legal_actions, preset
 from tables.games.canasta.state import DealState, Stage
 from tests.tables.games.canasta.helpers import pick, position, refused
 
@@ -105,6 +105,79 @@ def test_rule_P9_no_take_on_a_canasta_rank_option() -> None:
     assert apply(classic, take_adding(classic, 1, "JH JD"))[0].stage is Stage.MELD
     pl4 = position("pl4", hands={0: "JH JD 6S"}, pile="5C JC", melds=melds)
     assert refused(pl4, take_adding(pl4, 1, "JH JD")) == "pile_rank_has_canasta"
+
+
+# P9 with a wild card on top (``wildOnTop`` BENEATH_PAIR): the rank that counts is the rank of
+# the natural card directly under the wild, the rank the take melds.
+J_CANASTA = {0: ["JS JH JD JC JS 2S 2H"]}
+
+
+def ru4_with_p9(**options: object) -> CanastaRules:
+    return preset("ru4", {"noTakeOnCanastaRank": True, **options})
+
+
+def take_beneath_pair(state: DealState, codes: str, meld_id: int | None = None) -> TakePile:
+    """Take a wild top with the natural under it and ``codes`` from the hand (P3 BENEATH_PAIR),
+    as a new meld or added to the side's meld ``meld_id``."""
+    cards = (state.pile[-2], *pick(state, 0, codes), state.pile[-1])
+    if meld_id is None:
+        return TakePile(0, (cards,))
+    return TakePile(0, (), (Addition(meld_id, cards),))
+
+
+def test_rule_P9_wild_on_top_counts_the_rank_beneath_it() -> None:
+    state = position(ru4_with_p9(), hands={0: "JH 5S 6S 7S"}, pile="9S JC 2C", melds=J_CANASTA)
+
+    assert refused(state, take_beneath_pair(state, "JH", meld_id=1)) == "pile_rank_has_canasta"
+    assert refused(state, take_beneath_pair(state, "JH")) == "pile_rank_has_canasta"
+    assert not [action for action in legal_actions(state) if isinstance(action, TakePile)]
+
+
+def test_rule_P9_wild_on_top_over_another_rank_is_taken() -> None:
+    state = position(ru4_with_p9(), hands={0: "KH 5S 6S 7S"}, pile="9S KC 2C", melds=J_CANASTA)
+
+    after, _ = apply(state, take_beneath_pair(state, "KH"))
+
+    assert [card.code for card in after.melds[0][1].cards] == ["KC", "KH", "2C"]
+    assert [action for action in legal_actions(state) if isinstance(action, TakePile)]
+
+
+def test_rule_P9_a_meld_of_the_rank_beneath_that_is_no_canasta_does_not_block() -> None:
+    state = position(ru4_with_p9(), hands={0: "JH 5S 6S 7S"}, pile="9S JC 2C", melds={0: ["JS JH JD"]})
+
+    after, _ = apply(state, take_beneath_pair(state, "JH", meld_id=1))
+
+    assert [card.code for card in after.melds[0][0].cards] == ["JS", "JH", "JD", "JC", "JH", "2C"]
+
+
+def test_rule_P9_off_a_wild_on_top_over_a_canasta_rank_is_taken() -> None:
+    state = position("ru4", hands={0: "JH 5S 6S 7S"}, pile="9S JC 2C", melds=J_CANASTA)
+
+    after, _ = apply(state, take_beneath_pair(state, "JH", meld_id=1))
+
+    assert [card.code for card in after.melds[0][0].cards][-3:] == ["JC", "JH", "2C"]
+    assert len(after.melds[0][0].cards) == 10
+
+
+def test_rule_P9_the_opponents_canasta_of_the_rank_beneath_does_not_block() -> None:
+    state = position(ru4_with_p9(), hands={0: "JH 5S 6S 7S"}, pile="9S JC 2C", melds={1: J_CANASTA[0]})
+
+    assert apply(state, take_beneath_pair(state, "JH"))[0].stage is Stage.MELD
+
+
+def test_rule_P9_wild_on_top_over_no_natural_is_refused_by_P3_not_P9() -> None:
+    state = position(ru4_with_p9(), hands={0: "JH 5S 6S 7S"}, pile="9S JK 2C", melds=J_CANASTA)
+
+    assert (
+        refused(state, TakePile(0, ((state.pile[-1], *pick(state, 0, "JH")),)))
+        == "wild_on_top_needs_beneath_pair"
+    )
+
+
+def test_rule_P9_with_P3_forbidden_a_wild_on_top_blocks_first() -> None:
+    pl4 = position("pl4", hands={0: "JH 5S 6S 7S"}, pile="9S JC 2C", melds=J_CANASTA)
+
+    assert refused(pl4, take_beneath_pair(pl4, "JH")) == "pile_blocked_wild"
 
 
 def test_rule_P10_one_card_never_takes_a_one_card_pile() -> None:
