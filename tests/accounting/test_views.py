@@ -255,6 +255,23 @@ def test_a_void_rejected_on_the_desk_leaves_the_slip_to_the_cage(table, pit_boss
 
 
 @pytest.mark.usefixtures("bj1_open")
+def test_the_report_names_the_void_that_was_approved(table, pit_boss, pit_boss_two):
+    from accounting.services import slip_void_decide
+
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 500}, by=pit_boss)
+    first = slip_void(slip=slip, by=pit_boss, reason="asked twice")
+    slip_void_decide(slip=slip, approval_id=first.approval_id, by=pit_boss_two, approve=False, reason="no")
+    again = slip_void(slip=slip, by=pit_boss_two, reason="the table closed early")
+    client_of(pit_boss).post(f"/accounting/slips/{slip.pk}/void/{again.approval_id}/approve/")
+    assert slip_state(slip) == "voided"
+    report = client_of(pit_boss).get("/accounting/slips/report/").text
+    void_row = report[report.index('class="void-row"') :]
+    void_row = void_row[: void_row.index("</tr>")]
+    assert "the table closed early" in void_row and "asked twice" not in void_row
+    assert "pitboss-2, pitboss-1" in void_row
+
+
+@pytest.mark.usefixtures("bj1_open")
 def test_a_credit_the_tray_cannot_cover_is_refused_on_the_desk(table, pit_boss, cashier):
     slip = slip_request(table=table, kind=SlipKind.CREDIT, amounts={50_000: 5_000_000}, by=pit_boss)
     before = snapshot()
