@@ -29,6 +29,7 @@ __all__ = [
     "SlipInFlightError",
     "SlipNotFoundError",
     "SlipStepRefusedError",
+    "SlipTableClosedError",
     "TableAlreadyOpenError",
     "TableNotOpenError",
     "WrongRoleError",
@@ -123,3 +124,11 @@ class SlipStepRefusedError(ConflictError):
     """The slip is not at the step the command needs (issue a received slip, void an issued one)."""
 
     code = "slip_step_refused"
+
+
+class SlipTableClosedError(ConflictError):
+    """A fill or credit would move chips to or from a table that is closed, or whose closing
+    count is taken (waiting for its second signature): the chips would miss the counts that
+    frame the table's win."""
+
+    code = "slip_table_closed"

@@ -144,6 +144,8 @@ class SignatureRole(models.TextChoices):
     DEALER = "dealer", "Dealer"
     PIT_BOSS = "pit_boss", "Pit boss"
     CASHIER = "cashier", "Cashier"
+    # The second person of a slip's void who is no pit boss (``view_accounting``).
+    ACCOUNTING = "accounting", "Accounting office"
 
 
 class CountKind(models.TextChoices):
@@ -244,12 +246,20 @@ class VarianceInvestigation(models.Model):
 
 
 class InvestigationResolution(models.Model):
+    """An investigation's resolution: its note, as a second person approved it (``approval``:
+    who wrote the note and who approved it, ``casino.four_eyes``). ``resolved_by`` is the
+    approver; a resolution recorded before resolutions waited for a second person has the one
+    person who wrote it, and an approval decided by nobody else (its history, kept)."""
+
     investigation = models.OneToOneField(
         VarianceInvestigation, on_delete=models.PROTECT, related_name="resolution"
     )
     note = models.CharField(max_length=300)
     resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     resolved_at = models.DateTimeField()
+    approval = models.OneToOneField(
+        "casino.Approval", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         constraints = [
@@ -473,8 +483,11 @@ class SlipStep(models.TextChoices):
 
 
 class SlipSignature(models.Model):
-    """One step of a slip, signed. Each step at most once (the database holds it); ``transfer``
-    is the ledger's movement of the issue, ``reason`` the void's."""
+    """One step of a slip, signed. Each step at most once (the database holds it), but for a
+    void's proposal: a void a second person rejected leaves its proposal, and the slip may be
+    proposed for a void again. ``transfer`` is the ledger's movement of the issue, ``reason`` the
+    void's; ``approval`` the four-eyes decision a void's proposal waits for (``casino.four_eyes``,
+    kind ``slip_void``), on both the proposal and the void it approved."""
 
     slip = models.ForeignKey(Slip, on_delete=models.PROTECT, related_name="signatures")
     step = models.CharField(max_length=15, choices=SlipStep.choices)
@@ -485,11 +498,18 @@ class SlipSignature(models.Model):
         "wallet.Transfer", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     reason = models.CharField(max_length=300, blank=True)
+    approval = models.ForeignKey(
+        "casino.Approval", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["signed_at", "pk"]
         constraints = [
-            models.UniqueConstraint(fields=["slip", "step"], name="slip_signature_one_per_step"),
+            models.UniqueConstraint(
+                fields=["slip", "step"],
+                condition=~Q(step="void_proposed"),
+                name="slip_signature_one_per_step",
+            ),
             models.CheckConstraint(
                 condition=~Q(step="issued") | Q(transfer__isnull=False), name="slip_issue_has_transfer"
             ),

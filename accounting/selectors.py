@@ -29,11 +29,16 @@ from accounting.models import (
     TrayCountSignature,
     VarianceInvestigation,
 )
-from casino.models import Casino
+from casino.models import Approval, Casino
 from tables.models import Table
 from wallet.models import Account, AccountKind
 
 COUNT_ROLES = (SignatureRole.DEALER, SignatureRole.PIT_BOSS)
+
+# The subjects of the accounting's four-eyes approvals (``casino.Approval.subject_type``).
+SLIP_SUBJECT = "accounting.slip"
+INVESTIGATION_SUBJECT = "accounting.varianceinvestigation"
+SETTINGS_SUBJECT = "accounting.accountingsettings"
 
 
 def settings_of(casino: Casino) -> AccountingSettings:
@@ -113,6 +118,27 @@ class TableAccounting:
     def difference_minor(self) -> int | None:
         return None if self.last is None else self.last.total_minor - self.ledger_minor
 
+    @property
+    def is_closing(self) -> bool:
+        """Its closing count is taken and waits for its second signature (a correction is not)."""
+        pending = self.pending
+        return pending is not None and pending.kind == CountKind.CLOSER and pending.corrects_id is None
+
+    @property
+    def takes_slips(self) -> bool:
+        """Whether a fill or credit may move chips to or from the table now: it is open and its
+        closing count is not taken. The chips of a slip then fall between the opener and the
+        closer that frame the table's win (MICS: win = closer + credits + drop - opener -
+        fills)."""
+        return self.is_open and not self.is_closing
+
+    @property
+    def is_count_blind(self) -> bool:
+        """Whether the tray is being counted without the ledger's figure in view: while the table
+        is open (its next count is a closer) or a count waits for its second signature. The
+        ledger's balance and the comparison show once the count is signed."""
+        return self.is_open or self.pending is not None
+
 
 def table_accounting(table: Table) -> TableAccounting:
     counts = list(counts_of_table(table))
@@ -145,6 +171,36 @@ def _is_resolved(investigation: VarianceInvestigation) -> bool:
         return False
 
 
+def investigation_waiting(investigation: VarianceInvestigation) -> Approval | None:
+    """The resolution of ``investigation`` that waits for a second person, if any: its note is
+    the approval's ``request_reason`` (``casino.four_eyes``, kind ``variance_investigation``)."""
+    return (
+        Approval.objects.filter(
+            kind="variance_investigation",
+            subject_type=INVESTIGATION_SUBJECT,
+            subject_id=str(investigation.pk),
+            status=Approval.Status.PENDING,
+        )
+        .select_related("requested_by")
+        .first()
+    )
+
+
+def settings_change_waiting(casino: Casino) -> Approval | None:
+    """The change of the casino's accounting settings that waits for a second person, if any
+    (it weakens a control: ``casino.four_eyes.weakened_fields``)."""
+    return (
+        Approval.objects.filter(
+            casino=casino,
+            kind="accounting_settings",
+            subject_type=SETTINGS_SUBJECT,
+            status=Approval.Status.PENDING,
+        )
+        .select_related("requested_by")
+        .first()
+    )
+
+
 def last_closer(table: Table) -> TrayCount | None:
     """The table's last signed closing count as it stands (corrections applied)."""
     counts = list(counts_of_table(table))
@@ -174,8 +230,35 @@ def denomination_differences(count: TrayCount, other: TrayCount) -> list[dict[st
 # ---------------------------------------------------------------- slips
 
 
+def _is_rejected_proposal(signature: SlipSignature) -> bool:
+    approval = signature.approval if signature.approval_id is not None else None
+    return approval is not None and approval.status == Approval.Status.REJECTED
+
+
 def slip_steps(slip: Slip) -> dict[str, SlipSignature]:
-    return {signature.step: signature for signature in slip.signatures.all()}
+    """The slip's steps in effect, by step: a void's proposal that a second person rejected is no
+    longer a step of the slip (its signature and the approval keep the history); of several
+    proposals the latest counts."""
+    return {
+        signature.step: signature
+        for signature in slip.signatures.all()
+        if not _is_rejected_proposal(signature)
+    }
+
+
+def slip_void_proposal(slip: Slip) -> SlipSignature | None:
+    """The slip's latest proposal of a void, whatever its approval's decision."""
+    proposals = [signature for signature in slip.signatures.all() if signature.step == SlipStep.VOID_PROPOSED]
+    return proposals[-1] if proposals else None
+
+
+def slip_void_waiting(slip: Slip) -> Approval | None:
+    """The approval a proposed void of the slip waits for (``casino.four_eyes``), if any."""
+    proposal = slip_void_proposal(slip)
+    if proposal is None or proposal.approval_id is None:
+        return None
+    approval = proposal.approval
+    return approval if approval is not None and approval.is_pending else None
 
 
 def slip_state(slip: Slip) -> str:
@@ -189,7 +272,13 @@ def slip_state(slip: Slip) -> str:
 
 def slips_with_steps() -> QuerySet[Slip]:
     return Slip.objects.select_related("table").prefetch_related(
-        "lines", Prefetch("signatures", queryset=SlipSignature.objects.select_related("signer", "transfer"))
+        "lines",
+        Prefetch(
+            "signatures",
+            queryset=SlipSignature.objects.select_related(
+                "signer", "transfer", "approval__requested_by", "approval__decided_by"
+            ),
+        ),
     )
 
 

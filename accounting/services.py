@@ -8,20 +8,26 @@ A refusal (``ServiceError``) leaves every record, balance and audit record as it
 
 Controls: a count is signed by a dealer and a pit boss, two people (``same_person_signed_twice``,
 ``wrong_role``); an opener is checked against the table's previous closer and a variance above
-the casino's threshold opens an investigation that must be resolved, with a note, before the
-table opens again (``investigation_unresolved``); slip numbers are drawn from a counter row
-locked in the slip's own transaction (no gaps); a slip is issued by a cashier and received by
-someone else; a void takes a reason and two people, and keeps its number; a closed gaming day
-takes no more records (``gaming_day_closed``).
+the casino's threshold opens an investigation that must be resolved, its note approved by a
+second person, before the table opens again (``investigation_unresolved``); slip numbers are
+drawn from a counter row locked in the slip's own transaction (no gaps); a slip is issued by a
+cashier and received by someone else; its chips move only while the table is open and its
+closer not taken (``slip_table_closed``), and no closer is taken while one is in flight
+(``slip_in_flight``), so that win = closer + credits + drop - opener - fills holds; a void takes
+a reason and a second person's approval, and keeps its number; a change of the settings that
+weakens a control waits for the accounting office; a closed gaming day takes no more records
+(``gaming_day_closed``). Who may decide what waits is ``casino.four_eyes``'s rule alone.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Prefetch
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -39,6 +45,7 @@ from accounting.errors import (
     SignatureNotNeededError,
     SlipInFlightError,
     SlipStepRefusedError,
+    SlipTableClosedError,
     TableAlreadyOpenError,
     TableNotOpenError,
     WrongRoleError,
@@ -74,6 +81,9 @@ from accounting.models import (
     VarianceInvestigation,
 )
 from accounting.selectors import (
+    INVESTIGATION_SUBJECT,
+    SETTINGS_SUBJECT,
+    SLIP_SUBJECT,
     chip_values,
     count_roles_signed,
     counts_of_table,
@@ -83,13 +93,22 @@ from accounting.selectors import (
     open_work_of_day,
     settings_of,
     slip_steps,
+    slip_void_proposal,
     slips_open,
     table_accounting,
     tray_ledger_minor,
 )
+from casino.actors import Actor
 from casino.audit import audit_append
 from casino.errors import ServiceError, reason_required
-from casino.models import Casino
+from casino.four_eyes import (
+    ApprovalNotFoundError,
+    approval_audit_fields,
+    approval_decide,
+    approval_request,
+    weakened_fields,
+)
+from casino.models import Approval, Casino
 from casino.services import require_permission
 from tables.errors import RoundInProgressError
 from tables.models import Round, Table
@@ -249,6 +268,15 @@ def _settings_values(settings: AccountingSettings, changes: Mapping[str, int | N
     return values
 
 
+@dataclass(frozen=True)
+class SettingsChange:
+    """What a change of the accounting settings did: the settings as they now stand, and the
+    approval its part that weakens a control waits for (``None``: all of it applied)."""
+
+    settings: AccountingSettings
+    waiting: Approval | None
+
+
 def accounting_settings_change(
     *,
     casino: Casino,
@@ -260,12 +288,22 @@ def accounting_settings_change(
     mtl_threshold_minor: int | None = None,
     large_cash_threshold_minor: int | None = None,
     by: Any,
-) -> AccountingSettings:
+) -> SettingsChange:
     """The casino's shift start times (local ``"HH:MM"``; the gaming day's start is always one),
     its opener variance threshold, the hold alerts' band (basis points, and the statistical band's
     width in standard deviations) and the cash transaction log's thresholds; a value left
-    ``None`` stays as it is. Needs ``configure_tables``. Locks the settings row, then the audit
-    chain. Raises ``permission_denied``, ``invalid_settings``."""
+    ``None`` stays as it is.
+
+    A change of the thresholds and bands that weakens a control (``casino.four_eyes.
+    weakened_fields``, scope ``accounting_settings``: a threshold raised, the band widened) does
+    not apply on one person's word: those values, all the changed ones with them, wait as one
+    approval of kind ``accounting_settings`` for the accounting office
+    (:func:`accounting_settings_decide`). A change that weakens nothing applies at once, and so
+    do the shift start times.
+
+    Needs ``configure_tables``. Locks the settings row, then the audit chain (one record, the
+    values before and after, and what waits). Raises ``permission_denied``, ``invalid_settings``,
+    ``approval_pending`` (a weakening change waits already)."""
     require_permission(by, "configure_tables")
     try:
         starts = sorted(set(shift_starts_parse(shift_starts)) | {casino.gaming_day_starts_at})
@@ -282,9 +320,25 @@ def accounting_settings_change(
     with transaction.atomic():
         settings = settings_lock(casino_id=casino.pk)
         values = _settings_values(settings, changes)
-        before = {"shift_starts": settings.shift_starts, **{name: getattr(settings, name) for name in values}}
+        current = {name: int(getattr(settings, name)) for name in values}
+        changed = {name: value for name, value in values.items() if value != current[name]}
+        before = {"shift_starts": settings.shift_starts, **current}
+        waiting = None
+        if weakened_fields(scope="accounting_settings", before=current, after=changed):
+            waiting = approval_request(
+                actor=Actor.staff(by),
+                casino=casino,
+                kind="accounting_settings",
+                subject_type=SETTINGS_SUBJECT,
+                subject_id=settings.pk,
+                summary="A change of the accounting settings that weakens a control",
+                place=casino.name,
+                before={name: current[name] for name in changed},
+                after=changed,
+            )
+            changed = {}
         settings.shift_starts = [moment.strftime("%H:%M") for moment in starts]
-        for name, value in values.items():
+        for name, value in changed.items():
             setattr(settings, name, value)
         settings.updated_by = by
         settings.save()
@@ -294,14 +348,68 @@ def accounting_settings_change(
             object_type="accounting.accountingsettings",
             object_id=settings.pk,
             before=before,
-            after={"shift_starts": settings.shift_starts, **values},
+            after={
+                "shift_starts": settings.shift_starts,
+                **{name: int(getattr(settings, name)) for name in values},
+                "waiting": (
+                    {"before": waiting.before, "after": waiting.after, **approval_audit_fields(waiting)}
+                    if waiting is not None
+                    else None
+                ),
+            },
+        )
+    return SettingsChange(settings=settings, waiting=waiting)
+
+
+def accounting_settings_decide(
+    *, casino: Casino, approval_id: int, by: Any, approve: bool, reason: str = ""
+) -> AccountingSettings:
+    """The accounting office decides a change of the accounting settings that waits
+    (``approval_id``): approved, its values apply, checked again against the settings as they
+    now stand; rejected with a reason, the settings stay. Who may decide is
+    ``casino.four_eyes``'s rule (kind ``accounting_settings``: ``sign_gaming_day``, not the
+    requester).
+
+    Locks the settings row, the approval, then the audit chain (the values before and after).
+    Raises ``approval_not_found``, ``permission_denied``, ``four_eyes_required``,
+    ``approval_decided``, ``reason_required``, ``invalid_settings``."""
+    with transaction.atomic():
+        settings = settings_lock(casino_id=casino.pk)
+        waiting = Approval.objects.filter(
+            pk=approval_id, casino=casino, kind="accounting_settings", subject_type=SETTINGS_SUBJECT
+        ).first()
+        if waiting is None:
+            raise ApprovalNotFoundError(_("No change of the accounting settings waits for this decision."))
+        decided = approval_decide(
+            approval_id=approval_id, actor=Actor.staff(by), approve=approve, reason=reason
+        )
+        proposed = {name: value for name, value in (decided.after or {}).items() if name in SETTINGS_LIMITS}
+        before = {name: int(getattr(settings, name)) for name in proposed}
+        if approve:
+            values = _settings_values(settings, proposed)
+            for name in proposed:
+                setattr(settings, name, values[name])
+            settings.updated_by = by
+            settings.save()
+        audit_append(
+            action="accounting.settings_change_approved"
+            if approve
+            else "accounting.settings_change_rejected",
+            actor=by,
+            object_type="accounting.accountingsettings",
+            object_id=settings.pk,
+            before=before,
+            after={
+                **{name: int(getattr(settings, name)) for name in proposed},
+                **approval_audit_fields(decided),
+            },
         )
     return settings
 
 
 def accounting_configure(
     *, casino: Casino, chip_values_minor: Sequence[int], by: Any, **settings: Any
-) -> AccountingSettings:
+) -> SettingsChange:
     """The chip set and the settings in one transaction (``chip_set_configure`` then
     ``accounting_settings_change`` with ``settings``): a refusal of either leaves both as they
     were."""
@@ -613,23 +721,46 @@ def _opener_checked(opener: TrayCount, now: dt.datetime) -> VarianceInvestigatio
     )
 
 
-def investigation_resolve(
-    *, investigation: VarianceInvestigation, note: str, by: Any
-) -> InvestigationResolution:
-    """A pit boss resolves a variance investigation with a note; the table may open again.
+def _resolution_refused_if_resolved(investigation: VarianceInvestigation) -> None:
+    if InvestigationResolution.objects.filter(investigation=investigation).exists():
+        raise InvestigationAlreadyResolvedError(_("This investigation is resolved already."))
+
+
+def investigation_resolve(*, investigation: VarianceInvestigation, note: str, by: Any) -> Approval:
+    """A pit boss proposes the resolution of a variance investigation with a note saying what
+    was found. It waits for a second person (``casino.four_eyes``, kind
+    ``variance_investigation``: ``view_accounting``, neither the proposer nor a signer of the
+    opener that found the variance), decided with :func:`investigation_resolution_decide`; the
+    table opens again once it is approved. Returns the pending approval.
+
     Needs ``supervise_pit``. Locks the investigation, then the audit chain. Raises
-    ``permission_denied``, ``reason_required``, ``investigation_already_resolved``."""
+    ``permission_denied``, ``reason_required``, ``investigation_already_resolved``,
+    ``approval_pending`` (a resolution waits already)."""
     require_permission(by, "supervise_pit")
     note = reason_required(note, _("A resolution says what was found."))
     with transaction.atomic():
         investigation_lock(investigation.pk)
-        if InvestigationResolution.objects.filter(investigation=investigation).exists():
-            raise InvestigationAlreadyResolvedError(_("This investigation is resolved already."))
-        resolution = InvestigationResolution.objects.create(
-            investigation=investigation, note=note, resolved_by=by, resolved_at=timezone.now()
+        _resolution_refused_if_resolved(investigation)
+        table = investigation.table
+        signers = sorted(
+            TrayCountSignature.objects.filter(count_id=investigation.opener_id).values_list(
+                "signer_id", flat=True
+            )
+        )
+        approval = approval_request(
+            actor=Actor.staff(by),
+            casino=table.casino,
+            kind="variance_investigation",
+            subject_type=INVESTIGATION_SUBJECT,
+            subject_id=investigation.pk,
+            summary=f"Resolution of the opener variance of {investigation.variance_minor} at {table.name}",
+            place=table.name,
+            amount_minor=investigation.variance_minor,
+            reason=note,
+            excluded={"opener_signers": signers},
         )
         audit_append(
-            action="accounting.investigation_resolved",
+            action="accounting.investigation_resolution_proposed",
             actor=by,
             object_type="accounting.varianceinvestigation",
             object_id=investigation.pk,
@@ -637,6 +768,59 @@ def investigation_resolve(
                 "table_id": investigation.table_id,
                 "variance_minor": investigation.variance_minor,
                 "note": note,
+                **approval_audit_fields(approval),
+            },
+        )
+    return approval
+
+
+def investigation_resolution_decide(
+    *, investigation: VarianceInvestigation, approval_id: int, by: Any, approve: bool, reason: str = ""
+) -> InvestigationResolution | None:
+    """A second person decides a proposed resolution (``approval_id``, the approval it waits
+    for): approved, the investigation is resolved with the proposal's note (returned) and the
+    table may open again; rejected with a reason, it stays open for another proposal (``None``).
+    Who may decide is ``casino.four_eyes``'s rule.
+
+    Locks the investigation, the approval, then the audit chain. Raises ``approval_not_found``
+    (no such proposal for this investigation), ``investigation_already_resolved``,
+    ``permission_denied``, ``four_eyes_required``, ``approval_decided``, ``reason_required``."""
+    with transaction.atomic():
+        investigation_lock(investigation.pk)
+        proposal = Approval.objects.filter(
+            pk=approval_id,
+            kind="variance_investigation",
+            subject_type=INVESTIGATION_SUBJECT,
+            subject_id=str(investigation.pk),
+        ).first()
+        if proposal is None:
+            raise ApprovalNotFoundError(_("No resolution of this investigation waits for this decision."))
+        _resolution_refused_if_resolved(investigation)
+        now = timezone.now()
+        decided = approval_decide(
+            approval_id=approval_id, actor=Actor.staff(by), approve=approve, reason=reason, at=now
+        )
+        resolution = None
+        if approve:
+            resolution = InvestigationResolution.objects.create(
+                investigation=investigation,
+                note=decided.request_reason,
+                resolved_by=by,
+                resolved_at=now,
+                approval=decided,
+            )
+        audit_append(
+            action="accounting.investigation_resolved"
+            if approve
+            else "accounting.investigation_resolution_rejected",
+            actor=by,
+            object_type="accounting.varianceinvestigation",
+            object_id=investigation.pk,
+            after={
+                "table_id": investigation.table_id,
+                "variance_minor": investigation.variance_minor,
+                "note": decided.request_reason,
+                **approval_audit_fields(decided),
             },
         )
     return resolution
@@ -645,18 +829,36 @@ def investigation_resolve(
 # ---------------------------------------------------------------- fills and credits
 
 
+def _slip_table_checked(table: Table) -> None:
+    """Refuse a slip step that moves chips (its request, the cage's issue, the table's receipt)
+    when the table is closed or its closing count is taken: the chips would reach a tray after
+    the count that closes the table's win (the closer) or before the one that opens it (the
+    opener), and win = closer + credits + drop - opener - fills would miss or double them.
+    Call it holding the table row's lock (counts of the table take turns with it)."""
+    state = table_accounting(table)
+    if not state.takes_slips:
+        raise SlipTableClosedError(
+            _(
+                "%(table)s is closed, or its closing count is taken: no fill or credit moves chips "
+                "to or from it until its next opening count is signed."
+            )
+            % {"table": table.name},
+            table=table.name,
+        )
+
+
 def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], by: Any) -> Slip:
     """A pit boss asks for a fill (chips from the cage to the tray) or a credit (chips from the
     tray back to the cage), ``amounts`` in minor units per chip value. The slip takes the next
     number of the casino's calendar year (local time), drawn from the counter row in this very
     transaction: a refused or rolled-back request draws none, so the numbers have no gaps.
 
-    The table must be open: its last count an opener signed twice (chips go to or come from a
-    tray that was counted).
+    The table must take slips: open (its last count an opener signed twice) and its closing
+    count not taken, so that the slip's chips fall between the counts that frame its win.
 
     Needs ``supervise_pit``. Locks the gaming day (shared), the table row (a count of the table
     and its slips take turns), the slip counter, then the audit chain. Raises
-    ``permission_denied``, ``gaming_day_closed``, ``invalid_count``, ``table_not_open``."""
+    ``permission_denied``, ``gaming_day_closed``, ``invalid_count``, ``slip_table_closed``."""
     require_permission(by, "supervise_pit")
     if kind not in SlipKind.values:
         raise InvalidCountError(_("A slip is a fill or a credit."))
@@ -667,10 +869,7 @@ def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], by: Any
         _day_open(casino.pk, day)
         locked = table_row_lock(table.pk)
         assert locked is not None
-        if not table_accounting(locked).is_open:
-            raise TableNotOpenError(
-                _("The table is closed: its opening count comes before a fill or a credit."), table=table.name
-            )
+        _slip_table_checked(locked)
         year = now.astimezone(schedule_of(casino).zone).year
         counter = slip_counter_lock(casino_id=casino.pk, year=year)
         counter.last_number += 1
@@ -711,10 +910,22 @@ def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], by: Any
 
 
 def _slip_locked(slip: Slip) -> tuple[Slip, dict[str, SlipSignature], dt.datetime]:
+    """The gaming days' shared locks, the slip's table row, then the slip's own lock; the slip
+    read again under them, with its steps in effect."""
     now = timezone.now()
     _day_open(slip.casino_id, gaming_day_of(schedule_of(slip.casino), now), slip.gaming_day)
+    table_row_lock(slip.table_id)
     slip_lock(slip.pk)
-    fresh = Slip.objects.select_related("table", "casino").prefetch_related("signatures").get(pk=slip.pk)
+    fresh = (
+        Slip.objects.select_related("table__casino", "casino")
+        .prefetch_related(
+            Prefetch(
+                "signatures",
+                queryset=SlipSignature.objects.select_related("approval").order_by("signed_at", "pk"),
+            )
+        )
+        .get(pk=slip.pk)
+    )
     return fresh, slip_steps(fresh), now
 
 
@@ -726,14 +937,20 @@ def _is_final(steps: Mapping[str, SlipSignature]) -> bool:
     return SlipStep.VOIDED in steps or SlipStep.RECEIVED in steps
 
 
+def _slip_number(slip: Slip) -> str:
+    return f"{slip.year}-{slip.number}"
+
+
 def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
     """The cage issues a requested slip: a cashier, not its requester, signs, and the chips
-    move in the ledger (``table_fill``: cage -> tray; ``table_credit``: tray -> cage).
+    move in the ledger (``table_fill``: cage -> tray; ``table_credit``: tray -> cage). The table
+    must still take slips (open, its closing count not taken).
 
-    Needs ``operate_cage``. Locks the gaming days (shared), the slip, then (the wallet) the
-    accounts and the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
-    ``slip_step_refused`` (issued, voided or with a void proposed), ``same_person_signed_twice``,
-    ``insufficient_funds`` (a credit above the tray's balance)."""
+    Needs ``operate_cage``. Locks the gaming days (shared), the table row, the slip, then (the
+    wallet) the accounts and the audit chain. Raises ``permission_denied``,
+    ``gaming_day_closed``, ``slip_step_refused`` (issued, voided or with a void waiting for its
+    decision), ``same_person_signed_twice``, ``slip_table_closed``, ``insufficient_funds`` (a
+    credit above the tray's balance)."""
     require_permission(by, "operate_cage")
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
@@ -741,6 +958,7 @@ def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
             raise _step_refused(_("This slip is not waiting for the cage."), steps)
         if steps[SlipStep.REQUESTED].signer_id == by.pk:
             raise SamePersonSignedTwiceError(_("The requester of a slip does not issue it."))
+        _slip_table_checked(fresh.table)
         move = table_fill if fresh.kind == SlipKind.FILL else table_credit
         transfer = move(
             table=fresh.table,
@@ -762,16 +980,17 @@ def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
             actor=by,
             object_type="accounting.slip",
             object_id=fresh.pk,
-            after={"number": f"{fresh.year}-{fresh.number}", "kind": fresh.kind, "transfer_id": transfer.pk},
+            after={"number": _slip_number(fresh), "kind": fresh.kind, "transfer_id": transfer.pk},
         )
     return signature
 
 
 def slip_receive(*, slip: Slip, by: Any) -> SlipSignature:
     """The table receives an issued slip: a dealer or a pit boss, not the cashier who issued
-    it, signs. Needs ``run_table`` or ``supervise_pit``. Locks the gaming days (shared), the
-    slip, then the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
-    ``slip_step_refused``, ``same_person_signed_twice``."""
+    it, signs; the table must still take slips (open, its closing count not taken). Needs
+    ``run_table`` or ``supervise_pit``. Locks the gaming days (shared), the table row, the slip,
+    then the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
+    ``slip_step_refused``, ``same_person_signed_twice``, ``slip_table_closed``."""
     _require_any(by, "run_table", "supervise_pit")
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
@@ -779,6 +998,7 @@ def slip_receive(*, slip: Slip, by: Any) -> SlipSignature:
             raise _step_refused(_("This slip is not waiting for the table."), steps)
         if steps[SlipStep.ISSUED].signer_id == by.pk:
             raise SamePersonSignedTwiceError(_("The cashier who issued a slip does not receive it."))
+        _slip_table_checked(fresh.table)
         role = SignatureRole.PIT_BOSS if _holds(by, SignatureRole.PIT_BOSS) else SignatureRole.DEALER
         signature = SlipSignature.objects.create(
             slip=fresh, step=SlipStep.RECEIVED, role=role, signer=by, signed_at=now
@@ -788,41 +1008,98 @@ def slip_receive(*, slip: Slip, by: Any) -> SlipSignature:
             actor=by,
             object_type="accounting.slip",
             object_id=fresh.pk,
-            after={"number": f"{fresh.year}-{fresh.number}", "kind": fresh.kind, "signed_as": role},
+            after={"number": _slip_number(fresh), "kind": fresh.kind, "signed_as": role},
         )
     return signature
 
 
 def slip_void(*, slip: Slip, by: Any, reason: str = "") -> SlipSignature:
-    """A void of a slip the cage has not issued: the first signature proposes it with a reason
-    (the cage then refuses to issue it), the second, by someone else, confirms it. The slip
-    keeps its number, shown as voided in the report. Needs ``supervise_pit`` or
-    ``operate_cage``. Locks the gaming days (shared), the slip, then the audit chain. Raises
-    ``permission_denied``, ``gaming_day_closed``, ``reason_required``, ``slip_step_refused``
-    (issued, received or voided), ``same_person_signed_twice``."""
+    """Propose the void of a slip the cage has not issued, with a reason: the proposal waits
+    for a second person (``casino.four_eyes``, kind ``slip_void``; decided with
+    :func:`slip_void_decide`), and the cage refuses to issue the slip meanwhile. The slip keeps
+    its number, shown as voided in the report once the void is approved.
+
+    Needs ``supervise_pit`` or ``operate_cage``. Locks the gaming days (shared), the table row,
+    the slip, then the audit chain. Raises ``permission_denied``, ``reason_required``,
+    ``gaming_day_closed``, ``slip_step_refused`` (issued, received or voided),
+    ``approval_pending`` (a void of it waits already)."""
     _require_any(by, "supervise_pit", "operate_cage")
+    reason = reason_required(reason, _("A void says why."))
     role = SignatureRole.PIT_BOSS if _holds(by, SignatureRole.PIT_BOSS) else SignatureRole.CASHIER
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
         if SlipStep.ISSUED in steps or _is_final(steps):
             raise _step_refused(_("Only a slip the cage has not issued is voided."), steps)
-        proposed = steps.get(SlipStep.VOID_PROPOSED)
-        if proposed is None:
-            reason = reason_required(reason, _("A void says why."))
-            step = SlipStep.VOID_PROPOSED
-        else:
-            if proposed.signer_id == by.pk:
-                raise SamePersonSignedTwiceError(_("You proposed this void: someone else confirms it."))
-            reason = (reason or "").strip()[:300] or proposed.reason
-            step = SlipStep.VOIDED
+        approval = approval_request(
+            actor=Actor.staff(by),
+            casino=fresh.casino,
+            kind="slip_void",
+            subject_type=SLIP_SUBJECT,
+            subject_id=fresh.pk,
+            summary=f"Void of {fresh.kind} slip {_slip_number(fresh)} at {fresh.table.name}",
+            place=fresh.table.name,
+            amount_minor=fresh.total_minor,
+            reason=reason,
+            at=now,
+        )
         signature = SlipSignature.objects.create(
-            slip=fresh, step=step, role=role, signer=by, signed_at=now, reason=reason
+            slip=fresh,
+            step=SlipStep.VOID_PROPOSED,
+            role=role,
+            signer=by,
+            signed_at=now,
+            reason=reason,
+            approval=approval,
         )
         audit_append(
-            action=f"accounting.slip_{step}",
+            action="accounting.slip_void_proposed",
             actor=by,
             object_type="accounting.slip",
             object_id=fresh.pk,
-            after={"number": f"{fresh.year}-{fresh.number}", "kind": fresh.kind, "reason": reason},
+            after={"number": _slip_number(fresh), "kind": fresh.kind, **approval_audit_fields(approval)},
+        )
+    return signature
+
+
+def slip_void_decide(
+    *, slip: Slip, approval_id: int, by: Any, approve: bool, reason: str = ""
+) -> SlipSignature | None:
+    """A second person decides the proposed void of a slip (``approval_id``, the approval its
+    latest proposal waits for): approved, the slip is voided (its ``voided`` step, signed by the
+    decider, returned); rejected with a reason, the slip waits for the cage again (``None``).
+    Who may decide is ``casino.four_eyes``'s rule (kind ``slip_void``: ``view_accounting``, not
+    the proposer).
+
+    Locks the gaming days (shared), the table row, the slip, the approval, then the audit chain.
+    Raises ``gaming_day_closed``, ``approval_not_found`` (no such proposal of this slip),
+    ``permission_denied``, ``four_eyes_required``, ``approval_decided``, ``reason_required``."""
+    with transaction.atomic():
+        fresh, _steps, now = _slip_locked(slip)
+        proposal = slip_void_proposal(fresh)
+        if proposal is None or proposal.approval_id != approval_id:
+            raise ApprovalNotFoundError(
+                _("No void of slip %(number)s waits for this decision.") % {"number": _slip_number(fresh)}
+            )
+        decided = approval_decide(
+            approval_id=approval_id, actor=Actor.staff(by), approve=approve, reason=reason, at=now
+        )
+        signature = None
+        if approve:
+            role = SignatureRole.PIT_BOSS if _holds(by, SignatureRole.PIT_BOSS) else SignatureRole.ACCOUNTING
+            signature = SlipSignature.objects.create(
+                slip=fresh,
+                step=SlipStep.VOIDED,
+                role=role,
+                signer=by,
+                signed_at=now,
+                reason=proposal.reason,
+                approval=decided,
+            )
+        audit_append(
+            action="accounting.slip_voided" if approve else "accounting.slip_void_rejected",
+            actor=by,
+            object_type="accounting.slip",
+            object_id=fresh.pk,
+            after={"number": _slip_number(fresh), "kind": fresh.kind, **approval_audit_fields(decided)},
         )
     return signature

@@ -17,13 +17,26 @@ urlpatterns = [
         views.investigation_resolve_view,
         name="investigation_resolve",
     ),
+    path(
+        "tables/<str:table_name>/investigations/<int:investigation_id>/approvals/<int:approval_id>/<str:decision>/",
+        views.investigation_decide_view,
+        name="investigation_decide",
+    ),
     path("slips/", views.desk, name="desk"),
     path("slips/live/", views.desk_live, name="desk_live"),
     path("slips/request/", views.slip_request_view, name="slip_request"),
     path("slips/<int:slip_id>/<str:step>/", views.slip_step, name="slip_step"),
+    path(
+        "slips/<int:slip_id>/void/<int:approval_id>/<str:decision>/",
+        views.slip_void_decide_view,
+        name="slip_void_decide",
+    ),
     path("slips/report/", views.report, name="report"),
     path("settings/", views.settings_page, name="settings"),
     path("settings/change/", views.settings_change, name="settings_change"),
+    path(
+        "settings/approvals/<int:approval_id>/<str:decision>/", views.settings_decide, name="settings_decide"
+    ),
     # Drop, win and hold (accounting/views_reports.py).
     path("drop/", views_reports.drop_desk, name="drop"),
     path("drop/buy-ins/", views_reports.buy_in_record, name="buy_in_record"),

@@ -26,6 +26,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from accounting.errors import CountNotFoundError, InvalidCountError, SlipNotFoundError
@@ -37,10 +38,13 @@ from accounting.selectors import (
     current_gaming_day,
     denomination_differences,
     gaming_day_summary,
+    investigation_waiting,
+    settings_change_waiting,
     settings_of,
     slip_report,
     slip_state,
     slip_steps,
+    slip_void_waiting,
     slip_years,
     slips_open,
     slips_recent,
@@ -48,17 +52,21 @@ from accounting.selectors import (
 )
 from accounting.services import (
     accounting_configure,
+    accounting_settings_decide,
     gaming_day_sign,
+    investigation_resolution_decide,
     investigation_resolve,
     slip_issue,
     slip_receive,
     slip_request,
     slip_void,
+    slip_void_decide,
     tray_count_record,
     tray_count_sign,
 )
 from casino.errors import NotFoundError, ServiceError
-from casino.models import Casino
+from casino.four_eyes import may_decide
+from casino.models import Approval, Casino
 from casino.refusals import refusal_text
 from casino.selectors import casino_for_user
 from casino.views import HtmxHttpRequest, staff_user
@@ -132,6 +140,16 @@ def _answered(
     return again(error, "" if error else done)
 
 
+DECISIONS = {"approve": True, "reject": False}
+
+
+def decision_read(decision: str) -> bool:
+    """``approve`` or ``reject`` from the URL; anything else is no page."""
+    if decision not in DECISIONS:
+        raise Http404("no such decision")
+    return DECISIONS[decision]
+
+
 def amounts_read(request: HttpRequest, values: list[int]) -> dict[int, int]:
     """The amounts per chip value typed in ``amount-<value>`` fields (blank or 0: none), as
     minor units by ``amount_minor_parse``. Raises ``invalid_count`` with the field's problem."""
@@ -201,11 +219,13 @@ def day_close(request: HtmxHttpRequest) -> HttpResponse:
 # ---------------------------------------------------------------- a table's accounting
 
 
-def _table_context(table: Table) -> dict[str, Any]:
+def _table_context(table: Table, user: Any) -> dict[str, Any]:
     state = table_accounting(table)
     previous = None
+    waiting: Approval | None = None
     if state.investigation is not None:
         previous = denomination_differences(state.investigation.opener, state.investigation.closer)
+        waiting = investigation_waiting(state.investigation)
     return {
         "table": table,
         "state": state,
@@ -213,6 +233,8 @@ def _table_context(table: Table) -> dict[str, Any]:
         "counts": list(reversed(state.counts))[:10],
         "next_kind": CountKind.CLOSER if state.is_open else CountKind.OPENER,
         "differences": previous,
+        "resolution_waiting": waiting,
+        "may_decide_resolution": waiting is not None and may_decide(approval=waiting, user=user),
         "casino": table.casino,
     }
 
@@ -220,10 +242,11 @@ def _table_context(table: Table) -> dict[str, Any]:
 def _table_page(
     request: HtmxHttpRequest, table: Table, error: ServiceError | None = None, done: str = ""
 ) -> HttpResponse:
-    return _page(request, TABLE, "table-accounting", _table_context(table), error=error, done=done)
+    context = _table_context(table, request.user)
+    return _page(request, TABLE, "table-accounting", context, error=error, done=done)
 
 
-@any_permission("supervise_pit", "run_table")
+@any_permission("supervise_pit", "run_table", "view_accounting")
 @require_GET
 def table_page(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
     return _table_page(request, staff_table(request, table_name))
@@ -279,6 +302,14 @@ def count_sign(request: HtmxHttpRequest, table_name: str, count_id: int) -> Http
     return _answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
 
 
+def _investigation_of(table: Table, investigation_id: int) -> VarianceInvestigation:
+    """The table's investigation ``investigation_id``. Raises ``not_found``."""
+    investigation = VarianceInvestigation.objects.filter(table=table, pk=investigation_id).first()
+    if investigation is None:
+        raise NotFoundError(_("No such investigation at this table."))
+    return investigation
+
+
 @any_permission("supervise_pit")
 @require_POST
 def investigation_resolve_view(
@@ -287,15 +318,42 @@ def investigation_resolve_view(
     table = staff_table(request, table_name)
     error = None
     try:
-        investigation = VarianceInvestigation.objects.filter(table=table, pk=investigation_id).first()
-        if investigation is None:
-            raise NotFoundError(_("No such investigation at this table."))
+        investigation = _investigation_of(table, investigation_id)
         investigation_resolve(
             investigation=investigation, note=request.POST.get("note", ""), by=staff_user(request)
         )
     except ServiceError as refused:
         error = refused
-    done = _("Investigation resolved.")
+    done = _("Resolution proposed: it waits for a second person's approval.")
+    back = reverse("accounting:table", args=[table.name])
+    return _answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
+
+
+@any_permission("view_accounting")
+@require_POST
+def investigation_decide_view(
+    request: HtmxHttpRequest, table_name: str, investigation_id: int, approval_id: int, decision: str
+) -> HttpResponse:
+    """A second person approves or rejects (with a reason) a proposed resolution."""
+    table = staff_table(request, table_name)
+    approve = decision_read(decision)
+    error = None
+    try:
+        investigation = _investigation_of(table, investigation_id)
+        investigation_resolution_decide(
+            investigation=investigation,
+            approval_id=approval_id,
+            by=staff_user(request),
+            approve=approve,
+            reason=request.POST.get("reason", ""),
+        )
+    except ServiceError as refused:
+        error = refused
+    done = (
+        _("Investigation resolved: the table may open again.")
+        if approve
+        else _("Resolution rejected: the investigation stays open.")
+    )
     back = reverse("accounting:table", args=[table.name])
     return _answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
 
@@ -303,13 +361,27 @@ def investigation_resolve_view(
 # ---------------------------------------------------------------- fills and credits
 
 
-def _slip_rows(slips: list[Slip]) -> list[dict[str, Any]]:
-    return [{"slip": slip, "state": slip_state(slip), "steps": slip_steps(slip)} for slip in slips]
+def _slip_rows(slips: list[Slip], user: Any = None) -> list[dict[str, Any]]:
+    rows = []
+    for slip in slips:
+        waiting = slip_void_waiting(slip)
+        rows.append(
+            {
+                "slip": slip,
+                "state": slip_state(slip),
+                "steps": slip_steps(slip),
+                "void_waiting": waiting,
+                "may_decide_void": waiting is not None
+                and user is not None
+                and may_decide(approval=waiting, user=user),
+            }
+        )
+    return rows
 
 
-def _open_context(casino: Casino) -> dict[str, Any]:
-    rows = _slip_rows(slips_open(casino))
-    parts = [(row["slip"].pk, row["state"]) for row in rows]
+def _open_context(casino: Casino, user: Any) -> dict[str, Any]:
+    rows = _slip_rows(slips_open(casino), user)
+    parts = [(row["slip"].pk, row["state"], row["may_decide_void"]) for row in rows]
     return {
         "casino": casino,
         "open_slips": rows,
@@ -317,9 +389,9 @@ def _open_context(casino: Casino) -> dict[str, Any]:
     }
 
 
-def _desk_context(casino: Casino) -> dict[str, Any]:
+def _desk_context(casino: Casino, user: Any) -> dict[str, Any]:
     return {
-        **_open_context(casino),
+        **_open_context(casino, user),
         "tables": Table.objects.filter(casino=casino).order_by("name"),
         "chips": chip_values(casino),
         "recent": _slip_rows(slips_recent(casino, limit=10)),
@@ -328,21 +400,25 @@ def _desk_context(casino: Casino) -> dict[str, Any]:
 
 
 def _desk_page(request: HtmxHttpRequest, error: ServiceError | None = None, done: str = "") -> HttpResponse:
-    return _page(request, DESK, "desk", _desk_context(_casino(request)), error=error, done=done)
+    context = _desk_context(_casino(request), request.user)
+    return _page(request, DESK, "desk", context, error=error, done=done)
 
 
-@any_permission("supervise_pit", "operate_cage", "run_table")
+DESK_PERMISSIONS = ("supervise_pit", "operate_cage", "run_table", "view_accounting")
+
+
+@any_permission(*DESK_PERMISSIONS)
 @require_GET
 def desk(request: HtmxHttpRequest) -> HttpResponse:
     return _desk_page(request)
 
 
-@any_permission("supervise_pit", "operate_cage", "run_table")
+@any_permission(*DESK_PERMISSIONS)
 @require_GET
 def desk_live(request: HtmxHttpRequest) -> HttpResponse:
     """The slips in flight, asked for every two seconds: 204 while they have not changed (the
     version the page has), else the section drawn again."""
-    context = _open_context(_casino(request))
+    context = _open_context(_casino(request), request.user)
     if request.GET.get("version") == context["open_version"]:
         return _vary(HttpResponse(status=204))
     return _vary(render(request, "accounting/_open-slips.html", context))
@@ -373,6 +449,14 @@ def slip_request_view(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
+def _slip_of(casino: Casino, slip_id: int) -> Slip:
+    """The casino's slip ``slip_id``. Raises ``slip_not_found``."""
+    slip = Slip.objects.select_related("table__casino", "casino").filter(casino=casino, pk=slip_id).first()
+    if slip is None:
+        raise SlipNotFoundError(_("No such slip in this casino."))
+    return slip
+
+
 SLIP_STEPS: dict[str, Callable[..., Any]] = {
     "issue": lambda slip, by, reason: slip_issue(slip=slip, by=by),
     "receive": lambda slip, by, reason: slip_receive(slip=slip, by=by),
@@ -387,11 +471,7 @@ def slip_step(request: HtmxHttpRequest, slip_id: int, step: str) -> HttpResponse
     error = None
     done = ""
     try:
-        slip = (
-            Slip.objects.select_related("table__casino", "casino").filter(casino=casino, pk=slip_id).first()
-        )
-        if slip is None:
-            raise SlipNotFoundError(_("No such slip in this casino."))
+        slip = _slip_of(casino, slip_id)
         if step not in SLIP_STEPS:
             raise InvalidCountError(_("No such step of a slip."))
         signature = SLIP_STEPS[step](slip, staff_user(request), request.POST.get("reason", ""))
@@ -399,9 +479,40 @@ def slip_step(request: HtmxHttpRequest, slip_id: int, step: str) -> HttpResponse
         done = {
             "issued": _("Slip %(number)s issued: the chips moved in the ledger."),
             "received": _("Slip %(number)s received at the table."),
-            "void_proposed": _("Void of slip %(number)s proposed: a second person confirms it."),
-            "voided": _("Slip %(number)s voided."),
+            "void_proposed": _("Void of slip %(number)s proposed: it waits for a second person's approval."),
         }[signature.step] % {"number": number}
+    except ServiceError as refused:
+        error = refused
+    return _answered(
+        request, error, done, lambda *outcome: _desk_page(request, *outcome), reverse("accounting:desk")
+    )
+
+
+@any_permission("view_accounting")
+@require_POST
+def slip_void_decide_view(
+    request: HtmxHttpRequest, slip_id: int, approval_id: int, decision: str
+) -> HttpResponse:
+    """A second person approves or rejects (with a reason) a slip's proposed void."""
+    casino = _casino(request)
+    approve = decision_read(decision)
+    error = None
+    done = ""
+    try:
+        slip = _slip_of(casino, slip_id)
+        slip_void_decide(
+            slip=slip,
+            approval_id=approval_id,
+            by=staff_user(request),
+            approve=approve,
+            reason=request.POST.get("reason", ""),
+        )
+        number = f"{slip.year}-{slip.number}"
+        done = (
+            _("Slip %(number)s voided.")
+            if approve
+            else _("Void of slip %(number)s rejected: the slip stands.")
+        ) % {"number": number}
     except ServiceError as refused:
         error = refused
     return _answered(
@@ -429,11 +540,15 @@ def report(request: HtmxHttpRequest) -> HttpResponse:
 # ---------------------------------------------------------------- the casino's settings
 
 
-def _settings_context(casino: Casino) -> dict[str, Any]:
+def _settings_context(casino: Casino, user: Any) -> dict[str, Any]:
     settings = settings_of(casino)
+    waiting = settings_change_waiting(casino)
     return {
         "casino": casino,
         "settings": settings,
+        "waiting": waiting,
+        "waiting_fields": _settings_change_rows(waiting),
+        "may_decide_waiting": waiting is not None and may_decide(approval=waiting, user=user),
         "chips": chip_values(casino),
         "chips_text": ", ".join(_major(value) for value in sorted(chip_values(casino))),
         "shifts_text": ", ".join(settings.shift_starts),
@@ -443,6 +558,41 @@ def _settings_context(casino: Casino) -> dict[str, Any]:
         "mtl_text": _major(settings.mtl_threshold_minor),
         "large_cash_text": _major(settings.large_cash_threshold_minor),
     }
+
+
+SETTINGS_LABELS = {
+    "variance_threshold_minor": gettext_lazy("Opener variance threshold"),
+    "hold_band_low_bp": gettext_lazy("Lowest hold expected, in percent"),
+    "hold_band_high_bp": gettext_lazy("Highest hold expected, in percent"),
+    "hold_band_sigmas": gettext_lazy("Statistical band (standard deviations)"),
+    "mtl_threshold_minor": gettext_lazy("Multiple-transaction log threshold"),
+    "large_cash_threshold_minor": gettext_lazy("Large-cash report threshold"),
+}
+
+
+def _setting_text(name: str, value: int) -> str:
+    if name.endswith("_bp"):
+        return _percent_text(value)
+    if name.endswith("_minor"):
+        return _major(value)
+    return str(value)
+
+
+def _settings_change_rows(waiting: Approval | None) -> list[dict[str, str]]:
+    """A waiting change of the settings, field by field: its name, the value before and after."""
+    if waiting is None:
+        return []
+    before, after = waiting.before or {}, waiting.after or {}
+    return [
+        {
+            "field": name,
+            "label": str(SETTINGS_LABELS[name]),
+            "before": _setting_text(name, int(before[name])),
+            "after": _setting_text(name, int(after[name])),
+        }
+        for name in SETTINGS_LABELS
+        if name in after and name in before
+    ]
 
 
 def _major(amount_minor: int) -> str:
@@ -480,15 +630,37 @@ def _whole(text: str, field: str) -> int | None:
 def _settings_page(
     request: HtmxHttpRequest, error: ServiceError | None = None, done: str = ""
 ) -> HttpResponse:
-    return _page(
-        request, SETTINGS, "accounting-settings", _settings_context(_casino(request)), error=error, done=done
-    )
+    context = _settings_context(_casino(request), request.user)
+    return _page(request, SETTINGS, "accounting-settings", context, error=error, done=done)
 
 
-@any_permission("configure_tables")
+@any_permission("configure_tables", "sign_gaming_day")
 @require_GET
 def settings_page(request: HtmxHttpRequest) -> HttpResponse:
+    """The settings: their form for the operator, and a change waiting for the accounting
+    office's approval, with its decision for those who may take it."""
     return _settings_page(request)
+
+
+@any_permission("sign_gaming_day")
+@require_POST
+def settings_decide(request: HtmxHttpRequest, approval_id: int, decision: str) -> HttpResponse:
+    """The accounting office approves or rejects (with a reason) a change that weakens a control."""
+    approve = decision_read(decision)
+    error: ServiceError | None = None
+    try:
+        accounting_settings_decide(
+            casino=_casino(request),
+            approval_id=approval_id,
+            by=staff_user(request),
+            approve=approve,
+            reason=request.POST.get("reason", ""),
+        )
+    except ServiceError as refused:
+        error = refused
+    done = _("Change approved: the settings apply.") if approve else _("Change rejected: the settings stay.")
+    back = reverse("accounting:settings")
+    return _answered(request, error, done, lambda *outcome: _settings_page(request, *outcome), back)
 
 
 @any_permission("configure_tables")
@@ -512,7 +684,7 @@ def settings_change(request: HtmxHttpRequest) -> HttpResponse:
             name: _amount(request.POST[field]) if request.POST.get(field, "").strip() else None
             for name, field in (("mtl_threshold_minor", "mtl"), ("large_cash_threshold_minor", "large_cash"))
         }
-        accounting_configure(
+        change = accounting_configure(
             casino=casino,
             chip_values_minor=chips,
             shift_starts=shifts,
@@ -525,7 +697,13 @@ def settings_change(request: HtmxHttpRequest) -> HttpResponse:
         )
     except ServiceError as refused:
         error = refused
+        change = None
     done = _("Accounting settings saved.")
+    if change is not None and change.waiting is not None:
+        done = _(
+            "Accounting settings saved, but for the change that weakens a control: it waits for the "
+            "accounting office's approval."
+        )
     back = reverse("accounting:settings")
     return _answered(request, error, done, lambda *outcome: _settings_page(request, *outcome), back)
 

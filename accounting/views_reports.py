@@ -265,7 +265,7 @@ def win_page(request: HtmxHttpRequest) -> HttpResponse:
     schedule = schedule_of(casino)
     shifts = shifts_of_day(schedule, day)
     current = shift_of(schedule, timezone.now())
-    rows = []
+    rows: list[dict[str, Any]] = []
     for table in tables:
         rows.append(
             {
@@ -289,6 +289,11 @@ def win_page(request: HtmxHttpRequest) -> HttpResponse:
         "reports": _report_links(day, current.number if current.gaming_day == day else shifts[-1].number),
         "shifts": shifts,
         "open_alerts": HoldAlert.objects.filter(table__casino=casino, resolution__isnull=True).count(),
+        "closed_table_rows": [
+            row
+            for row in rows
+            if row["day"].fills_at_closed_table_minor or row["day"].credits_at_closed_table_minor
+        ],
     }
     return _page(request, WIN, "win-hold", context)
 

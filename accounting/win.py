@@ -9,8 +9,14 @@ What each term is made of (docs/accounting.md, "Win and hold", says it for the p
 
 - **opener**, **closer**: the tray counts signed by two people (a correction's total in place of
   the count it corrects), in the shift and gaming day they were counted in;
-- **fills**, **credits**: the slips requested in the shift that the cage issued (the ledger
-  moved then), at their totals;
+- **fills**, **credits**: the slips the cage issued (the ledger moved then), at their totals,
+  in the shift their chips reached the table (its receipt, signed at the table; an issued slip
+  not yet received at its issue), when the table was open then: between an opener and the next
+  closer, by the moments those were counted. A slip whose chips reached the table while it was
+  closed (after a closer, before the next opener) is in neither period's win: the closer did not
+  count its chips and the next opener does (``fills_at_closed_table_minor``,
+  ``credits_at_closed_table_minor``; the services refuse such a slip now, ``slip_table_closed``,
+  and a closer while one is in flight, ``slip_in_flight``: these terms show older records);
 - **drop box**: the drop box counts of the shift signed by two people (corrections applied);
   **table buy-ins** (cash for chips, recorded at the table) are shown beside it, not added: the
   box holds that cash, so the two differ only by what was not recorded;
@@ -51,7 +57,7 @@ from accounting.gaming_days import (
     schedule_of,
     shifts_of_day,
 )
-from accounting.models import CountKind, DropCount, Slip, SlipKind, SlipStep, TableBuyIn, TrayCount
+from accounting.models import CountKind, DropCount, SlipKind, SlipSignature, SlipStep, TableBuyIn, TrayCount
 from accounting.selectors import count_effective, is_count_signed
 from casino.models import Casino, PlayerSession
 from tables.models import Table
@@ -77,6 +83,8 @@ class Figures:
     ledger_fills_minor: int = 0
     ledger_credits_minor: int = 0
     ledger_other_minor: int = 0
+    fills_at_closed_table_minor: int = 0
+    credits_at_closed_table_minor: int = 0
     openers: int = 0
     closers: int = 0
     drop_counts_unsigned: int = 0
@@ -168,7 +176,19 @@ class TableRecords:
     # (day, shift, kind); and whether it was open before the first day.
     counts: dict[int, list[tuple[dt.date, int, str]]] = field(default_factory=dict)
     open_before: dict[int, bool] = field(default_factory=dict)
+    # Per table: the moments its signed counts (not corrections) were counted and their kinds,
+    # oldest first, the last one before the first day among them: what frames its win.
+    counted_at: dict[int, list[tuple[dt.datetime, str]]] = field(default_factory=dict)
     unattributed_minor: int = 0
+
+    def is_open_at(self, table_id: int, moment: dt.datetime) -> bool:
+        """Whether the table was open at ``moment``: its last count up to then an opener."""
+        is_open = False
+        for at, kind in self.counted_at.get(table_id, []):
+            if at > moment:
+                break
+            is_open = kind == CountKind.OPENER
+        return is_open
 
     def term(self, key: Key) -> Figures:
         if key not in self.terms:
@@ -223,7 +243,7 @@ def table_records(casino: Casino, first_day: dt.date, last_day: dt.date) -> Tabl
     records = TableRecords(casino=casino, first_day=first_day, last_day=last_day)
     tables = list(Table.objects.filter(casino=casino).values_list("pk", flat=True))
     _counts_read(records, tables, start)
-    _slips_read(records)
+    _slips_read(records, start, end, bucket)
     _drop_read(records)
     _buy_ins_read(records)
     _ledger_read(records, tables, start, end, bucket)
@@ -259,6 +279,7 @@ def _counts_read(records: TableRecords, tables: list[int], start: dt.datetime) -
             terms.closer_minor += effective.total_minor
             terms.closers += 1
         records.counts.setdefault(count.table_id, []).append((count.gaming_day, count.shift, count.kind))
+        records.counted_at.setdefault(count.table_id, []).append((count.counted_at, count.kind))
     for table_id in tables:
         earlier = (
             TrayCount.objects.filter(
@@ -269,21 +290,48 @@ def _counts_read(records: TableRecords, tables: list[int], start: dt.datetime) -
         )
         last = next((count for count in earlier[:5] if is_count_signed(count)), None)
         records.open_before[table_id] = last is not None and last.kind == CountKind.OPENER
+        if last is not None:
+            records.counted_at.setdefault(table_id, []).insert(0, (last.counted_at, last.kind))
 
 
-def _slips_read(records: TableRecords) -> None:
-    slips = Slip.objects.filter(
-        casino=records.casino,
-        gaming_day__gte=records.first_day,
-        gaming_day__lte=records.last_day,
-        signatures__step=SlipStep.ISSUED,
-    ).values_list("table_id", "gaming_day", "shift", "kind", "total_minor")
-    for table_id, day, shift, kind, total in slips:
-        terms = records.term((table_id, day, shift))
-        if kind == SlipKind.FILL:
+def _slips_read(
+    records: TableRecords,
+    start: dt.datetime,
+    end: dt.datetime,
+    bucket: Callable[[dt.datetime], tuple[dt.date, int]],
+) -> None:
+    """The issued slips whose chips reached their table in the days (at the receipt, or the
+    issue of a slip not received), as fills and credits of the shift they reached it in when the
+    table was open then, else as slips at a closed table."""
+    steps = (SlipStep.ISSUED, SlipStep.RECEIVED)
+    moved = SlipSignature.objects.filter(
+        slip__casino=records.casino, step__in=steps, signed_at__gte=start, signed_at__lt=end
+    ).values("slip_id")
+    rows = SlipSignature.objects.filter(slip_id__in=moved, step__in=steps).values_list(
+        "slip_id", "slip__table_id", "slip__kind", "slip__total_minor", "step", "signed_at"
+    )
+    slips: dict[int, tuple[int, str, int]] = {}
+    moments: dict[int, dict[str, dt.datetime]] = defaultdict(dict)
+    for slip_id, table_id, kind, total, step, signed_at in rows:
+        slips[slip_id] = (table_id, kind, total)
+        moments[slip_id][step] = signed_at
+    for slip_id, (table_id, kind, total) in slips.items():
+        signed = moments[slip_id]
+        if SlipStep.ISSUED not in signed:
+            continue
+        moment = signed.get(SlipStep.RECEIVED, signed[SlipStep.ISSUED])
+        if not start <= moment < end:
+            continue
+        terms = records.term((table_id, *bucket(moment)))
+        is_open = records.is_open_at(table_id, moment)
+        if kind == SlipKind.FILL and is_open:
             terms.fills_minor += total
-        else:
+        elif kind == SlipKind.FILL:
+            terms.fills_at_closed_table_minor += total
+        elif is_open:
             terms.credits_minor += total
+        else:
+            terms.credits_at_closed_table_minor += total
 
 
 def _effective_amounts(

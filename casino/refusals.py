@@ -321,6 +321,16 @@ REFUSALS: dict[str, Refusal] = {
     ),
     "slip_not_found": Refusal(_("There is no such slip.")),
     "slip_step_refused": Refusal(_("The slip is not at this step.")),
+    "slip_table_closed": Refusal(
+        _(
+            "The table is closed, or its closing count is taken: no fill or credit moves chips to "
+            "or from it until its next opening count is signed."
+        ),
+        _(
+            "%(table)s is closed, or its closing count is taken: no fill or credit moves chips to "
+            "or from it until its next opening count is signed."
+        ),
+    ),
     "table_already_open": Refusal(_("The table is open already.")),
     "table_not_open": Refusal(_("The table is not open.")),
     "wrong_role": Refusal(_("This signature needs another role.")),

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from accounting.services import (
     tray_count_record,
     tray_count_sign,
 )
-from casino.models import AuditRecord
+from casino.models import Approval, AuditRecord
 from tables.models import Table
 from tests.factories import staff_user
 from wallet.models import Account, AccountKind, Transfer
@@ -103,8 +104,9 @@ def tray_balance(table: Table) -> int:
     return Account.objects.get(table=table, kind=AccountKind.TABLE_TRAY).balance_minor
 
 
-def snapshot() -> dict[str, int]:
-    """What a refused command must leave as it was: records, transfers, audit records."""
+def snapshot() -> dict[str, Any]:
+    """What a refused command must leave as it was: records, transfers, audit records, the
+    four-eyes approvals and their decisions."""
     from accounting.models import (
         GamingDayClose,
         InvestigationResolution,
@@ -125,4 +127,98 @@ def snapshot() -> dict[str, int]:
         "closed_days": GamingDayClose.objects.count(),
         "transfers": Transfer.objects.count(),
         "audit": AuditRecord.objects.count(),
+        "approvals": list(Approval.objects.order_by("pk").values_list("pk", "status")),
     }
+
+
+# ---------------------------------------------------------------- records as they were written before
+
+
+def closer_signed_as_before(table: Table, amounts: dict[int, int], dealer: Any, pit_boss: Any) -> TrayCount:
+    """A closer recorded and signed with a slip of the table in flight, as the back office let it
+    happen before a closer waited for the table's slips: its rows written as the services wrote
+    them then (the checks of today would refuse it)."""
+    from django.utils import timezone
+
+    from accounting.gaming_days import schedule_of, shift_of
+    from accounting.models import SignatureRole, TrayCountLine, TrayCountSignature
+    from accounting.selectors import tray_ledger_minor
+
+    now = timezone.now()
+    shift = shift_of(schedule_of(table.casino), now)
+    count = TrayCount.objects.create(
+        table=table,
+        kind=CountKind.CLOSER,
+        gaming_day=shift.gaming_day,
+        shift=shift.number,
+        counted_at=now,
+        counted_by=dealer,
+        total_minor=sum(amounts.values()),
+        ledger_minor=tray_ledger_minor(table),
+    )
+    TrayCountLine.objects.bulk_create(
+        TrayCountLine(count=count, denomination_minor=value, amount_minor=amount)
+        for value, amount in amounts.items()
+    )
+    TrayCountSignature.objects.create(count=count, role=SignatureRole.DEALER, signer=dealer, signed_at=now)
+    TrayCountSignature.objects.create(
+        count=count, role=SignatureRole.PIT_BOSS, signer=pit_boss, signed_at=now
+    )
+    return count
+
+
+def slip_step_as_before(slip: Slip, step: str, signer: Any) -> Any:
+    """A slip issued (the chips moved in the ledger) or received at a table that was closed, as the
+    back office let it happen before such a slip was refused: its rows as the services wrote them
+    then."""
+    from django.utils import timezone
+
+    from accounting.models import SignatureRole, SlipKind, SlipSignature, SlipStep
+    from wallet.services import table_credit, table_fill
+
+    transfer = None
+    role = SignatureRole.DEALER
+    if step == SlipStep.ISSUED:
+        move = table_fill if slip.kind == SlipKind.FILL else table_credit
+        transfer = move(
+            table=slip.table,
+            amount_minor=slip.total_minor,
+            cashier=signer,
+            reference_type="accounting.slip",
+            reference_id=slip.pk,
+        )
+        role = SignatureRole.CASHIER
+    return SlipSignature.objects.create(
+        slip=slip, step=step, role=role, signer=signer, signed_at=timezone.now(), transfer=transfer
+    )
+
+
+class Clock:
+    """Django's clock (``timezone.now``) as a test holds it: from ``start``, a second later at
+    each reading (records keep their order), and moved on by ``advance``."""
+
+    def __init__(self, start: dt.datetime) -> None:
+        self.now = start
+
+    def read(self) -> dt.datetime:
+        self.now += dt.timedelta(seconds=1)
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += dt.timedelta(**delta)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch, table: Table) -> Clock:
+    """The clock at four hours into the current gaming day (its first shift, in the demo casino's
+    schedule), whatever the time the tests run at: every service, the ledger and the audit trail
+    read it."""
+    from django.utils import timezone
+
+    from accounting.gaming_days import gaming_day_bounds, schedule_of
+
+    schedule = schedule_of(table.casino)
+    start, _end = gaming_day_bounds(schedule, table.casino.gaming_day(timezone.now()))
+    held = Clock(start + dt.timedelta(hours=4))
+    monkeypatch.setattr(timezone, "now", held.read)
+    return held

@@ -5,20 +5,31 @@ from __future__ import annotations
 
 import pytest
 
-from accounting.models import CountKind, InvestigationResolution, SlipKind, TrayCount, VarianceInvestigation
+from accounting.models import (
+    CountKind,
+    InvestigationResolution,
+    SlipKind,
+    TrayCount,
+    TrayCountSignature,
+    VarianceInvestigation,
+)
 from accounting.selectors import table_accounting
 from accounting.services import (
     accounting_settings_change,
+    accounting_settings_decide,
     chip_set_configure,
+    investigation_resolution_decide,
     investigation_resolve,
     slip_issue,
     slip_receive,
     slip_request,
     slip_void,
+    slip_void_decide,
     tray_count_record,
     tray_count_sign,
 )
 from casino.errors import ServiceError
+from casino.models import AuditRecord
 from tests.accounting.conftest import TRAY, counted, opened, snapshot, tray_balance
 
 pytestmark = pytest.mark.django_db
@@ -106,14 +117,18 @@ def test_the_count_shows_its_difference_from_the_ledger_and_moves_no_money(table
 
 
 def test_an_opener_off_the_previous_closer_by_more_than_the_threshold_opens_an_investigation(
-    table, dealer, pit_boss, operator
+    table, dealer, pit_boss, operator, accountant
 ):
-    # given a threshold of 5.00, and a closing count of 20 000.00
-    accounting_settings_change(
+    # given a threshold of 5.00 (raised from 0: it waits for the accounting office), and a
+    # closing count of 20 000.00
+    change = accounting_settings_change(
         casino=table.casino,
         shift_starts=["06:00", "14:00", "22:00"],
         variance_threshold_minor=500,
         by=operator,
+    )
+    accounting_settings_decide(
+        casino=table.casino, approval_id=change.waiting.pk, by=accountant, approve=True
     )
     opened(table, dealer, pit_boss)
     closer = counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
@@ -135,7 +150,9 @@ def test_an_opener_off_the_previous_closer_by_more_than_the_threshold_opens_an_i
     assert table_accounting(table).investigation == investigation
 
 
-def test_the_table_opens_again_only_once_the_investigation_has_a_resolution_note(table, dealer, pit_boss):
+def test_the_table_opens_again_only_once_the_investigation_has_a_resolution_note(
+    table, dealer, pit_boss, pit_boss_two, accountant
+):
     opened(table, dealer, pit_boss)
     counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
     opened(table, dealer, pit_boss, {**TRAY, 100: 9_000})  # threshold 0: any variance
@@ -150,19 +167,94 @@ def test_the_table_opens_again_only_once_the_investigation_has_a_resolution_note
     with pytest.raises(ServiceError) as blank:
         investigation_resolve(investigation=investigation, note="  ", by=pit_boss)
     assert blank.value.code == "reason_required"
-    # a dealer may not resolve it
+    # a dealer may not propose it
     with pytest.raises(ServiceError) as dealer_refused:
         investigation_resolve(investigation=investigation, note="found", by=dealer)
     assert dealer_refused.value.code == "permission_denied"
     assert snapshot() == before
-    # resolved with a note, the table opens
-    investigation_resolve(investigation=investigation, note="10 chips of 1.00 paid to box 3", by=pit_boss)
-    assert InvestigationResolution.objects.get().note == "10 chips of 1.00 paid to box 3"
+    # proposed with a note, it waits for a second person: the table does not open yet
+    proposal = investigation_resolve(
+        investigation=investigation, note="10 chips of 1.00 paid to box 3", by=pit_boss_two
+    )
+    assert (proposal.kind, proposal.status, proposal.request_reason, proposal.excluded) == (
+        "variance_investigation",
+        "pending",
+        "10 chips of 1.00 paid to box 3",
+        {"opener_signers": sorted([dealer.pk, pit_boss.pk])},
+    )
+    assert not InvestigationResolution.objects.exists()
+    with pytest.raises(ServiceError) as waiting:
+        tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer)
+    assert waiting.value.code == "investigation_unresolved"
+    with pytest.raises(ServiceError) as proposed_twice:
+        investigation_resolve(investigation=investigation, note="again", by=pit_boss)
+    assert proposed_twice.value.code == "approval_pending"
+    # neither its proposer nor a signer of the opener approves it, nor a dealer
+    before = snapshot()
+    for person, code in (
+        (pit_boss_two, "four_eyes_required"),
+        (pit_boss, "four_eyes_required"),
+        (dealer, "permission_denied"),
+    ):
+        with pytest.raises(ServiceError) as refused_decision:
+            investigation_resolution_decide(
+                investigation=investigation, approval_id=proposal.pk, by=person, approve=True
+            )
+        assert refused_decision.value.code == code
+    assert snapshot() == before
+    # the accounting office approves it: resolved with the proposal's note, the table opens
+    resolution = investigation_resolution_decide(
+        investigation=investigation, approval_id=proposal.pk, by=accountant, approve=True
+    )
+    assert (resolution.note, resolution.resolved_by, resolution.approval_id) == (
+        "10 chips of 1.00 paid to box 3",
+        accountant,
+        proposal.pk,
+    )
     with pytest.raises(ServiceError) as twice:
         investigation_resolve(investigation=investigation, note="again", by=pit_boss)
     assert twice.value.code == "investigation_already_resolved"
     opened(table, dealer, pit_boss, {**TRAY, 100: 9_000})
     assert table_accounting(table).is_open is True
+
+
+def test_a_rejected_resolution_leaves_the_investigation_open_for_another(
+    table, dealer, pit_boss, pit_boss_two, accountant
+):
+    opened(table, dealer, pit_boss)
+    counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
+    opened(table, dealer, pit_boss, {**TRAY, 100: 9_000})
+    investigation = VarianceInvestigation.objects.get()
+    first = investigation_resolve(investigation=investigation, note="miscounted", by=pit_boss_two)
+    assert (
+        investigation_resolution_decide(
+            investigation=investigation,
+            approval_id=first.pk,
+            by=accountant,
+            approve=False,
+            reason="the recount says otherwise",
+        )
+        is None
+    )
+    assert not InvestigationResolution.objects.exists()
+    assert table_accounting(table).investigation == investigation
+    second = investigation_resolve(
+        investigation=investigation, note="a chip under the float", by=pit_boss_two
+    )
+    investigation_resolution_decide(
+        investigation=investigation, approval_id=second.pk, by=accountant, approve=True
+    )
+    assert InvestigationResolution.objects.get().note == "a chip under the float"
+    assert list(
+        AuditRecord.objects.filter(object_type="accounting.varianceinvestigation").values_list(
+            "action", flat=True
+        )
+    ) == [
+        "accounting.investigation_resolution_proposed",
+        "accounting.investigation_resolution_rejected",
+        "accounting.investigation_resolution_proposed",
+        "accounting.investigation_resolved",
+    ]
 
 
 def test_a_correction_is_a_new_count_naming_the_old_and_the_state_stays(table, dealer, pit_boss):
@@ -276,13 +368,23 @@ def test_no_closing_count_while_a_fill_is_on_its_way(table, dealer, pit_boss, ca
 
 
 def test_a_closer_counted_before_a_fill_is_not_signed_until_the_fill_is_received_or_voided(
-    table, dealer, pit_boss, pit_boss_two, cashier
+    table, dealer, pit_boss, pit_boss_two, accountant
 ):
-    # given BJ1 open, its closer counted by the dealer, then a fill requested while it waits for
-    # the pit boss's signature (the table is open until the closer is signed)
+    # given BJ1 open, a fill requested, and its closer counted by the dealer with the fill on its
+    # way (as the back office let happen before a closer waited for the table's slips)
     opened(table, dealer, pit_boss)
-    closer = tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer)
     slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    closer = TrayCount.objects.create(
+        table=table,
+        kind=CountKind.CLOSER,
+        gaming_day=slip.gaming_day,
+        shift=slip.shift,
+        counted_at=slip.created_at,
+        counted_by=dealer,
+        total_minor=sum(TRAY.values()),
+        ledger_minor=tray_balance(table),
+    )
+    TrayCountSignature.objects.create(count=closer, role="dealer", signer=dealer, signed_at=slip.created_at)
     before = snapshot()
     # when the pit boss signs the closer, it is refused with nothing written: the table stays open
     with pytest.raises(ServiceError) as refused:
@@ -291,8 +393,23 @@ def test_a_closer_counted_before_a_fill_is_not_signed_until_the_fill_is_received
     assert snapshot() == before
     assert type(table).objects.get(pk=table.pk).is_open is True
     # and once the fill is voided by two people, the closer is signed and closes the table
-    slip_void(slip=slip, by=pit_boss, reason="asked for the wrong table")
-    slip_void(slip=slip, by=pit_boss_two)
+    proposal = slip_void(slip=slip, by=pit_boss, reason="asked for the wrong table")
+    slip_void_decide(slip=slip, approval_id=proposal.approval_id, by=accountant, approve=True)
+    tray_count_sign(count=closer, by=pit_boss)
+    assert type(table).objects.get(pk=table.pk).is_open is False
+
+
+def test_no_fill_while_the_closer_waits_for_its_signature(table, dealer, pit_boss):
+    # given BJ1 open and its closer counted by the dealer
+    opened(table, dealer, pit_boss)
+    closer = tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer)
+    before = snapshot()
+    # when the pit boss asks for a fill, it is refused: the closer has counted the tray
+    with pytest.raises(ServiceError) as refused:
+        slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    assert refused.value.code == "slip_table_closed"
+    assert snapshot() == before
+    # and the closer is signed, closing the table
     tray_count_sign(count=closer, by=pit_boss)
     assert type(table).objects.get(pk=table.pk).is_open is False
 

@@ -8,10 +8,24 @@ import pytest
 
 from accounting.models import CountKind, SlipKind, SlipSignature, SlipStep
 from accounting.selectors import slip_report, slip_state
-from accounting.services import slip_issue, slip_receive, slip_request, slip_void
+from accounting.services import (
+    slip_issue,
+    slip_receive,
+    slip_request,
+    slip_void,
+    slip_void_decide,
+    tray_count_record,
+)
 from casino.errors import ServiceError
-from casino.models import AuditRecord
-from tests.accounting.conftest import TRAY, counted, received, snapshot, tray_balance
+from casino.models import Approval, AuditRecord
+from tests.accounting.conftest import (
+    TRAY,
+    closer_signed_as_before,
+    counted,
+    received,
+    snapshot,
+    tray_balance,
+)
 from wallet.models import Account, AccountKind, Transfer, TransferKind
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("bj1_open")]
@@ -133,25 +147,60 @@ def test_slip_numbers_follow_each_other_and_a_void_keeps_its_number(
         slip_void(slip=second, by=pit_boss, reason=" ")
     assert no_reason.value.code == "reason_required"
     assert snapshot() == before
-    # proposed with a reason, the cage no longer issues it; the proposer may not confirm it
-    slip_void(slip=second, by=pit_boss, reason="wrong table")
+    # proposed with a reason, it waits for a second person: the cage no longer issues it, it is
+    # not proposed twice, and the proposer may not approve it
+    proposal = slip_void(slip=second, by=pit_boss, reason="wrong table")
+    approval = Approval.objects.get(pk=proposal.approval_id)
+    assert (approval.kind, approval.subject_type, approval.subject_id, approval.status) == (
+        "slip_void",
+        "accounting.slip",
+        str(second.pk),
+        "pending",
+    )
+    assert (approval.requested_by, approval.request_reason, approval.amount_minor, approval.place) == (
+        pit_boss,
+        "wrong table",
+        1_000,
+        "BJ1",
+    )
+    assert slip_state(second) == "void_proposed"
+    before = snapshot()
     with pytest.raises(ServiceError) as issue_refused:
         slip_issue(slip=second, by=cashier)
+    with pytest.raises(ServiceError) as twice:
+        slip_void(slip=second, by=pit_boss_two, reason="again")
     with pytest.raises(ServiceError) as same_person:
-        slip_void(slip=second, by=pit_boss)
-    assert (issue_refused.value.code, same_person.value.code) == (
-        "slip_step_refused",
-        "same_person_signed_twice",
-    )
-    # a second person confirms it: voided, number 2 kept; the next slip is number 3
-    slip_void(slip=second, by=cashier)
+        slip_void_decide(slip=second, approval_id=approval.pk, by=pit_boss, approve=True)
+    with pytest.raises(ServiceError) as cashier_decides:
+        slip_void_decide(slip=second, approval_id=approval.pk, by=cashier, approve=True)
+    assert (
+        issue_refused.value.code,
+        twice.value.code,
+        same_person.value.code,
+        cashier_decides.value.code,
+    ) == ("slip_step_refused", "approval_pending", "four_eyes_required", "permission_denied")
+    assert snapshot() == before
+    # a second person approves it: voided, number 2 kept; the next slip is number 3
+    voided = slip_void_decide(slip=second, approval_id=approval.pk, by=pit_boss_two, approve=True)
+    assert voided is not None and voided.approval_id == approval.pk
+    approval.refresh_from_db()
+    assert (approval.status, approval.decided_by) == ("approved", pit_boss_two)
     third = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss_two)
     assert [slip.number for slip in (first, second, third)] == [1, 2, 3]
     assert slip_state(second) == "voided"
     assert list(second.signatures.values_list("step", "signer__username", "reason")) == [
         ("requested", "pitboss-1", ""),
         ("void_proposed", "pitboss-1", "wrong table"),
-        ("voided", "cashier-1", "wrong table"),
+        ("voided", "pitboss-2", "wrong table"),
+    ]
+    assert list(
+        AuditRecord.objects.filter(object_type="accounting.slip", object_id=str(second.pk))
+        .order_by("sequence")
+        .values_list("action", "actor_name")
+    ) == [
+        ("accounting.slip_requested", "pitboss-1"),
+        ("accounting.slip_void_proposed", "pitboss-1"),
+        ("accounting.slip_voided", "pitboss-2"),
     ]
     # an issued slip is not voided
     slip_issue(slip=first, by=cashier)
@@ -170,12 +219,96 @@ def test_slip_numbers_follow_each_other_and_a_void_keeps_its_number(
     assert report.totals_minor == {"fill": 600_000, "credit": 0}
 
 
+def test_a_rejected_void_leaves_the_slip_to_the_cage_and_it_may_be_proposed_again(
+    table, pit_boss, pit_boss_two, accountant, cashier, dealer
+):
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    first = slip_void(slip=slip, by=pit_boss, reason="asked twice")
+    # a rejection needs a reason
+    before = snapshot()
+    with pytest.raises(ServiceError) as no_reason:
+        slip_void_decide(slip=slip, approval_id=first.approval_id, by=accountant, approve=False, reason="")
+    assert no_reason.value.code == "reason_required"
+    assert snapshot() == before
+    # the accounting office rejects it: the slip is requested again, the proposal kept as history
+    assert (
+        slip_void_decide(
+            slip=slip, approval_id=first.approval_id, by=accountant, approve=False, reason="it was asked once"
+        )
+        is None
+    )
+    assert slip_state(slip) == "requested"
+    assert Approval.objects.get(pk=first.approval_id).status == "rejected"
+    assert (
+        AuditRecord.objects.filter(action="accounting.slip_void_rejected").get().actor_name == "accountant-1"
+    )
+    # the decided approval is not decided again
+    with pytest.raises(ServiceError) as decided:
+        slip_void_decide(slip=slip, approval_id=first.approval_id, by=pit_boss_two, approve=True)
+    assert decided.value.code == "approval_decided"
+    # proposed again, and approved by the accounting office: voided, signed as the accounting office
+    second = slip_void(slip=slip, by=pit_boss_two, reason="the table closed early")
+    with pytest.raises(ServiceError) as stale:
+        slip_void_decide(slip=slip, approval_id=first.approval_id, by=accountant, approve=True)
+    assert stale.value.code == "approval_not_found"
+    voided = slip_void_decide(slip=slip, approval_id=second.approval_id, by=accountant, approve=True)
+    assert (voided.role, voided.signer, voided.reason) == ("accounting", accountant, "the table closed early")
+    assert slip_state(slip) == "voided"
+    assert list(slip.signatures.values_list("step", "signer__username")) == [
+        ("requested", "pitboss-1"),
+        ("void_proposed", "pitboss-1"),
+        ("void_proposed", "pitboss-2"),
+        ("voided", "accountant-1"),
+    ]
+
+
+def test_a_slip_in_flight_at_a_table_that_closed_is_neither_issued_nor_received(
+    table, pit_boss, cashier, dealer
+):
+    # given a fill and a credit requested at BJ1, the credit issued, and then BJ1's closer signed
+    # with both in flight (as the back office let happen before a closer waited for its slips)
+    fill = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    credit = slip_request(table=table, kind=SlipKind.CREDIT, amounts={100: 1_000}, by=pit_boss)
+    slip_issue(slip=credit, by=cashier)
+    closer_signed_as_before(table, TRAY, dealer, pit_boss)
+    tray = tray_balance(table)
+    before = snapshot()
+    # when the cage issues the fill, or the table receives the credit
+    with pytest.raises(ServiceError) as issue:
+        slip_issue(slip=fill, by=cashier)
+    with pytest.raises(ServiceError) as receipt:
+        slip_receive(slip=credit, by=dealer)
+    # then both are refused in words, and no chip moves
+    assert (issue.value.code, receipt.value.code) == ("slip_table_closed", "slip_table_closed")
+    assert issue.value.message == (
+        "BJ1 is closed, or its closing count is taken: no fill or credit moves chips to or from it "
+        "until its next opening count is signed."
+    )
+    assert snapshot() == before
+    assert tray_balance(table) == tray
+    assert (slip_state(fill), slip_state(credit)) == ("requested", "issued")
+    # the fill not yet issued may still be voided (no chip moves)
+    assert slip_void(slip=fill, by=pit_boss, reason="the table closed").step == "void_proposed"
+
+
 def test_a_slip_for_a_closed_table_is_refused_and_draws_no_number(table, pit_boss, dealer):
     counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
         slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
-    assert refused.value.code == "table_not_open"
+    assert refused.value.code == "slip_table_closed"
+    assert snapshot() == before
+
+
+def test_a_slip_while_the_closer_waits_for_its_signature_is_refused(table, pit_boss, dealer):
+    # given BJ1's closer counted by the dealer, waiting for the pit boss's signature
+    tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer)
+    before = snapshot()
+    # when the pit boss asks for a fill, then it is refused: the closer did not count its chips
+    for kind in (SlipKind.FILL, SlipKind.CREDIT):
+        with pytest.raises(ServiceError) as refused:
+            slip_request(table=table, kind=kind, amounts=FILL, by=pit_boss)
+        assert refused.value.code == "slip_table_closed"
     assert snapshot() == before
 
 

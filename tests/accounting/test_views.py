@@ -10,7 +10,8 @@ from django.test import Client
 
 from accounting.models import CountKind, Slip, SlipKind, TrayCount
 from accounting.selectors import slip_state
-from accounting.services import slip_issue, slip_request, tray_count_record
+from accounting.services import slip_issue, slip_request, slip_void, tray_count_record
+from casino.models import Approval
 from tests.accounting.conftest import TRAY, opened, snapshot, tray_balance
 
 pytestmark = pytest.mark.django_db
@@ -54,10 +55,14 @@ def test_each_page_is_whole_without_htmx_and_its_partial_with_it(url, partial_id
     [
         ("dealer", "/accounting/tables/BJ1/", 200),
         ("cashier", "/accounting/tables/BJ1/", 403),
-        ("auditor", "/accounting/tables/BJ1/", 403),
+        ("auditor", "/accounting/tables/BJ1/", 200),
+        ("accountant", "/accounting/tables/BJ1/", 200),
         ("cashier", "/accounting/slips/", 200),
         ("dealer", "/accounting/slips/", 200),
-        ("auditor", "/accounting/slips/", 403),
+        ("auditor", "/accounting/slips/", 200),
+        ("accountant", "/accounting/slips/", 200),
+        ("accountant", "/accounting/settings/", 200),
+        ("pit_boss", "/accounting/settings/", 403),
         ("auditor", "/accounting/slips/report/", 200),
         ("dealer", "/accounting/slips/report/", 403),
         ("cashier", "/accounting/", 200),
@@ -117,24 +122,66 @@ def test_a_typed_amount_that_is_no_amount_is_refused(table, dealer):
     assert not TrayCount.objects.exists()
 
 
-def test_the_investigation_is_resolved_on_the_table_page(table, dealer, pit_boss):
-    opened(table, dealer, pit_boss)
+def test_the_investigation_is_resolved_on_the_table_page(table, dealer, pit_boss, pit_boss_two, accountant):
+    from accounting.models import VarianceInvestigation
     from tests.accounting.conftest import counted
 
+    opened(table, dealer, pit_boss)
     counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
     opened(table, dealer, pit_boss, {**TRAY, 100: 9_000})
     page = client_of(pit_boss).get("/accounting/tables/BJ1/")
     assert 'id="investigation-variance"' in page.text and "-10.00" in page.text
-    from accounting.models import VarianceInvestigation
-
     investigation = VarianceInvestigation.objects.get()
     url = f"/accounting/tables/BJ1/investigations/{investigation.pk}/resolve/"
     blank = client_of(pit_boss).post(url, {"note": ""}, headers=HTMX)
     assert blank.status_code == 422 and "reason_required" in blank.text
     by_dealer = client_of(dealer).post(url, {"note": "found"}, headers=HTMX)
     assert by_dealer.status_code == 403
-    done = client_of(pit_boss).post(url, {"note": "chips found under the float"}, headers=HTMX)
+    # proposed by the second pit boss: it waits, the investigation stays on the page
+    proposed = client_of(pit_boss_two).post(url, {"note": "chips found under the float"}, headers=HTMX)
+    assert proposed.status_code == 200 and "waits for a second person" in proposed.text
+    assert 'id="resolution-waiting"' in proposed.text and "chips found under the float" in proposed.text
+    assert 'class="approve"' not in proposed.text  # the proposer has no decision to take
+    approval = Approval.objects.get(kind="variance_investigation")
+    decide = f"/accounting/tables/BJ1/investigations/{investigation.pk}/approvals/{approval.pk}"
+    # the pit boss who signed the opener sees no decision and is refused one in words
+    assert 'class="approve"' not in client_of(pit_boss).get("/accounting/tables/BJ1/").text
+    before = snapshot()
+    signer = client_of(pit_boss).post(f"{decide}/approve/", headers=HTMX)
+    assert signer.status_code == 403 and "four_eyes_required" in signer.text
+    assert "A second person must decide" in signer.text
+    assert snapshot() == before
+    # the accounting office sees the decision, approves it: resolved, the table may open again
+    page = client_of(accountant).get("/accounting/tables/BJ1/")
+    assert 'class="approve"' in page.text and 'class="reject"' in page.text
+    assert 'id="count-form"' not in page.text  # the accounting office counts no tray
+    done = client_of(accountant).post(f"{decide}/approve/", headers=HTMX)
     assert done.status_code == 200 and 'id="investigation"' not in done.text
+    assert "Investigation resolved" in done.text
+    assert investigation.resolution.note == "chips found under the float"
+
+
+def test_a_resolution_is_rejected_on_the_table_page_with_a_reason(
+    table, dealer, pit_boss, pit_boss_two, accountant
+):
+    from accounting.models import VarianceInvestigation
+    from accounting.services import investigation_resolve
+    from tests.accounting.conftest import counted
+
+    opened(table, dealer, pit_boss)
+    counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
+    opened(table, dealer, pit_boss, {**TRAY, 100: 9_000})
+    investigation = VarianceInvestigation.objects.get()
+    approval = investigation_resolve(investigation=investigation, note="miscounted", by=pit_boss_two)
+    decide = f"/accounting/tables/BJ1/investigations/{investigation.pk}/approvals/{approval.pk}"
+    no_reason = client_of(accountant).post(f"{decide}/reject/", {"reason": ""}, headers=HTMX)
+    assert no_reason.status_code == 422 and "reason_required" in no_reason.text
+    office = client_of(accountant)
+    rejected = office.post(f"{decide}/reject/", {"reason": "recount first"})
+    assert (rejected.status_code, rejected["Location"]) == (302, "/accounting/tables/BJ1/")
+    assert "Resolution rejected" in office.get("/accounting/tables/BJ1/").text
+    assert 'id="resolve-form"' in client_of(pit_boss).get("/accounting/tables/BJ1/").text
+    assert client_of(accountant).post(f"{decide}/maybe/").status_code == 404
 
 
 @pytest.mark.usefixtures("bj1_open")
@@ -164,18 +211,64 @@ def test_the_desk_requests_issues_and_receives_a_fill(table, pit_boss, cashier, 
 
 
 @pytest.mark.usefixtures("bj1_open")
-def test_a_void_on_the_desk_takes_a_reason_and_two_people(table, pit_boss, cashier):
+def test_a_void_on_the_desk_takes_a_reason_and_two_people(table, pit_boss, pit_boss_two, cashier, accountant):
     slip = slip_request(table=table, kind=SlipKind.CREDIT, amounts={100: 500}, by=pit_boss)
     url = f"/accounting/slips/{slip.pk}/void/"
     no_reason = client_of(pit_boss).post(url, {"reason": ""}, headers=HTMX)
     assert no_reason.status_code == 422 and "A void says why." in no_reason.text
-    assert client_of(pit_boss).post(url, {"reason": "asked twice"}, headers=HTMX).status_code == 200
-    twice = client_of(pit_boss).post(url, headers=HTMX)
-    assert twice.status_code == 403 and "same_person_signed_twice" in twice.text
-    assert client_of(cashier).post(url, headers=HTMX).status_code == 200
+    proposed = client_of(pit_boss).post(url, {"reason": "asked twice"}, headers=HTMX)
+    assert proposed.status_code == 200 and "waits for a second person" in proposed.text
+    assert "Void proposed by pitboss-1" in proposed.text and 'class="approve"' not in proposed.text
+    approval = Approval.objects.get(kind="slip_void")
+    decide = f"/accounting/slips/{slip.pk}/void/{approval.pk}"
+    # the proposer is refused in words; the cashier holds no accounting permission
+    before = snapshot()
+    twice = client_of(pit_boss).post(f"{decide}/approve/", headers=HTMX)
+    assert twice.status_code == 403 and "four_eyes_required" in twice.text
+    assert client_of(cashier).post(f"{decide}/approve/", headers=HTMX).status_code == 403
+    assert snapshot() == before
+    assert slip_state(slip) == "void_proposed"
+    # the accounting office sees the decision on the desk and approves it
+    desk = client_of(accountant).get("/accounting/slips/")
+    assert 'class="approve"' in desk.text and 'class="reject"' in desk.text
+    assert 'id="slip-request-form"' not in desk.text
+    approved = client_of(accountant).post(f"{decide}/approve/", headers=HTMX)
+    assert approved.status_code == 200 and f"Slip {slip.year}-{slip.number} voided." in approved.text
     assert slip_state(slip) == "voided"
     report = client_of(pit_boss).get("/accounting/slips/report/")
     assert 'data-number="1" data-state="voided"' in report.text and "asked twice" in report.text
+
+
+@pytest.mark.usefixtures("bj1_open")
+def test_a_void_rejected_on_the_desk_leaves_the_slip_to_the_cage(table, pit_boss, pit_boss_two, cashier):
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 500}, by=pit_boss)
+    proposal = slip_void(slip=slip, by=pit_boss, reason="asked twice")
+    decide = f"/accounting/slips/{slip.pk}/void/{proposal.approval_id}"
+    second = client_of(pit_boss_two)
+    rejected = second.post(f"{decide}/reject/", {"reason": "it was asked once"})
+    assert (rejected.status_code, rejected["Location"]) == (302, "/accounting/slips/")
+    assert slip_state(slip) == "requested"
+    assert "rejected: the slip stands" in second.get("/accounting/slips/").text
+    desk = client_of(cashier).get("/accounting/slips/")
+    assert "void rejected by pitboss-2: “it was asked once”" in desk.text and 'class="issue"' in desk.text
+    assert client_of(cashier).post(f"/accounting/slips/{slip.pk}/issue/", headers=HTMX).status_code == 200
+
+
+@pytest.mark.usefixtures("bj1_open")
+def test_the_report_names_the_void_that_was_approved(table, pit_boss, pit_boss_two):
+    from accounting.services import slip_void_decide
+
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 500}, by=pit_boss)
+    first = slip_void(slip=slip, by=pit_boss, reason="asked twice")
+    slip_void_decide(slip=slip, approval_id=first.approval_id, by=pit_boss_two, approve=False, reason="no")
+    again = slip_void(slip=slip, by=pit_boss_two, reason="the table closed early")
+    client_of(pit_boss).post(f"/accounting/slips/{slip.pk}/void/{again.approval_id}/approve/")
+    assert slip_state(slip) == "voided"
+    report = client_of(pit_boss).get("/accounting/slips/report/").text
+    void_row = report[report.index('class="void-row"') :]
+    void_row = void_row[: void_row.index("</tr>")]
+    assert "the table closed early" in void_row and "asked twice" not in void_row
+    assert "pitboss-2, pitboss-1" in void_row
 
 
 @pytest.mark.usefixtures("bj1_open")
@@ -225,7 +318,7 @@ def test_a_slip_of_another_casino_or_no_slip_is_not_found_in_words(table, cashie
     assert answer.status_code == 404 and "No such slip" in answer.text and "slip_not_found" in answer.text
 
 
-def test_the_operator_configures_the_chip_set_shifts_and_threshold(operator, pit_boss):
+def test_the_operator_configures_the_chip_set_shifts_and_threshold(operator, pit_boss, accountant):
     from accounting.selectors import chip_values, settings_of
 
     page = client_of(operator).get("/accounting/settings/")
@@ -236,17 +329,55 @@ def test_the_operator_configures_the_chip_set_shifts_and_threshold(operator, pit
         {"chips": "1 5 10 100", "shifts": "06:00 18:00", "threshold": "20.00"},
         headers=HTMX,
     )
-    assert answer.status_code == 200 and "Accounting settings saved." in answer.text
+    # the chip set and the shifts apply; the threshold raised from 0.00 weakens a control: it waits
+    assert (
+        answer.status_code == 200 and "weakens a control: it waits for the accounting office" in answer.text
+    )
+    assert 'id="settings-waiting"' in answer.text and 'class="approve"' not in answer.text
     casino = operator_casino()
     settings = settings_of(casino)
     assert chip_values(casino) == [10_000, 1_000, 500, 100]
-    assert (settings.shift_starts, settings.variance_threshold_minor) == (["06:00", "18:00"], 2_000)
+    assert (settings.shift_starts, settings.variance_threshold_minor) == (["06:00", "18:00"], 0)
+    # the accounting office sees it, before and after, and approves it
+    waiting = client_of(accountant).get("/accounting/settings/")
+    assert 'id="settings-form"' not in waiting.text and 'id="settings-now"' in waiting.text
+    row = '<tr class="waiting-field" data-field="variance_threshold_minor"><td>Opener variance threshold</td>'
+    assert row + '<td class="num">0.00</td><td class="num">20.00</td></tr>' in waiting.text
+    approval = Approval.objects.get(kind="accounting_settings")
+    assert (
+        client_of(pit_boss).post(f"/accounting/settings/approvals/{approval.pk}/approve/").status_code == 403
+    )
+    approved = client_of(accountant).post(
+        f"/accounting/settings/approvals/{approval.pk}/approve/", headers=HTMX
+    )
+    assert approved.status_code == 200 and "Change approved" in approved.text
+    assert settings_of(casino).variance_threshold_minor == 2_000
     refused = client_of(operator).post(
         "/accounting/settings/change/", {"chips": "1", "shifts": "6 pm", "threshold": "0"}, headers=HTMX
     )
     assert refused.status_code == 400 and "invalid_settings" in refused.text
     assert settings_of(casino).shift_starts == ["06:00", "18:00"]
     assert chip_values(casino) == [10_000, 1_000, 500, 100]  # the chip set of the refused form not kept
+
+
+def test_a_change_of_the_settings_is_rejected_on_the_page_with_a_reason(operator, accountant):
+    from accounting.selectors import settings_of
+
+    client_of(operator).post(
+        "/accounting/settings/change/",
+        {"chips": "1 5 25 100 500", "shifts": "06:00 14:00 22:00", "threshold": "0", "large_cash": "50000"},
+    )
+    approval = Approval.objects.get(kind="accounting_settings")
+    no_reason = client_of(accountant).post(
+        f"/accounting/settings/approvals/{approval.pk}/reject/", headers=HTMX
+    )
+    assert no_reason.status_code == 422 and "reason_required" in no_reason.text
+    rejected = client_of(accountant).post(
+        f"/accounting/settings/approvals/{approval.pk}/reject/", {"reason": "the report stays at 10,000"}
+    )
+    assert (rejected.status_code, rejected["Location"]) == (302, "/accounting/settings/")
+    assert settings_of(operator_casino()).large_cash_threshold_minor == 1_000_000
+    assert 'id="settings-waiting"' not in client_of(accountant).get("/accounting/settings/").text
 
 
 def test_the_operator_sets_the_hold_band_and_the_cash_log_thresholds(operator):
@@ -360,4 +491,55 @@ def test_a_closer_with_a_fill_on_its_way_is_refused_on_the_table_page_in_words(t
         f"Slip {slip.year}-{slip.number} of this table is not received yet: receive it, or void it "
         "before the cage issues it, then count the table at its close." in answer.text
     )
+    assert snapshot() == before
+
+
+def test_the_closing_count_is_blind_and_the_comparison_shows_once_it_is_signed(
+    table, dealer, pit_boss, cashier
+):
+    # given BJ1 open on 20 000.00 and a fill of 1 000.00 received (the ledger's tray: 21 000.00)
+    from accounting.services import slip_issue, slip_receive
+
+    opened(table, dealer, pit_boss)
+    fill = slip_request(table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, by=pit_boss)
+    slip_issue(slip=fill, by=cashier)
+    slip_receive(slip=fill, by=dealer)
+    # when the dealer opens the page to count the closer: the ledger's tray is not in view
+    counting = client_of(dealer).get("/accounting/tables/BJ1/").text
+    assert 'id="count-form"' in counting and 'name="kind" value="closer"' in counting
+    assert 'id="ledger-balance"' not in counting and "21,000.00" not in counting
+    assert '<td class="num" id="last-count">€20,000.00</td>' in counting  # the opener, signed
+    assert 'id="blind-count"' in counting
+    # nor while the closer waits for the pit boss's signature
+    answer = client_of(dealer).post(
+        "/accounting/tables/BJ1/counts/", tray_form({**TRAY, 10_000: 690_000}, kind="closer"), headers=HTMX
+    )
+    assert answer.status_code == 200 and 'id="sign-form"' in answer.text
+    assert 'id="ledger-balance"' not in answer.text and "21,000.00" not in answer.text
+    signing = client_of(pit_boss).get("/accounting/tables/BJ1/").text
+    assert 'id="pending-total"' in signing and "21,000.00" not in signing
+    # once signed, the count and the ledger are compared: 100.00 short
+    count = TrayCount.objects.get(kind="closer")
+    signed = client_of(pit_boss).post(f"/accounting/tables/BJ1/counts/{count.pk}/sign/", headers=HTMX).text
+    assert 'id="blind-count"' not in signed
+    assert '<td class="num" id="last-count">€20,900.00</td>' in signed
+    assert '<td class="num" id="count-ledger">€21,000.00</td>' in signed
+    assert '<td class="num variance" id="ledger-difference">-€100.00</td>' in signed
+    assert '<td class="num" id="ledger-balance">€21,000.00</td>' in signed
+
+
+@pytest.mark.usefixtures("bj1_open")
+def test_a_slip_of_a_closed_table_is_refused_on_the_desk_in_words(table, pit_boss, dealer, cashier):
+    from tests.accounting.conftest import closer_signed_as_before
+
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 500}, by=pit_boss)
+    closer_signed_as_before(table, TRAY, dealer, pit_boss)
+    before = snapshot()
+    issued = client_of(cashier).post(f"/accounting/slips/{slip.pk}/issue/", headers=HTMX)
+    assert issued.status_code == 409 and "slip_table_closed" in issued.text
+    assert "BJ1 is closed, or its closing count is taken" in issued.text
+    requested = client_of(pit_boss).post(
+        "/accounting/slips/request/", tray_form({100: 100}, table="BJ1", kind="credit"), headers=HTMX
+    )
+    assert requested.status_code == 409 and "no fill or credit moves chips to or from it" in requested.text
     assert snapshot() == before
