@@ -201,6 +201,8 @@ RECEIVED_STATUSES = (ApprovalStatus.NOT_NEEDED, ApprovalStatus.APPROVED)
 RECEIVED_LINES = Q(needs_approval=False) | Q(decision__status=ApprovalStatus.APPROVED)
 WAITING_LINES = Q(needs_approval=True, decision__isnull=True)
 REJECTED_LINES = Q(needs_approval=True, decision__status=ApprovalStatus.REJECTED)
+# A bet whose stake went back to its bettor without a payout line.
+RETURNED_STATUSES = (BetStatus.CANCELLED, BetStatus.REFUNDED, BetStatus.VOIDED)
 # Rounds whose bets are dealt and not settled: their stakes at risk are on the engine's hands.
 IN_PLAY_STATUSES = tuple(status for status in OPEN_ROUND_STATUSES if status != RoundStatus.BETTING)
 
@@ -620,7 +622,7 @@ def round_summary(round_: Round) -> RoundSummary:
                 bet_id=bet.pk, stake_minor=bet.stake_minor, status=bet.status, on_hands=on_hands
             )
         staked += at_risk
-        is_returned = not line_views and bet.status != BetStatus.PLACED
+        is_returned = not line_views and bet.status in RETURNED_STATUSES
         bet_views.append(
             BetView(
                 pk=bet.pk,
