@@ -46,6 +46,7 @@ from casino.errors import (
 )
 from casino.locking import row_lock
 from casino.models import Approval, Casino
+from casino.roles import role_of
 
 POLICY_PATH = Path(__file__).with_name("controls.toml")
 
@@ -95,6 +96,8 @@ class Weakening:
 class Policy:
     kinds: Mapping[str, ApprovalKind]
     weakenings: tuple[Weakening, ...]
+    # Roles that never decide, whatever permissions they hold (the auditors' independence).
+    never_decide: frozenset[str] = frozenset()
 
 
 WEAKENING_DIRECTIONS = frozenset({"raised", "lowered", "switched_off", "switched_on", "changed"})
@@ -119,7 +122,8 @@ def policy_load(path: Path = POLICY_PATH) -> Policy:
             raise ValueError(f"{path.name}: {weakening} names an unknown kind or direction")
         if weakening.to is not None and weakening.when != "changed":
             raise ValueError(f"{path.name}: {weakening} names a value to change to, but not as changed")
-    return Policy(kinds=kinds, weakenings=weakenings)
+    never_decide = frozenset(data.get("independence", {}).get("never_decide", ()))
+    return Policy(kinds=kinds, weakenings=weakenings, never_decide=never_decide)
 
 
 POLICY = policy_load()
@@ -141,6 +145,12 @@ class FourEyesRequiredError(PermissionRefusedError):
     """The person deciding asked for it, or is excluded from deciding it (the round's dealer)."""
 
     code = "four_eyes_required"
+
+
+class IndependentRoleError(PermissionRefusedError):
+    """The decider's role never decides an approval (``[independence]`` of the policy)."""
+
+    code = "independent_role"
 
 
 class ApprovalDecidedError(ConflictError):
@@ -230,6 +240,8 @@ def approval_check(*, approval: Approval, actor: Actor) -> None:
     (``four_eyes_required``), or when it is decided (``approval_decided``). Writes nothing."""
     require_staff(actor, _kind(approval.kind).permission)
     assert actor.user is not None  # require_staff: a staff user
+    if actor.role in POLICY.never_decide:
+        raise IndependentRoleError("An auditor takes no part in what they audit.", role=actor.role)
     if not approval.is_pending:
         raise ApprovalDecidedError("This is decided already.", status=approval.status)
     if actor.user.pk in _excluded_ids(approval):
@@ -286,7 +298,7 @@ def approval_audit_fields(approval: Approval) -> dict[str, Any]:
 def approvals_waiting_for(*, user: User | AnonymousUser, casino_id: int) -> QuerySet[Approval]:
     """The pending approvals of a casino that ``user`` may decide: those of the kinds whose
     permission they hold, asked by someone else and not excluding them. Oldest first."""
-    if not user.is_authenticated:
+    if not user.is_authenticated or role_of(user) in POLICY.never_decide:
         return Approval.objects.none()
     kinds = [kind.name for kind in POLICY.kinds.values() if user.has_perm(f"casino.{kind.permission}")]
     pending = Approval.objects.filter(casino_id=casino_id, status=Approval.Status.PENDING, kind__in=kinds)

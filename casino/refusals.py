@@ -340,6 +340,9 @@ REFUSALS: dict[str, Refusal] = {
     "four_eyes_required": Refusal(
         _("A second person must decide: whoever asked for it cannot, nor, for a payout, the round's dealer.")
     ),
+    "independent_role": Refusal(
+        _("An auditor takes no part in what they audit: another person must decide.")
+    ),
     "approval_decided": Refusal(_("This is decided already.")),
     "approval_not_found": Refusal(_("There is no such approval.")),
     "approval_pending": Refusal(_("This already waits for a second person.")),

@@ -23,7 +23,7 @@ from casino.four_eyes import (
     weakened_fields,
 )
 from casino.models import Approval
-from casino.roles import DEALER, OPERATOR, PIT_BOSS
+from casino.roles import AUDITOR, DEALER, OPERATOR, PIT_BOSS
 from tests.factories import CasinoFactory, staff_user
 
 pytestmark = pytest.mark.django_db
@@ -88,6 +88,25 @@ def test_without_the_kinds_permission_nobody_decides() -> None:
 
     assert refused.value.code == "permission_denied"
     assert Approval.objects.get(pk=approval.pk).status == "pending"
+
+
+def test_an_auditor_never_decides_even_with_the_kinds_permission() -> None:
+    approval = approval_request(
+        actor=Actor.staff(staff_user(PIT_BOSS)),
+        casino=CasinoFactory(),
+        kind="slip_void",
+        subject_type="accounting.slip",
+        subject_id=3,
+        summary="void of fill 12",
+    )
+    auditor = staff_user(AUDITOR)  # holds view_accounting, the kind's permission
+
+    with pytest.raises(PermissionRefusedError) as refused:
+        approval_decide(approval_id=approval.pk, actor=Actor.staff(auditor), approve=True)
+
+    assert refused.value.code == "independent_role"
+    assert Approval.objects.get(pk=approval.pk).status == "pending"
+    assert list(approvals_waiting_for(user=auditor, casino_id=approval.casino_id)) == []
 
 
 def test_a_rejection_says_why_and_a_decision_is_final() -> None:
