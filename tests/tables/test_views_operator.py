@@ -131,8 +131,8 @@ def test_the_home_lists_tables_rule_sets_and_paytables(seeded, operator):
     assert 'href="/operator/tables/BJ2/"' in page
     assert "live-american" in page and "Perfect Pairs" in page
     assert "0 changes wait for a second person" in page
-    # the canasta table is listed, not configured here
-    assert "CA1" in page and "not configured here" in page
+    # the canasta tables lead to their own configuration page
+    assert 'href="/operator/tables/CA1/canasta/"' in page and "not configured here" not in page
 
 
 @pytest.mark.django_db
