@@ -258,7 +258,7 @@ def canasta_config_decide(
     audited ``table.canasta_config_approved`` with the values before and after; rejected with a
     reason, nothing changes (``table.canasta_config_rejected``), and None is returned.
 
-    Who may decide is ``casino.four_eyes``'s: ``casino.configure_tables``, never the requester
+    Who may decide is ``casino.four_eyes``'s: ``casino.supervise_pit`` (an operator or a pit boss), never the requester
     (``permission_denied``, ``four_eyes_required``, ``approval_decided``, ``reason_required``).
     The change is checked again against the current values (``invalid_configuration``). Locks
     the table row, then the approval. Raises ``approval_not_found`` for an approval that is no

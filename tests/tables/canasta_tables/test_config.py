@@ -116,7 +116,7 @@ def test_the_requester_never_decides_and_nothing_is_written(canasta_table, opera
 
 
 @pytest.mark.django_db
-def test_only_operators_ask_and_decide(canasta_table, operator, host, pit_boss):
+def test_operators_ask_and_the_pits_supervisors_decide(canasta_table, operator, host, pit_boss):
     counts = written()
     assert code_of(
         canasta_config_change, table=canasta_table, actor=Actor.staff(pit_boss), changes={"fee_minor": 5}
@@ -130,10 +130,14 @@ def test_only_operators_ask_and_decide(canasta_table, operator, host, pit_boss):
     )
     counts = written()
 
-    assert code_of(
-        canasta_config_decide, approval_id=approval.pk, actor=Actor.staff(pit_boss), approve=True
-    ) == ("permission_denied")
+    assert code_of(canasta_config_decide, approval_id=approval.pk, actor=Actor.staff(host), approve=True) == (
+        "permission_denied"
+    )
     assert written() == counts
+
+    # The pit's supervisors decide, as they do a blackjack table's change.
+    version = canasta_config_decide(approval_id=approval.pk, actor=Actor.staff(pit_boss), approve=True)
+    assert version is not None and version.fee_minor == 5
 
 
 @pytest.mark.django_db
