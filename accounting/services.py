@@ -87,6 +87,7 @@ from accounting.selectors import (
     table_accounting,
     tray_ledger_minor,
 )
+from casino.actors import Actor
 from casino.audit import audit_append
 from casino.errors import ServiceError, reason_required
 from casino.models import Casino
@@ -745,7 +746,7 @@ def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
         transfer = move(
             table=fresh.table,
             amount_minor=fresh.total_minor,
-            cashier=by,
+            actor=Actor.staff(by),
             reference_type="accounting.slip",
             reference_id=fresh.pk,
         )

@@ -35,6 +35,7 @@ from django.utils.translation import gettext as _
 from accounting.gaming_days import Shift, schedule_of, shift_of, shifts_of_day
 from accounting.locking import gaming_day_lock, table_row_lock
 from accounting.models import GamingDayClose, Tip, TipSource
+from casino.actors import Actor
 from casino.audit import audit_append
 from casino.errors import ConflictError, PermissionRefusedError, ServiceError
 from casino.models import Casino, Player, Terminal
@@ -272,7 +273,7 @@ def tip_from_player(*, table: Table, player: Player, amount_minor: int, terminal
             raise NoRoundToTipError(_("This table has no round whose dealer can be tipped."))
         assert round_.dealer_id is not None
         transfer = tip_from_wallet(
-            player=player, amount_minor=amount, actor=None, actor_name=name, round_id=round_.pk
+            player=player, amount_minor=amount, actor=Actor.at_terminal(terminal, player), round_id=round_.pk
         )
         tip = Tip.objects.create(
             casino_id=table.casino_id,

@@ -128,7 +128,7 @@ class Identity:
 def _player_terminal(casino: Casino, table: Table, cashier: Any, name: str, index: int) -> Identity:
     card, pin = f"9{index:09d}", "2468"
     player = player_create(casino=casino, card_number=card, display_name=f"Bench {name}", pin=pin)
-    cage_buy_in(player=player, amount_minor=10**9, cashier=cashier)
+    cage_buy_in(player=player, amount_minor=10**9, actor=Actor.staff(cashier))
     terminal = terminal_register(
         casino=casino, name=f"B-{name}", kind=Terminal.Kind.PLAYER_TERMINAL, table=table
     )

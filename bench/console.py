@@ -215,7 +215,7 @@ def _players(table: Table, prefix: str) -> list[Player]:
             display_name=f"{prefix} {number}",
             pin_hash="!",
         )
-        system_buy_in(player=player, amount_minor=10**10, by="bench")
+        system_buy_in(player=player, amount_minor=10**10, actor=Actor.automatic("bench"))
         box_take(table=table, box_number=number, actor=Actor(player=player))
         players.append(player)
     return players
@@ -302,7 +302,7 @@ def main() -> None:
     samples, warm = Samples(), Samples()
     consoles = []
     for table, user in ((virtual, dealer), (physical, second)):
-        system_table_fill(table=table, amount_minor=10**11, by="bench")
+        system_table_fill(table=table, amount_minor=10**11, actor=Actor.automatic("bench"))
         dealer_sign_on(table=table, actor=Actor.staff(user))
         table_open_for_play(table=table, actor=Actor.staff(user))
         consoles.append((Console(table, user, warm), _players(table, f"bench-{table.name}-")))

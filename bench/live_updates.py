@@ -157,13 +157,13 @@ def setup() -> tuple[Round, list[Poller], list[Poller], list[Player]]:
         owner = player_create(
             casino=casino, card_number=f"8{box:09d}", display_name=f"Owner {box}", pin="2468"
         )
-        system_buy_in(player=owner, amount_minor=10**9, by="bench")
+        system_buy_in(player=owner, amount_minor=10**9, actor=Actor.automatic("bench"))
         box_take(table=table, box_number=box, actor=Actor(player=owner))
     terminals, bettors = [], []
     for index in range(TERMINALS):
         card, pin = f"9{index:09d}", "2468"
         player = player_create(casino=casino, card_number=card, display_name=f"Bench {index}", pin=pin)
-        system_buy_in(player=player, amount_minor=10**9, by="bench")
+        system_buy_in(player=player, amount_minor=10**9, actor=Actor.automatic("bench"))
         terminal = terminal_register(
             casino=casino, name=f"LU-{index}", kind=Terminal.Kind.PLAYER_TERMINAL, table=table
         )

@@ -42,6 +42,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import Casino, Player
 from casino.refusals import refusal_text
@@ -466,7 +467,7 @@ def _money_command(request: HtmxHttpRequest, player_id: int, kind: str) -> HttpR
             payload={"command": f"cage_{kind}", "player_id": player.pk, "amount_minor": amount_minor},
             perform=lambda: {
                 "transfer_id": service(
-                    player=player, amount_minor=amount_minor, cashier=staff_user(request)
+                    player=player, amount_minor=amount_minor, actor=Actor.staff(staff_user(request))
                 ).pk
             },
         )
@@ -541,7 +542,7 @@ def adjust(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
 
     def perform() -> dict[str, Any]:
         adjustment = balance_adjust(
-            player=player, amount_minor=amount_minor, reason=reason, requested_by=staff_user(request)
+            player=player, amount_minor=amount_minor, reason=reason, actor=Actor.staff(staff_user(request))
         )
         return {"adjustment_id": adjustment.pk, "transfer_id": adjustment.transfer_id}
 
@@ -596,14 +597,14 @@ def adjustment_decide(request: HtmxHttpRequest, adjustment_id: int, decision: st
     approved: Receipt | None = None
     try:
         if decision == "approve":
-            decided = adjustment_approve(adjustment=adjustment, approved_by=staff_user(request))
+            decided = adjustment_approve(adjustment=adjustment, actor=Actor.staff(staff_user(request)))
             done = str(ADJUSTMENT_DONE_TEXTS["approve"])
             if decided.transfer_id is not None:
                 approved = receipt_for(casino=casino, transfer_id=decided.transfer_id)
         else:
             form = ReasonForm(request.POST)
             reason = form.cleaned_data["reason"] if form.is_valid() else ""
-            adjustment_reject(adjustment=adjustment, rejected_by=staff_user(request), reason=reason)
+            adjustment_reject(adjustment=adjustment, actor=Actor.staff(staff_user(request)), reason=reason)
             done = str(ADJUSTMENT_DONE_TEXTS["reject"])
     except ServiceError as refused:
         error = refused

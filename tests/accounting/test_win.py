@@ -16,6 +16,7 @@ from accounting.models import CountKind, SignatureRole, TrayCount, TrayCountSign
 from accounting.selectors import current_gaming_day
 from accounting.services_drop import table_buy_in_record
 from accounting.win import Figures, hold_percent, round_half_even, shift_figures, table_records
+from casino.actors import Actor
 from tables.models import Table
 from tests.accounting.conftest import TRAY, counted, opened, received
 from tests.accounting.drop_support import CLOSER, drop_counted, signed_in
@@ -267,7 +268,7 @@ def test_a_buy_in_while_signed_in_goes_to_that_table(table: Table) -> None:
     day, _shift = _now(table)
     player = funded_player(table, 1_000, name="Dan Dole")
     signed_in(table, player, timezone.now() - dt.timedelta(minutes=5))
-    system_buy_in(player=player, amount_minor=25_000, by="test")
+    system_buy_in(player=player, amount_minor=25_000, actor=Actor.automatic("test"))
 
     records = table_records(table.casino, day, day)
 
