@@ -21,6 +21,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -87,8 +88,7 @@ from accounting.selectors import (
     table_accounting,
     tray_ledger_minor,
 )
-from casino.actors import Actor
-from casino.audit import audit_append
+from casino.actors import Actor, require_staff
 from casino.errors import ServiceError, reason_required
 from casino.models import Casino
 from casino.services import require_permission
@@ -113,9 +113,11 @@ def _holds(user: Any, role: str) -> bool:
     return bool(user.has_perm(f"casino.{ROLE_PERMISSIONS[role]}"))
 
 
-def _require_any(user: Any, *codenames: str) -> None:
-    if not any(user.has_perm(f"casino.{codename}") for codename in codenames):
-        require_permission(user, codenames[0])
+def _require_any(actor: Actor, *codenames: str) -> User:
+    """The staff member giving the command, who holds one of the permissions ``codenames``;
+    refused (``permission_denied``, naming the first) otherwise."""
+    held = next((codename for codename in codenames if actor.has_perm(codename)), codenames[0])
+    return require_staff(actor, held)
 
 
 def _day_open(casino_id: int, *days: dt.date) -> None:
@@ -172,12 +174,12 @@ def _lines_audited(lines: Mapping[int, int]) -> dict[str, int]:
 # ---------------------------------------------------------------- configuration
 
 
-def chip_set_configure(*, casino: Casino, values_minor: Sequence[int], by: Any) -> list[int]:
+def chip_set_configure(*, casino: Casino, values_minor: Sequence[int], actor: Actor) -> list[int]:
     """The casino's chip set becomes ``values_minor``: new values are added, values left out are
     withdrawn (kept, inactive: old counts and slips name them). Needs ``configure_tables``.
     Locks the settings row (the chip set's changes take turns), then the audit chain. Raises
     ``permission_denied``, ``invalid_count``."""
-    require_permission(by, "configure_tables")
+    require_staff(actor, "configure_tables")
     values = sorted({int(value) for value in values_minor})
     if not values or any(value <= 0 or value > MAX_AMOUNT_MINOR for value in values):
         raise InvalidCountError(_("A chip set is one or more chip values above zero."))
@@ -194,9 +196,8 @@ def chip_set_configure(*, casino: Casino, values_minor: Sequence[int], by: Any) 
                 chip.is_active = True
                 chip.save(update_fields=["is_active"])
         ChipDenomination.objects.filter(casino=casino).exclude(value_minor__in=values).update(is_active=False)
-        audit_append(
+        actor.audit(
             action="accounting.chip_set_configured",
-            actor=by,
             object_type="casino.casino",
             object_id=casino.pk,
             before={"chip_values_minor": before},
@@ -260,14 +261,14 @@ def accounting_settings_change(
     hold_band_sigmas: int | None = None,
     mtl_threshold_minor: int | None = None,
     large_cash_threshold_minor: int | None = None,
-    by: Any,
+    actor: Actor,
 ) -> AccountingSettings:
     """The casino's shift start times (local ``"HH:MM"``; the gaming day's start is always one),
     its opener variance threshold, the hold alerts' band (basis points, and the statistical band's
     width in standard deviations) and the cash transaction log's thresholds; a value left
     ``None`` stays as it is. Needs ``configure_tables``. Locks the settings row, then the audit
     chain. Raises ``permission_denied``, ``invalid_settings``."""
-    require_permission(by, "configure_tables")
+    by = require_staff(actor, "configure_tables")
     try:
         starts = sorted(set(shift_starts_parse(shift_starts)) | {casino.gaming_day_starts_at})
     except ValueError as error:
@@ -289,9 +290,8 @@ def accounting_settings_change(
             setattr(settings, name, value)
         settings.updated_by = by
         settings.save()
-        audit_append(
+        actor.audit(
             action="accounting.settings_changed",
-            actor=by,
             object_type="accounting.accountingsettings",
             object_id=settings.pk,
             before=before,
@@ -301,14 +301,14 @@ def accounting_settings_change(
 
 
 def accounting_configure(
-    *, casino: Casino, chip_values_minor: Sequence[int], by: Any, **settings: Any
+    *, casino: Casino, chip_values_minor: Sequence[int], actor: Actor, **settings: Any
 ) -> AccountingSettings:
     """The chip set and the settings in one transaction (``chip_set_configure`` then
     ``accounting_settings_change`` with ``settings``): a refusal of either leaves both as they
     were."""
     with transaction.atomic():
-        chip_set_configure(casino=casino, values_minor=chip_values_minor, by=by)
-        return accounting_settings_change(casino=casino, by=by, **settings)
+        chip_set_configure(casino=casino, values_minor=chip_values_minor, actor=actor)
+        return accounting_settings_change(casino=casino, actor=actor, **settings)
 
 
 # ---------------------------------------------------------------- gaming days
@@ -341,7 +341,7 @@ def _role_name(role: str) -> str:
     return _("accounting office") if role == DayCloseRole.ACCOUNTANT else _("pit boss")
 
 
-def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose | None:
+def gaming_day_sign(*, casino: Casino, day: dt.date, actor: Actor) -> GamingDayClose | None:
     """Sign a gaming day's close: a pit boss (``supervise_pit``) and the accounting office
     (``sign_gaming_day``) sign, two different people, in either order. The second signature
     closes the day (``GamingDayClose``, returned; ``None`` while the other signature is
@@ -352,8 +352,7 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose 
     ``gaming_day_already_closed``, ``gaming_day_has_open_work`` (slips not yet received or
     voided, tray or drop box counts not yet signed twice), ``same_person_signed_twice``,
     ``signature_not_needed``."""
-    if not any(by.has_perm(f"casino.{codename}") for codename in DAY_CLOSE_PERMISSIONS.values()):
-        require_permission(by, "supervise_pit")
+    by = _require_any(actor, *DAY_CLOSE_PERMISSIONS.values())
     now = timezone.now()
     if day > gaming_day_of(schedule_of(casino), now):
         raise GamingDayNotStartedError(_("This gaming day has not begun."), day=day.isoformat())
@@ -382,9 +381,8 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose 
         signature = GamingDaySignature.objects.create(
             casino=casino, gaming_day=day, role=role, signed_at=now, signed_by=by
         )
-        audit_append(
+        actor.audit(
             action="accounting.gaming_day_signed",
-            actor=by,
             object_type="accounting.gamingdaysignature",
             object_id=signature.pk,
             after={"casino_id": casino.pk, "gaming_day": day.isoformat(), "role": role},
@@ -392,9 +390,8 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose 
         if len(signed) + 1 < len(DAY_CLOSE_PERMISSIONS):
             return None
         closed = GamingDayClose.objects.create(casino=casino, gaming_day=day, closed_at=now, closed_by=by)
-        audit_append(
+        actor.audit(
             action="accounting.gaming_day_closed",
-            actor=by,
             object_type="accounting.gamingdayclose",
             object_id=closed.pk,
             after={
@@ -447,11 +444,11 @@ def tray_count_record(
     table: Table,
     kind: str,
     amounts: Mapping[int, int],
-    by: Any,
+    actor: Actor,
     corrects: TrayCount | None = None,
     reason: str = "",
 ) -> TrayCount:
-    """A count of ``table``'s tray (``amounts``: minor units per chip value), signed by ``by``
+    """A count of ``table``'s tray (``amounts``: minor units per chip value), signed by ``actor``
     as a pit boss or a dealer; it needs the other role's signature (``tray_count_sign``). The
     ledger's tray balance is recorded with it: the difference shows, no money moves.
 
@@ -466,7 +463,7 @@ def tray_count_record(
     ``round_in_progress`` (a closer while a round is open), ``investigation_unresolved``,
     ``reason_required``, ``wrong_role``, ``slip_in_flight`` (a closer while a fill or credit of the
     table is requested or issued and not received)."""
-    _require_any(by, "supervise_pit", "run_table")
+    by = _require_any(actor, "supervise_pit", "run_table")
     casino = table.casino
     if corrects is not None:
         kind = corrects.kind
@@ -525,9 +522,8 @@ def tray_count_record(
             for value, amount in lines.items()
         )
         TrayCountSignature.objects.create(count=count, role=role, signer=by, signed_at=now)
-        audit_append(
+        actor.audit(
             action="accounting.count_recorded",
-            actor=by,
             object_type="accounting.traycount",
             object_id=count.pk,
             after={
@@ -546,7 +542,7 @@ def tray_count_record(
     return count
 
 
-def tray_count_sign(*, count: TrayCount, by: Any) -> TrayCountSignature:
+def tray_count_sign(*, count: TrayCount, actor: Actor) -> TrayCountSignature:
     """The count's second signature, by someone else than the first signer, in the role that is
     missing (a dealer's after a pit boss's, or the other way round). When it completes an
     opener, the opener is checked against the table's previous closer: a difference above the
@@ -559,7 +555,7 @@ def tray_count_sign(*, count: TrayCount, by: Any) -> TrayCountSignature:
     ``gaming_day_closed``, ``same_person_signed_twice``, ``wrong_role``,
     ``signature_not_needed``, ``round_in_progress`` (a closer while a round is open),
     ``slip_in_flight`` (a closer while a fill or credit of the table is on its way)."""
-    _require_any(by, "supervise_pit", "run_table")
+    by = _require_any(actor, "supervise_pit", "run_table")
     table = count.table
     with transaction.atomic():
         now, day, _shift = _moment(table.casino)
@@ -579,10 +575,11 @@ def tray_count_sign(*, count: TrayCount, by: Any) -> TrayCountSignature:
         if fresh.kind == CountKind.OPENER and fresh.corrects_id is None:
             investigation = _opener_checked(fresh, now)
         if fresh.corrects_id is None:  # the count, not its correction, opens or closes the table
-            table_play_by_count(table=table, is_open=fresh.kind == CountKind.OPENER, by=by, count_id=fresh.pk)
-        audit_append(
+            table_play_by_count(
+                table=table, is_open=fresh.kind == CountKind.OPENER, actor=actor, count_id=fresh.pk
+            )
+        actor.audit(
             action="accounting.count_signed",
-            actor=by,
             object_type="accounting.traycount",
             object_id=fresh.pk,
             after={
@@ -615,12 +612,12 @@ def _opener_checked(opener: TrayCount, now: dt.datetime) -> VarianceInvestigatio
 
 
 def investigation_resolve(
-    *, investigation: VarianceInvestigation, note: str, by: Any
+    *, investigation: VarianceInvestigation, note: str, actor: Actor
 ) -> InvestigationResolution:
     """A pit boss resolves a variance investigation with a note; the table may open again.
     Needs ``supervise_pit``. Locks the investigation, then the audit chain. Raises
     ``permission_denied``, ``reason_required``, ``investigation_already_resolved``."""
-    require_permission(by, "supervise_pit")
+    by = require_staff(actor, "supervise_pit")
     note = reason_required(note, _("A resolution says what was found."))
     with transaction.atomic():
         investigation_lock(investigation.pk)
@@ -629,9 +626,8 @@ def investigation_resolve(
         resolution = InvestigationResolution.objects.create(
             investigation=investigation, note=note, resolved_by=by, resolved_at=timezone.now()
         )
-        audit_append(
+        actor.audit(
             action="accounting.investigation_resolved",
-            actor=by,
             object_type="accounting.varianceinvestigation",
             object_id=investigation.pk,
             after={
@@ -646,7 +642,7 @@ def investigation_resolve(
 # ---------------------------------------------------------------- fills and credits
 
 
-def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], by: Any) -> Slip:
+def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], actor: Actor) -> Slip:
     """A pit boss asks for a fill (chips from the cage to the tray) or a credit (chips from the
     tray back to the cage), ``amounts`` in minor units per chip value. The slip takes the next
     number of the casino's calendar year (local time), drawn from the counter row in this very
@@ -658,7 +654,7 @@ def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], by: Any
     Needs ``supervise_pit``. Locks the gaming day (shared), the table row (a count of the table
     and its slips take turns), the slip counter, then the audit chain. Raises
     ``permission_denied``, ``gaming_day_closed``, ``invalid_count``, ``table_not_open``."""
-    require_permission(by, "supervise_pit")
+    by = require_staff(actor, "supervise_pit")
     if kind not in SlipKind.values:
         raise InvalidCountError(_("A slip is a fill or a credit."))
     casino = table.casino
@@ -694,9 +690,8 @@ def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], by: Any
         SlipSignature.objects.create(
             slip=slip, step=SlipStep.REQUESTED, role=SignatureRole.PIT_BOSS, signer=by, signed_at=now
         )
-        audit_append(
+        actor.audit(
             action="accounting.slip_requested",
-            actor=by,
             object_type="accounting.slip",
             object_id=slip.pk,
             after={
@@ -727,7 +722,7 @@ def _is_final(steps: Mapping[str, SlipSignature]) -> bool:
     return SlipStep.VOIDED in steps or SlipStep.RECEIVED in steps
 
 
-def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
+def slip_issue(*, slip: Slip, actor: Actor) -> SlipSignature:
     """The cage issues a requested slip: a cashier, not its requester, signs, and the chips
     move in the ledger (``table_fill``: cage -> tray; ``table_credit``: tray -> cage).
 
@@ -735,7 +730,7 @@ def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
     accounts and the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
     ``slip_step_refused`` (issued, voided or with a void proposed), ``same_person_signed_twice``,
     ``insufficient_funds`` (a credit above the tray's balance)."""
-    require_permission(by, "operate_cage")
+    by = require_staff(actor, "operate_cage")
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
         if SlipStep.ISSUED in steps or _is_final(steps) or SlipStep.VOID_PROPOSED in steps:
@@ -758,9 +753,8 @@ def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
             signed_at=now,
             transfer=transfer,
         )
-        audit_append(
+        actor.audit(
             action="accounting.slip_issued",
-            actor=by,
             object_type="accounting.slip",
             object_id=fresh.pk,
             after={"number": f"{fresh.year}-{fresh.number}", "kind": fresh.kind, "transfer_id": transfer.pk},
@@ -768,12 +762,12 @@ def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
     return signature
 
 
-def slip_receive(*, slip: Slip, by: Any) -> SlipSignature:
+def slip_receive(*, slip: Slip, actor: Actor) -> SlipSignature:
     """The table receives an issued slip: a dealer or a pit boss, not the cashier who issued
     it, signs. Needs ``run_table`` or ``supervise_pit``. Locks the gaming days (shared), the
     slip, then the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
     ``slip_step_refused``, ``same_person_signed_twice``."""
-    _require_any(by, "run_table", "supervise_pit")
+    by = _require_any(actor, "run_table", "supervise_pit")
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
         if SlipStep.ISSUED not in steps or _is_final(steps):
@@ -784,9 +778,8 @@ def slip_receive(*, slip: Slip, by: Any) -> SlipSignature:
         signature = SlipSignature.objects.create(
             slip=fresh, step=SlipStep.RECEIVED, role=role, signer=by, signed_at=now
         )
-        audit_append(
+        actor.audit(
             action="accounting.slip_received",
-            actor=by,
             object_type="accounting.slip",
             object_id=fresh.pk,
             after={"number": f"{fresh.year}-{fresh.number}", "kind": fresh.kind, "signed_as": role},
@@ -794,14 +787,14 @@ def slip_receive(*, slip: Slip, by: Any) -> SlipSignature:
     return signature
 
 
-def slip_void(*, slip: Slip, by: Any, reason: str = "") -> SlipSignature:
+def slip_void(*, slip: Slip, actor: Actor, reason: str = "") -> SlipSignature:
     """A void of a slip the cage has not issued: the first signature proposes it with a reason
     (the cage then refuses to issue it), the second, by someone else, confirms it. The slip
     keeps its number, shown as voided in the report. Needs ``supervise_pit`` or
     ``operate_cage``. Locks the gaming days (shared), the slip, then the audit chain. Raises
     ``permission_denied``, ``gaming_day_closed``, ``reason_required``, ``slip_step_refused``
     (issued, received or voided), ``same_person_signed_twice``."""
-    _require_any(by, "supervise_pit", "operate_cage")
+    by = _require_any(actor, "supervise_pit", "operate_cage")
     role = SignatureRole.PIT_BOSS if _holds(by, SignatureRole.PIT_BOSS) else SignatureRole.CASHIER
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
@@ -819,9 +812,8 @@ def slip_void(*, slip: Slip, by: Any, reason: str = "") -> SlipSignature:
         signature = SlipSignature.objects.create(
             slip=fresh, step=step, role=role, signer=by, signed_at=now, reason=reason
         )
-        audit_append(
+        actor.audit(
             action=f"accounting.slip_{step}",
-            actor=by,
             object_type="accounting.slip",
             object_id=fresh.pk,
             after={"number": f"{fresh.year}-{fresh.number}", "kind": fresh.kind, "reason": reason},

@@ -57,6 +57,7 @@ from accounting.services import (
     tray_count_record,
     tray_count_sign,
 )
+from casino.actors import Actor
 from casino.errors import NotFoundError, ServiceError
 from casino.models import Casino
 from casino.refusals import refusal_text
@@ -186,7 +187,7 @@ def day_close(request: HtmxHttpRequest) -> HttpResponse:
         error = InvalidCountError(_("Choose the gaming day to close."))
     else:
         try:
-            closed = gaming_day_sign(casino=casino, day=chosen, by=staff_user(request))
+            closed = gaming_day_sign(casino=casino, day=chosen, actor=Actor.staff(staff_user(request)))
         except ServiceError as refused:
             error = refused
         else:
@@ -251,7 +252,7 @@ def count_record(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
             table=table,
             kind=kind,
             amounts=amounts,
-            by=staff_user(request),
+            actor=Actor.staff(staff_user(request)),
             corrects=corrects,
             reason=request.POST.get("reason", ""),
         )
@@ -271,7 +272,7 @@ def count_sign(request: HtmxHttpRequest, table_name: str, count_id: int) -> Http
         count = TrayCount.objects.filter(table=table, pk=count_id).select_related("table__casino").first()
         if count is None:
             raise CountNotFoundError(_("No such count of this table."))
-        tray_count_sign(count=count, by=staff_user(request))
+        tray_count_sign(count=count, actor=Actor.staff(staff_user(request)))
     except ServiceError as refused:
         error = refused
     done = _("Count signed.")
@@ -291,7 +292,9 @@ def investigation_resolve_view(
         if investigation is None:
             raise NotFoundError(_("No such investigation at this table."))
         investigation_resolve(
-            investigation=investigation, note=request.POST.get("note", ""), by=staff_user(request)
+            investigation=investigation,
+            note=request.POST.get("note", ""),
+            actor=Actor.staff(staff_user(request)),
         )
     except ServiceError as refused:
         error = refused
@@ -361,7 +364,7 @@ def slip_request_view(request: HtmxHttpRequest) -> HttpResponse:
             table=table,
             kind=request.POST.get("kind", ""),
             amounts=amounts_read(request, chip_values(casino)),
-            by=staff_user(request),
+            actor=Actor.staff(staff_user(request)),
         )
     except ServiceError as refused:
         error = refused
@@ -374,9 +377,9 @@ def slip_request_view(request: HtmxHttpRequest) -> HttpResponse:
 
 
 SLIP_STEPS: dict[str, Callable[..., Any]] = {
-    "issue": lambda slip, by, reason: slip_issue(slip=slip, by=by),
-    "receive": lambda slip, by, reason: slip_receive(slip=slip, by=by),
-    "void": lambda slip, by, reason: slip_void(slip=slip, by=by, reason=reason),
+    "issue": lambda slip, actor, reason: slip_issue(slip=slip, actor=actor),
+    "receive": lambda slip, actor, reason: slip_receive(slip=slip, actor=actor),
+    "void": lambda slip, actor, reason: slip_void(slip=slip, actor=actor, reason=reason),
 }
 
 
@@ -394,7 +397,7 @@ def slip_step(request: HtmxHttpRequest, slip_id: int, step: str) -> HttpResponse
             raise SlipNotFoundError(_("No such slip in this casino."))
         if step not in SLIP_STEPS:
             raise InvalidCountError(_("No such step of a slip."))
-        signature = SLIP_STEPS[step](slip, staff_user(request), request.POST.get("reason", ""))
+        signature = SLIP_STEPS[step](slip, Actor.staff(staff_user(request)), request.POST.get("reason", ""))
         number = f"{slip.year}-{slip.number}"
         done = {
             "issued": _("Slip %(number)s issued: the chips moved in the ledger."),
@@ -521,7 +524,7 @@ def settings_change(request: HtmxHttpRequest) -> HttpResponse:
             hold_band_high_bp=_basis_points(request.POST.get("hold_high", ""), "hold_band_high_bp"),
             hold_band_sigmas=_whole(request.POST.get("sigmas", ""), "hold_band_sigmas"),
             **amounts,
-            by=staff_user(request),
+            actor=Actor.staff(staff_user(request)),
         )
     except ServiceError as refused:
         error = refused

@@ -9,6 +9,7 @@ import pytest
 from accounting.models import CountKind, SlipKind, SlipSignature, SlipStep
 from accounting.selectors import slip_report, slip_state
 from accounting.services import slip_issue, slip_receive, slip_request, slip_void
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import AuditRecord
 from tests.accounting.conftest import TRAY, counted, received, snapshot, tray_balance
@@ -25,15 +26,15 @@ def cage_balance(table) -> int:
 
 def test_a_fill_is_requested_issued_and_received_and_moves_the_chips_once(table, pit_boss, cashier, dealer):
     tray, cage = tray_balance(table), cage_balance(table)
-    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, actor=Actor.staff(pit_boss))
     assert (slip.number, slip.total_minor, slip_state(slip)) == (1, 600_000, "requested")
     assert tray_balance(table) == tray  # nothing moves at the request
-    issue = slip_issue(slip=slip, by=cashier)
+    issue = slip_issue(slip=slip, actor=Actor.staff(cashier))
     assert (tray_balance(table), cage_balance(table)) == (tray + 600_000, cage - 600_000)
     assert issue.transfer.kind == TransferKind.TABLE_FILL
     # the ledger's transfer names its slip
     assert (issue.transfer.reference_type, issue.transfer.reference_id) == ("accounting.slip", str(slip.pk))
-    slip_receive(slip=slip, by=dealer)
+    slip_receive(slip=slip, actor=Actor.staff(dealer))
     assert slip_state(slip) == "received"
     assert list(slip.signatures.values_list("step", "role", "signer__username")) == [
         ("requested", "pit_boss", "pitboss-1"),
@@ -63,10 +64,12 @@ def test_a_credit_takes_the_chips_back_to_the_cage(table, pit_boss, cashier, dea
 
 
 def test_a_credit_above_the_tray_is_refused_and_records_nothing(table, pit_boss, cashier):
-    slip = slip_request(table=table, kind=SlipKind.CREDIT, amounts={50_000: 2_500_000}, by=pit_boss)
+    slip = slip_request(
+        table=table, kind=SlipKind.CREDIT, amounts={50_000: 2_500_000}, actor=Actor.staff(pit_boss)
+    )
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        slip_issue(slip=slip, by=cashier)
+        slip_issue(slip=slip, actor=Actor.staff(cashier))
     assert refused.value.code == "insufficient_funds"
     assert snapshot() == before
     assert slip_state(slip) == "requested"
@@ -75,31 +78,31 @@ def test_a_credit_above_the_tray_is_refused_and_records_nothing(table, pit_boss,
 def test_each_step_is_signed_by_its_role(table, pit_boss, cashier, dealer):
     before = snapshot()
     with pytest.raises(ServiceError) as dealer_requests:
-        slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=dealer)
+        slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, actor=Actor.staff(dealer))
     with pytest.raises(ServiceError) as cashier_requests:
-        slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=cashier)
+        slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, actor=Actor.staff(cashier))
     assert (dealer_requests.value.code, cashier_requests.value.code) == (
         "permission_denied",
         "permission_denied",
     )
     assert snapshot() == before
-    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, actor=Actor.staff(pit_boss))
     before = snapshot()
     with pytest.raises(ServiceError) as pit_boss_issues:
-        slip_issue(slip=slip, by=pit_boss)
+        slip_issue(slip=slip, actor=Actor.staff(pit_boss))
     with pytest.raises(ServiceError) as received_early:
-        slip_receive(slip=slip, by=dealer)
+        slip_receive(slip=slip, actor=Actor.staff(dealer))
     assert (pit_boss_issues.value.code, received_early.value.code) == (
         "permission_denied",
         "slip_step_refused",
     )
     assert snapshot() == before
-    slip_issue(slip=slip, by=cashier)
+    slip_issue(slip=slip, actor=Actor.staff(cashier))
     with pytest.raises(ServiceError) as cashier_receives:
-        slip_receive(slip=slip, by=cashier)
+        slip_receive(slip=slip, actor=Actor.staff(cashier))
     assert cashier_receives.value.code == "permission_denied"
     with pytest.raises(ServiceError) as issued_twice:
-        slip_issue(slip=slip, by=cashier)
+        slip_issue(slip=slip, actor=Actor.staff(cashier))
     assert issued_twice.value.code == "slip_step_refused"
     # the seed's fill of the tray and this one
     assert Transfer.objects.filter(kind=TransferKind.TABLE_FILL, postings__account__table=table).count() == 2
@@ -113,11 +116,11 @@ def test_the_issuer_does_not_receive_the_slip(table, pit_boss, operator):
     from django.contrib.auth import get_user_model
 
     both = get_user_model().objects.get(pk=operator.pk)
-    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
-    slip_issue(slip=slip, by=both)
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, actor=Actor.staff(pit_boss))
+    slip_issue(slip=slip, actor=Actor.staff(both))
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        slip_receive(slip=slip, by=both)
+        slip_receive(slip=slip, actor=Actor.staff(both))
     assert refused.value.code == "same_person_signed_twice"
     assert snapshot() == before
 
@@ -125,27 +128,29 @@ def test_the_issuer_does_not_receive_the_slip(table, pit_boss, operator):
 def test_slip_numbers_follow_each_other_and_a_void_keeps_its_number(
     table, pit_boss, pit_boss_two, cashier, dealer
 ):
-    first = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
-    second = slip_request(table=table, kind=SlipKind.CREDIT, amounts={100: 1_000}, by=pit_boss)
+    first = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, actor=Actor.staff(pit_boss))
+    second = slip_request(
+        table=table, kind=SlipKind.CREDIT, amounts={100: 1_000}, actor=Actor.staff(pit_boss)
+    )
     # a void without a reason is refused
     before = snapshot()
     with pytest.raises(ServiceError) as no_reason:
-        slip_void(slip=second, by=pit_boss, reason=" ")
+        slip_void(slip=second, actor=Actor.staff(pit_boss), reason=" ")
     assert no_reason.value.code == "reason_required"
     assert snapshot() == before
     # proposed with a reason, the cage no longer issues it; the proposer may not confirm it
-    slip_void(slip=second, by=pit_boss, reason="wrong table")
+    slip_void(slip=second, actor=Actor.staff(pit_boss), reason="wrong table")
     with pytest.raises(ServiceError) as issue_refused:
-        slip_issue(slip=second, by=cashier)
+        slip_issue(slip=second, actor=Actor.staff(cashier))
     with pytest.raises(ServiceError) as same_person:
-        slip_void(slip=second, by=pit_boss)
+        slip_void(slip=second, actor=Actor.staff(pit_boss))
     assert (issue_refused.value.code, same_person.value.code) == (
         "slip_step_refused",
         "same_person_signed_twice",
     )
     # a second person confirms it: voided, number 2 kept; the next slip is number 3
-    slip_void(slip=second, by=cashier)
-    third = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss_two)
+    slip_void(slip=second, actor=Actor.staff(cashier))
+    third = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, actor=Actor.staff(pit_boss_two))
     assert [slip.number for slip in (first, second, third)] == [1, 2, 3]
     assert slip_state(second) == "voided"
     assert list(second.signatures.values_list("step", "signer__username", "reason")) == [
@@ -154,11 +159,11 @@ def test_slip_numbers_follow_each_other_and_a_void_keeps_its_number(
         ("voided", "cashier-1", "wrong table"),
     ]
     # an issued slip is not voided
-    slip_issue(slip=first, by=cashier)
+    slip_issue(slip=first, actor=Actor.staff(cashier))
     with pytest.raises(ServiceError) as issued:
-        slip_void(slip=first, by=pit_boss, reason="late")
+        slip_void(slip=first, actor=Actor.staff(pit_boss), reason="late")
     assert issued.value.code == "slip_step_refused"
-    slip_receive(slip=first, by=dealer)
+    slip_receive(slip=first, actor=Actor.staff(dealer))
     # the report: the sequence, the void, no unused number
     report = slip_report(table.casino, first.year)
     assert [(number, state) for number, _slip, state in report.rows] == [
@@ -174,7 +179,7 @@ def test_a_slip_for_a_closed_table_is_refused_and_draws_no_number(table, pit_bos
     counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+        slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, actor=Actor.staff(pit_boss))
     assert refused.value.code == "table_not_open"
     assert snapshot() == before
 
@@ -182,16 +187,18 @@ def test_a_slip_for_a_closed_table_is_refused_and_draws_no_number(table, pit_bos
 def test_a_slip_without_chips_is_refused_and_draws_no_number(table, pit_boss):
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        slip_request(table=table, kind=SlipKind.FILL, amounts={}, by=pit_boss)
+        slip_request(table=table, kind=SlipKind.FILL, amounts={}, actor=Actor.staff(pit_boss))
     assert refused.value.code == "invalid_count"
     assert snapshot() == before
-    assert slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss).number == 1
+    assert (
+        slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, actor=Actor.staff(pit_boss)).number == 1
+    )
 
 
 def test_the_report_names_a_number_no_slip_holds(table, pit_boss):
     from accounting.models import SlipCounter
 
-    slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, actor=Actor.staff(pit_boss))
     # a counter moved on past its slips (as a restore of a partial backup would leave it)
     SlipCounter.objects.update(last_number=3)
     report = slip_report(table.casino, SlipCounter.objects.get().year)

@@ -11,6 +11,7 @@ from django.test import Client
 from accounting.models import CountKind, Slip, SlipKind, TrayCount
 from accounting.selectors import slip_state
 from accounting.services import slip_issue, slip_request, tray_count_record
+from casino.actors import Actor
 from tests.accounting.conftest import TRAY, opened, snapshot, tray_balance
 
 pytestmark = pytest.mark.django_db
@@ -165,7 +166,7 @@ def test_the_desk_requests_issues_and_receives_a_fill(table, pit_boss, cashier, 
 
 @pytest.mark.usefixtures("bj1_open")
 def test_a_void_on_the_desk_takes_a_reason_and_two_people(table, pit_boss, cashier):
-    slip = slip_request(table=table, kind=SlipKind.CREDIT, amounts={100: 500}, by=pit_boss)
+    slip = slip_request(table=table, kind=SlipKind.CREDIT, amounts={100: 500}, actor=Actor.staff(pit_boss))
     url = f"/accounting/slips/{slip.pk}/void/"
     no_reason = client_of(pit_boss).post(url, {"reason": ""}, headers=HTMX)
     assert no_reason.status_code == 422 and "A void says why." in no_reason.text
@@ -180,7 +181,9 @@ def test_a_void_on_the_desk_takes_a_reason_and_two_people(table, pit_boss, cashi
 
 @pytest.mark.usefixtures("bj1_open")
 def test_a_credit_the_tray_cannot_cover_is_refused_on_the_desk(table, pit_boss, cashier):
-    slip = slip_request(table=table, kind=SlipKind.CREDIT, amounts={50_000: 5_000_000}, by=pit_boss)
+    slip = slip_request(
+        table=table, kind=SlipKind.CREDIT, amounts={50_000: 5_000_000}, actor=Actor.staff(pit_boss)
+    )
     before = snapshot()
     answer = client_of(cashier).post(f"/accounting/slips/{slip.pk}/issue/")
     assert answer.status_code == 409 and "insufficient_funds" in answer.text
@@ -191,7 +194,7 @@ def test_the_gaming_day_is_closed_on_its_page(table, pit_boss, dealer, accountan
     from accounting.selectors import current_gaming_day
 
     today = current_gaming_day(table.casino).isoformat()
-    tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer)
+    tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, actor=Actor.staff(dealer))
     by_dealer = client_of(dealer).post("/accounting/day/close/", {"day": today}, headers=HTMX)
     assert by_dealer.status_code == 403
     open_work = client_of(pit_boss).post("/accounting/day/close/", {"day": today}, headers=HTMX)
@@ -199,7 +202,7 @@ def test_the_gaming_day_is_closed_on_its_page(table, pit_boss, dealer, accountan
     count = TrayCount.objects.get()
     from accounting.services import tray_count_sign
 
-    tray_count_sign(count=count, by=pit_boss)
+    tray_count_sign(count=count, actor=Actor.staff(pit_boss))
     signed = client_of(pit_boss).post("/accounting/day/close/", {"day": today}, headers=HTMX)
     assert signed.status_code == 200 and "closes with the second signature" in signed.text
     assert 'id="day-state">Open' in signed.text and "signed for the pit by pitboss-1" in signed.text
@@ -219,8 +222,8 @@ def test_the_gaming_day_is_closed_on_its_page(table, pit_boss, dealer, accountan
 
 @pytest.mark.usefixtures("bj1_open")
 def test_a_slip_of_another_casino_or_no_slip_is_not_found_in_words(table, cashier, pit_boss):
-    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 100}, by=pit_boss)
-    slip_issue(slip=slip, by=cashier)
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 100}, actor=Actor.staff(pit_boss))
+    slip_issue(slip=slip, actor=Actor.staff(cashier))
     answer = client_of(cashier).post("/accounting/slips/999999/issue/", headers=HTMX)
     assert answer.status_code == 404 and "No such slip" in answer.text and "slip_not_found" in answer.text
 
@@ -318,7 +321,7 @@ def test_the_slips_in_flight_are_drawn_again_only_when_they_change(table, pit_bo
     version = desk.context["open_version"]
     unchanged = client_of(cashier).get(f"/accounting/slips/live/?version={version}", headers=HTMX)
     assert unchanged.status_code == 204
-    slip_request(table=table, kind=SlipKind.FILL, amounts={100: 100}, by=pit_boss)
+    slip_request(table=table, kind=SlipKind.FILL, amounts={100: 100}, actor=Actor.staff(pit_boss))
     changed = client_of(cashier).get(f"/accounting/slips/live/?version={version}", headers=HTMX)
     assert changed.status_code == 200 and 'id="open-slips"' in changed.text and "button" in changed.text
     assert "<html" not in changed.text and changed.context["open_version"] != version
@@ -347,7 +350,7 @@ def test_a_refusal_is_swapped_in_even_on_the_development_server(operator, settin
 def test_a_closer_with_a_fill_on_its_way_is_refused_on_the_table_page_in_words(table, dealer, pit_boss):
     # given BJ1 open and a fill requested, not yet received
     opened(table, dealer, pit_boss)
-    slip_request(table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, by=pit_boss)
+    slip_request(table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, actor=Actor.staff(pit_boss))
     before = snapshot()
     # when the dealer sends the closing count from the table's page
     answer = client_of(dealer).post(

@@ -72,8 +72,10 @@ def _counted(table: Table, dealer: Any, kind: str) -> None:
     from accounting.selectors import tray_ledger_minor
     from accounting.services import tray_count_record, tray_count_sign
 
-    count = tray_count_record(table=table, kind=kind, amounts={100: tray_ledger_minor(table)}, by=dealer)
-    tray_count_sign(count=count, by=staff_user("pit_boss", f"pitboss-{kind}"))
+    count = tray_count_record(
+        table=table, kind=kind, amounts={100: tray_ledger_minor(table)}, actor=Actor.staff(dealer)
+    )
+    tray_count_sign(count=count, actor=Actor.staff(staff_user("pit_boss", f"pitboss-{kind}")))
 
 
 def _current(table: Table) -> dict[str, str]:
