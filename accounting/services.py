@@ -91,7 +91,6 @@ from accounting.selectors import (
 from casino.actors import Actor, require_staff
 from casino.errors import ServiceError, reason_required
 from casino.models import Casino
-from casino.services import require_permission
 from tables.errors import RoundInProgressError
 from tables.models import Round, Table
 from tables.services import table_play_by_count
@@ -319,12 +318,11 @@ def accounting_configure(
 DAY_CLOSE_PERMISSIONS = {DayCloseRole.ACCOUNTANT: "sign_gaming_day", DayCloseRole.PIT_BOSS: "supervise_pit"}
 
 
-def _day_close_role(signed: Mapping[str, GamingDaySignature], user: Any) -> str:
-    """The role ``user`` signs the day's close in. Raises ``permission_denied``,
+def _day_close_role(signed: Mapping[str, GamingDaySignature], actor: Actor) -> str:
+    """The role ``actor`` signs the day's close in. Raises ``permission_denied``,
     ``same_person_signed_twice``, ``signature_not_needed``."""
-    roles = [role for role, codename in DAY_CLOSE_PERMISSIONS.items() if user.has_perm(f"casino.{codename}")]
-    if not roles:
-        require_permission(user, "supervise_pit")
+    roles = [role for role, codename in DAY_CLOSE_PERMISSIONS.items() if actor.has_perm(codename)]
+    user = _require_any(actor, *DAY_CLOSE_PERMISSIONS.values())
     if any(signature.signed_by_id == user.pk for signature in signed.values()):
         raise SamePersonSignedTwiceError(
             _("You have signed this gaming day's close already: the other signature is someone else's.")
@@ -364,7 +362,7 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, actor: Actor) -> GamingDayC
             signature.role: signature
             for signature in GamingDaySignature.objects.filter(casino=casino, gaming_day=day)
         }
-        role = _day_close_role(signed, by)
+        role = _day_close_role(signed, actor)
         work = open_work_of_day(casino.pk, day)
         if work["unsigned_counts"] or work["open_slips"] or work["unsigned_drop_counts"]:
             raise GamingDayHasOpenWorkError(

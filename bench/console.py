@@ -296,7 +296,7 @@ def main() -> None:
     users = get_user_model().objects
     operator, dealer = users.get(username="operator"), users.get(username="dealer")
     second = users.create_user(username="bench-dealer-2", password="!")
-    staff_role_assign(user=second, role="dealer")
+    staff_role_assign(user=second, role="dealer", actor=Actor.automatic("system"))
     virtual, physical = Table.objects.get(name="BJ1"), Table.objects.get(name="BJ2")
     table_settings_change(table=physical, actor=Actor.staff(operator), settings={"shoe_kind": "physical"})
     samples, warm = Samples(), Samples()

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from casino.actors import Actor
 from casino.audit import audit_append
 from casino.models import Casino, Pit, Player
 from casino.services import player_create, roles_sync, staff_role_assign
@@ -146,7 +147,7 @@ def seed_demo(report: list[str]) -> dict[str, Any]:
                 after={"username": user.username},
             )
             report.append(f"staff {user.username}")
-        staff_role_assign(user=user, role=item["role"])
+        staff_role_assign(user=user, role=item["role"], actor=Actor.automatic("system"))
     for item in demo["players"]:
         if not Player.objects.filter(card_number=item["card_number"]).exists():
             player_create(
@@ -154,6 +155,7 @@ def seed_demo(report: list[str]) -> dict[str, Any]:
                 card_number=item["card_number"],
                 display_name=item["display_name"],
                 pin=item["pin"],
+                actor=Actor.automatic("system"),
             )
             report.append(f"player {item['card_number']}")
     return demo

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.utils.formats import number_format
 
+from casino.actors import Actor
 from casino.jobs import Progress, job_latest, job_start, register
 from casino.models import BackgroundJob
 from tables.games.blackjack.rules import (
@@ -67,9 +68,9 @@ def main_game_edge_job(version: RuleSetVersion) -> BackgroundJob | None:
     )
 
 
-def main_game_edge_start(version: RuleSetVersion, *, by: Any) -> BackgroundJob:
+def main_game_edge_start(version: RuleSetVersion, *, actor: Actor) -> BackgroundJob:
     """The version's edge: the finished or running job, else a new one (audited by job_start)."""
-    return main_game_edge_job(version) or job_start(kind=MAIN_GAME_ODDS, params=_params(version), by=by)
+    return main_game_edge_job(version) or job_start(kind=MAIN_GAME_ODDS, params=_params(version), actor=actor)
 
 
 @dataclass(frozen=True)

@@ -174,7 +174,13 @@ def _venue() -> Venue:
         system_table_fill(table=table, amount_minor=1_000_000_000, actor=Actor.automatic("stress"))
     casino = tables[0].casino
     players = [
-        player_create(casino=casino, card_number=f"77{index:08d}", display_name=f"Stress {index}", pin=PIN)
+        player_create(
+            casino=casino,
+            card_number=f"77{index:08d}",
+            display_name=f"Stress {index}",
+            pin=PIN,
+            actor=Actor.automatic("system"),
+        )
         for index in range(PLAYERS)
     ]
     for player in players:
@@ -182,14 +188,20 @@ def _venue() -> Venue:
     terminals = {
         table.pk: [
             terminal_register(
-                casino=casino, name=f"{table.name}-T{number}", kind=Terminal.Kind.PLAYER_TERMINAL, table=table
+                casino=casino,
+                name=f"{table.name}-T{number}",
+                kind=Terminal.Kind.PLAYER_TERMINAL,
+                table=table,
+                actor=Actor.automatic("system"),
             ).pk
             for number in range(TERMINALS_PER_TABLE)
         ]
         for table in tables
     }
     credentials = {
-        terminal_id: terminal_credential_issue(terminal=Terminal.objects.get(pk=terminal_id))[1]
+        terminal_id: terminal_credential_issue(
+            terminal=Terminal.objects.get(pk=terminal_id), actor=Actor.automatic("system")
+        )[1]
         for ids in terminals.values()
         for terminal_id in ids
     }

@@ -320,7 +320,7 @@ def player_register(request: HtmxHttpRequest) -> HttpResponse:
                     card_number=data["card_number"],
                     display_name=data["display_name"],
                     pin=data["pin"],
-                    by=staff_user(request),
+                    actor=Actor.staff(staff_user(request)),
                 )
             except ServiceError as refused:
                 error, status = refused, refused.status
@@ -508,7 +508,7 @@ def card_lock(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     form = ReasonForm(request.POST, prefix="lock")
     reason = form.cleaned_data["reason"] if form.is_valid() else ""
     try:
-        player_card_lock(player=player, reason=reason, by=staff_user(request))
+        player_card_lock(player=player, reason=reason, actor=Actor.staff(staff_user(request)))
     except ServiceError as error:
         return _answer(request, player, error=error, forms={"lock_form": form})
     return _answer(request, player, done={"card": "locked"})
@@ -519,7 +519,7 @@ def card_lock(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
 def card_unlock(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     player = _staff_player(request, player_id)
     try:
-        player_card_unlock(player=player, by=staff_user(request))
+        player_card_unlock(player=player, actor=Actor.staff(staff_user(request)))
     except ServiceError as error:
         return _answer(request, player, error=error)
     return _answer(request, player, done={"card": "unlocked"})

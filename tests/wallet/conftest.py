@@ -28,7 +28,7 @@ def table(casino: Any) -> Any:
 def _staff(username: str, role: str) -> Any:
     roles_sync()
     user = UserFactory(username=username)
-    staff_role_assign(user=user, role=role)
+    staff_role_assign(user=user, role=role, actor=Actor.automatic("system"))
     return type(user).objects.get(pk=user.pk)  # fresh instance: no stale permission cache
 
 
