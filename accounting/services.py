@@ -108,7 +108,7 @@ COUNT_ROLE_ORDER = (SignatureRole.PIT_BOSS, SignatureRole.DEALER)
 # ---------------------------------------------------------------- helpers
 
 
-def _holds(user: Any, role: str) -> bool:
+def _holds(user: User, role: str) -> bool:
     return bool(user.has_perm(f"casino.{ROLE_PERMISSIONS[role]}"))
 
 
@@ -404,7 +404,7 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, actor: Actor) -> GamingDayC
 # ---------------------------------------------------------------- tray counts
 
 
-def _count_role(count_roles: set[str], user: Any) -> str:
+def _count_role(count_roles: set[str], user: User) -> str:
     """The role ``user`` signs a count in: the first of pit boss and dealer they hold and that
     has not signed yet. Raises ``wrong_role``, ``signature_not_needed``."""
     missing = [role for role in COUNT_ROLE_ORDER if role not in count_roles]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -132,11 +133,11 @@ def table_buy_in_record(
 # ---------------------------------------------------------------- drop box counts
 
 
-def _holds_drop_role(user: Any, role: str) -> bool:
+def _holds_drop_role(user: User, role: str) -> bool:
     return any(user.has_perm(f"casino.{codename}") for codename in DROP_ROLE_PERMISSIONS[role])
 
 
-def _drop_role(signed: set[str], user: Any) -> str:
+def _drop_role(signed: set[str], user: User) -> str:
     """The role ``user`` signs a drop count in: the first of count team and verifier they hold
     that has not signed yet. Raises ``signature_not_needed``, ``wrong_role``."""
     missing = [role for role in DROP_ROLE_ORDER if role not in signed]

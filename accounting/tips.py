@@ -140,14 +140,14 @@ def _latest_round(table_id: int) -> Round | None:
     )
 
 
-def _dealer_round_locked(*, round_: Round, by: User) -> Round:
-    """Within the command's transaction: the gaming day of the round open, the table locked, ``by``
+def _dealer_round_locked(*, round_: Round, dealer: User) -> Round:
+    """Within the command's transaction: the gaming day of the round open, the table locked, ``dealer``
     the dealer signed on at the table, and the round its latest and settled. Returns the round."""
     day, _shift = _moment_of(round_)
     _day_open(round_.table.casino_id, day)
     table_row_lock(round_.table_id)
     signed_on = TableDealer.objects.filter(
-        table_id=round_.table_id, dealer_id=by.pk, signed_off_at__isnull=True
+        table_id=round_.table_id, dealer_id=dealer.pk, signed_off_at__isnull=True
     ).exists()
     if not signed_on:
         raise NotTheTablesDealerError(_("Only the dealer signed on at this table records its tips."))
@@ -199,7 +199,7 @@ def tip_record(*, round_: Round, amount_minor: int, actor: Actor, box: int | Non
     _box_checked(box)
     by = require_staff(actor, "run_table")
     with transaction.atomic():
-        locked = _dealer_round_locked(round_=round_, by=by)
+        locked = _dealer_round_locked(round_=round_, dealer=by)
         day, shift = _moment_of(locked)
         assert locked.dealer_id is not None
         tip = Tip.objects.create(
@@ -225,7 +225,7 @@ def tips_none_record(*, round_: Round, actor: Actor) -> Tip:
     ``tip_record``."""
     by = require_staff(actor, "run_table")
     with transaction.atomic():
-        locked = _dealer_round_locked(round_=round_, by=by)
+        locked = _dealer_round_locked(round_=round_, dealer=by)
         if Tip.objects.filter(round=locked).exists():
             raise TipsAlreadyRecordedError(_("This round's tips are recorded already."), round_id=locked.pk)
         day, shift = _moment_of(locked)

@@ -99,7 +99,7 @@ class AuditFilterForm(forms.Form):
     def records(self) -> QuerySet[AuditRecord]:
         data = self.cleaned_data
         return audit_record_search(
-            actor=data["actor"].strip(),
+            actor_name=data["actor"].strip(),
             role=data["role"].strip(),
             action=data["action"].strip(),
             object_type=data["object_type"].strip(),

@@ -265,7 +265,12 @@ def betting_close(round_: Round, work: Work, actor: Actor, *, by_default: bool) 
     seats = engine_seats(boxes, round_.accepts_bets_behind or {}, rules)
     initial = game(lambda: new_round(rules, seats=seats, shoe_remaining=shoe_remaining(round_.shoe)))
     state = initial
-    bets = list(Bet.objects.filter(round=round_).exclude(kind=BetKind.INSURANCE).order_by("pk"))
+    bets = list(
+        Bet.objects.filter(round=round_)
+        .exclude(kind=BetKind.INSURANCE)
+        .select_related("player", "terminal")
+        .order_by("pk")
+    )
     refused: list[Bet] = []
     for bet in bets:
         if bet.status != BetStatus.PLACED:
@@ -288,7 +293,11 @@ def betting_close(round_: Round, work: Work, actor: Actor, *, by_default: bool) 
             )
             continue
         work.drafts.append(
-            EventDraft("bet_placed", {"action": action.to_dict(), "placed_at": bet.placed_at.isoformat()})
+            EventDraft(
+                "bet_placed",
+                {"action": action.to_dict(), "placed_at": bet.placed_at.isoformat()},
+                actor=Actor(terminal=bet.terminal, player=bet.player),
+            )
         )
     state, events = step(
         state,

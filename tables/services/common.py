@@ -103,6 +103,9 @@ class EventDraft:
     kind: str
     payload: dict[str, Any]
     snapshot: dict[str, Any] | None = None
+    # Who gave it, when not the command that writes it: a bet, logged when betting closes, is its
+    # bettor's at their terminal.
+    actor: Actor | None = None
 
 
 def events_write(
@@ -118,8 +121,14 @@ def events_write(
     for index, draft in enumerate(drafts):
         round_.version += 1
         if draft.snapshot is None and snapshot is not None and index == len(drafts) - 1:
-            draft = EventDraft(draft.kind, draft.payload, snapshot)
-        rows.append(RoundEvent(**event_fields(round_, round_.version, draft, actor, now)))
+            draft = EventDraft(draft.kind, draft.payload, snapshot, draft.actor)
+        rows.append(
+            RoundEvent(
+                **event_fields(
+                    round_, round_.version, draft, draft.actor if draft.actor is not None else actor, now
+                )
+            )
+        )
     if snapshot is not None:
         round_.snapshot = snapshot
     if len(rows) > 1:
