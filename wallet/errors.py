@@ -14,10 +14,8 @@ from wallet.idempotency import IdempotencyKeyReusedError
 
 __all__ = [
     "AccountNotFoundError",
-    "AdjustmentNotPendingError",
     "CasinoMismatchError",
     "CurrencyMismatchError",
-    "FourEyesRequiredError",
     "HoldMismatchError",
     "HoldNotOpenError",
     "IdempotencyKeyReusedError",
@@ -84,19 +82,9 @@ class PayoutNotPendingError(ConflictError):
     code = "payout_not_pending"
 
 
-class AdjustmentNotPendingError(ConflictError):
-    code = "adjustment_not_pending"
-
-
 class TransferAlreadyReversedError(ConflictError):
     code = "transfer_already_reversed"
 
 
 class TransferNotReversibleError(ConflictError):
     code = "transfer_not_reversible"
-
-
-class FourEyesRequiredError(PermissionRefusedError):
-    """An adjustment above the threshold must be approved by another pit boss than its requester."""
-
-    code = "four_eyes_required"

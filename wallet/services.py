@@ -8,8 +8,8 @@ command (``ServiceError``) leaves balances, postings, holds and audit records as
 No service takes an idempotency key: the edge that receives a request (the terminal API, the
 seed) wraps the service call in ``wallet.idempotency.idempotent``, one record per request. A
 command the back office itself may repeat is refused by the state of its rows: a hold that is not
-open (``hold_not_open``), a payout or an adjustment that is not pending (``payout_not_pending``,
-``adjustment_not_pending``), a transfer already reversed (``transfer_already_reversed``), a round
+open (``hold_not_open``), a payout that is not pending (``payout_not_pending``), an adjustment
+decided already (``approval_decided``), a transfer already reversed (``transfer_already_reversed``), a round
 already settled (``round_already_settled``).
 
 Hot path for a live table: ``hold_place`` touches only the bettor's own account row (a
@@ -31,14 +31,13 @@ from django.utils import timezone
 
 from casino.actors import Actor, require_staff
 from casino.errors import ServiceError, reason_required
+from casino.four_eyes import ApprovalNotFoundError, approval_audit_fields, approval_decide, approval_request
 from casino.models import Casino, Player
 from tables.models import Table
 from wallet.errors import (
     AccountNotFoundError,
-    AdjustmentNotPendingError,
     CasinoMismatchError,
     CurrencyMismatchError,
-    FourEyesRequiredError,
     HoldMismatchError,
     HoldNotOpenError,
     InsufficientFundsError,
@@ -80,6 +79,8 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 DEFAULT_ADJUSTMENT_APPROVAL_THRESHOLD_MINOR = 50_000
+# The four-eyes kind of an adjustment above the threshold (casino/controls.toml).
+ADJUSTMENT_APPROVAL_KIND = "balance_adjustment"
 # The largest amount one command may move. Far above any real stake or buy-in, and far below the
 # bigint range of the balance columns (9.2e18), so sums of many such amounts still fit: a larger
 # number is a keying error and is refused with ``invalid_amount`` instead of a database overflow.
@@ -431,11 +432,12 @@ def balance_adjust(*, player: Player, amount_minor: int, reason: str, actor: Act
     """A pit boss corrects a player's balance (house <-> player) with a reason.
 
     Up to the threshold (setting ``ADJUSTMENT_APPROVAL_THRESHOLD_MINOR``, default 50 000, compared
-    with the absolute amount) it applies at once; above it, it is recorded as pending and moves
-    nothing until another pit boss approves it (``adjustment_approve``). Needs
-    ``casino.adjust_balance``. Locks the player and house accounts (id order), then the audit
-    chain. Raises ``reason_required``, ``invalid_amount`` (zero), ``insufficient_funds`` (a debit
-    beyond the available balance), ``permission_denied``.
+    with the absolute amount) it applies at once; above it, it is recorded as pending, waits for a
+    second person as a four-eyes approval (``casino.four_eyes``, kind ``balance_adjustment``,
+    linked by ``BalanceAdjustment.approval``) and moves nothing until it is approved
+    (``adjustment_approve``). Needs ``casino.adjust_balance``. Locks the player and house accounts
+    (id order), then the audit chain. Raises ``reason_required``, ``invalid_amount`` (zero),
+    ``insufficient_funds`` (a debit beyond the available balance), ``permission_denied``.
     """
     requested_by = require_staff(actor, "adjust_balance")
     _require_amount(amount_minor, positive=False)
@@ -466,6 +468,22 @@ def balance_adjust(*, player: Player, amount_minor: int, reason: str, actor: Act
             decided_at=timezone.now() if applies_now else None,
             transfer=transfer,
         )
+        approval = None
+        if not applies_now:
+            approval = approval_request(
+                actor=actor,
+                casino=casino,
+                kind=ADJUSTMENT_APPROVAL_KIND,
+                subject_type="wallet.balanceadjustment",
+                subject_id=adjustment.pk,
+                place=player.card_number,
+                summary=f"{player.display_name}: {reason}",
+                amount_minor=amount_minor,
+                after={"player_id": player.pk, "amount_minor": amount_minor},
+                reason=reason,
+            )
+            BalanceAdjustment.objects.filter(pk=adjustment.pk).update(approval=approval)
+            adjustment.approval = approval
         actor.audit(
             action="wallet.adjustment_applied" if applies_now else "wallet.adjustment_requested",
             object_type="wallet.balanceadjustment",
@@ -477,6 +495,7 @@ def balance_adjust(*, player: Player, amount_minor: int, reason: str, actor: Act
                 "player_id": player.pk,
                 "amount_minor": amount_minor,
                 "reason": reason,
+                "approval_id": approval.pk if approval else None,
                 **_audited(written),
             },
         )
@@ -504,73 +523,69 @@ def _adjustment_transfer(
 
 
 def adjustment_approve(*, adjustment: BalanceAdjustment, actor: Actor) -> BalanceAdjustment:
-    """A second pit boss approves a pending adjustment; its money moves now.
+    """A second person approves a pending adjustment; its money moves now.
 
-    Four eyes: the approver must hold ``casino.adjust_balance`` and must not be the requester
-    (``four_eyes_required``). Locks the adjustment row, then the accounts, then the audit chain.
-    An adjustment is approved once: a second approval finds it applied and is refused with
-    ``adjustment_not_pending``, moving nothing. Raises ``adjustment_not_pending``,
-    ``insufficient_funds``, ``permission_denied``."""
-    approved_by = require_staff(actor, "adjust_balance")
-    if adjustment.requested_by_id == approved_by.pk:
-        raise FourEyesRequiredError("Another pit boss than the requester must approve this adjustment.")
+    Who may decide is the four-eyes capability's rule (``casino.four_eyes.approval_decide``): the
+    approver holds ``casino.adjust_balance`` (``permission_denied``) and is not the requester
+    (``four_eyes_required``). Locks the adjustment's approval, then the adjustment row, then the
+    accounts, then the audit chain. An adjustment is decided once: a second approval finds it
+    decided and is refused with ``approval_decided``, moving nothing; one applied at once waits
+    for no one (``approval_not_found``). Raises those, and ``insufficient_funds``."""
+    return _adjustment_decide(adjustment=adjustment, actor=actor, approve=True)
+
+
+def adjustment_reject(*, adjustment: BalanceAdjustment, actor: Actor, reason: str) -> BalanceAdjustment:
+    """A second person rejects a pending adjustment, with a reason (moves nothing). The same
+    rules and locks as ``adjustment_approve`` (nobody decides their own request, not even to
+    withdraw it), and ``reason_required``."""
+    return _adjustment_decide(adjustment=adjustment, actor=actor, approve=False, reason=reason)
+
+
+def _adjustment_decide(
+    *, adjustment: BalanceAdjustment, actor: Actor, approve: bool, reason: str = ""
+) -> BalanceAdjustment:
     with transaction.atomic():
-        locked_adjustment = adjustment_lock(adjustment.pk)
-        if locked_adjustment.status != AdjustmentStatus.PENDING:
-            raise AdjustmentNotPendingError(f"Adjustment {adjustment.pk} is {locked_adjustment.status}.")
-        player_account = locked_adjustment.account
-        casino = Casino.objects.get(pk=player_account.casino_id)
-        locked = accounts_lock(casino=casino, specs=[spec_of(player_account), _venue_spec(AccountKind.HOUSE)])
-        written = _adjustment_transfer(
-            casino=casino,
-            accounts=locked,
-            player_account=_by_id(locked)[player_account.pk],
-            amount_minor=locked_adjustment.amount_minor,
-            reason=locked_adjustment.reason,
-            actor=actor,
+        if adjustment.approval_id is None:
+            raise ApprovalNotFoundError(f"Adjustment {adjustment.pk} waits for no one's approval.")
+        approval = approval_decide(
+            approval_id=adjustment.approval_id, actor=actor, approve=approve, reason=reason
         )
-        transfer = written.transfer
+        locked_adjustment = adjustment_lock(adjustment.pk)
+        player_account = locked_adjustment.account
+        written = None
+        if approve:
+            casino = Casino.objects.get(pk=player_account.casino_id)
+            locked = accounts_lock(
+                casino=casino, specs=[spec_of(player_account), _venue_spec(AccountKind.HOUSE)]
+            )
+            written = _adjustment_transfer(
+                casino=casino,
+                accounts=locked,
+                player_account=_by_id(locked)[player_account.pk],
+                amount_minor=locked_adjustment.amount_minor,
+                reason=locked_adjustment.reason,
+                actor=actor,
+            )
+        status = AdjustmentStatus.APPLIED if approve else AdjustmentStatus.REJECTED
         BalanceAdjustment.objects.filter(pk=adjustment.pk).update(
-            status=AdjustmentStatus.APPLIED,
-            decided_by=approved_by,
-            decided_at=timezone.now(),
-            transfer=transfer,
+            status=status,
+            decided_by=approval.decided_by,
+            decided_at=approval.decided_at,
+            transfer=written.transfer if written else None,
         )
         actor.audit(
-            action="wallet.adjustment_approved",
+            action="wallet.adjustment_approved" if approve else "wallet.adjustment_rejected",
             object_type="wallet.balanceadjustment",
             object_id=adjustment.pk,
             before={"status": AdjustmentStatus.PENDING},
             after={
                 "adjustment_id": adjustment.pk,
-                "transfer_id": transfer.pk,
+                "transfer_id": written.transfer.pk if written else None,
                 "amount_minor": locked_adjustment.amount_minor,
-                "status": AdjustmentStatus.APPLIED,
+                "status": status,
+                **approval_audit_fields(approval),
                 **_audited(written),
             },
-        )
-    return BalanceAdjustment.objects.get(pk=adjustment.pk)
-
-
-def adjustment_reject(*, adjustment: BalanceAdjustment, actor: Actor, reason: str) -> BalanceAdjustment:
-    """Reject a pending adjustment (moves nothing). Needs ``casino.adjust_balance``; the requester
-    may withdraw their own request. Locks the adjustment row, then the audit chain. Raises
-    ``adjustment_not_pending`` (it was decided already), ``reason_required``."""
-    rejected_by = require_staff(actor, "adjust_balance")
-    reason = _require_reason(reason)
-    with transaction.atomic():
-        locked = adjustment_lock(adjustment.pk)
-        if locked.status != AdjustmentStatus.PENDING:
-            raise AdjustmentNotPendingError(f"Adjustment {adjustment.pk} is {locked.status}.")
-        BalanceAdjustment.objects.filter(pk=adjustment.pk).update(
-            status=AdjustmentStatus.REJECTED, decided_by=rejected_by, decided_at=timezone.now()
-        )
-        actor.audit(
-            action="wallet.adjustment_rejected",
-            object_type="wallet.balanceadjustment",
-            object_id=adjustment.pk,
-            before={"status": AdjustmentStatus.PENDING},
-            after={"status": AdjustmentStatus.REJECTED, "reason": reason},
         )
     return BalanceAdjustment.objects.get(pk=adjustment.pk)
 

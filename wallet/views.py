@@ -10,7 +10,9 @@ Who sees what (permissions of ``casino.roles``):
   adjustments of the casino, a player search), the player's page (read, plus the adjustment form
   and the pending adjustments' approve and reject), receipts. ``balance_adjust`` needs
   ``adjust_balance`` too, so a cashier sees a player's pending adjustments but neither requests
-  nor decides one; the service refuses the requester's own approval (``four_eyes_required``).
+  nor decides one. Who may decide one is the four-eyes capability's rule (``casino.four_eyes``):
+  the buttons show to those it lets decide, and its service refuses the others (the requester:
+  ``four_eyes_required``).
 
 Every page works without JavaScript and answers ``Vary: HX-Request``: with htmx, the part of the
 page that changed (the search results, the player's section, the statement, the adjustments);
@@ -44,6 +46,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from casino.actors import Actor
 from casino.errors import ServiceError
+from casino.four_eyes import may_decide
 from casino.models import Casino, Player
 from casino.refusals import refusal_text
 from casino.selectors import casino_for_user
@@ -224,10 +227,24 @@ def open_holds(player: Player) -> list[OpenHold]:
 def pending_adjustments(*, casino: Casino, player: Player | None = None) -> list[BalanceAdjustment]:
     adjustments = BalanceAdjustment.objects.filter(
         status=AdjustmentStatus.PENDING, account__casino=casino
-    ).select_related("account__player", "requested_by")
+    ).select_related("account__player", "requested_by", "approval")
     if player is not None:
         adjustments = adjustments.filter(account__player=player)
     return list(adjustments.order_by("pk"))
+
+
+def adjustments_waiting(
+    request: HttpRequest, *, casino: Casino, player: Player | None = None
+) -> dict[str, Any]:
+    """The pending adjustments (of ``player``, or of the casino), and the ids of those the
+    signed-in person may decide now (``casino.four_eyes.may_decide``: not their own request)."""
+    adjustments = pending_adjustments(casino=casino, player=player)
+    decidable = {
+        adjustment.pk
+        for adjustment in adjustments
+        if adjustment.approval is not None and may_decide(approval=adjustment.approval, user=request.user)
+    }
+    return {"adjustments": adjustments, "decidable_adjustment_ids": decidable}
 
 
 @dataclass(frozen=True)
@@ -353,7 +370,7 @@ def _player_context(request: HttpRequest, player: Player, **extra: Any) -> dict[
             (line, KIND_LABELS.get(TransferKind(line.kind), line.kind), line.kind in RECEIPT_KINDS)
             for line in page
         ],
-        "adjustments": pending_adjustments(casino=player.casino, player=player),
+        **adjustments_waiting(request, casino=player.casino, player=player),
         "adjustments_player": player,
         "threshold_minor": adjustment_approval_threshold_minor(),
         "can_operate": user.has_perm("casino.operate_cage"),
@@ -572,17 +589,17 @@ def adjustments(request: HtmxHttpRequest) -> HttpResponse:
     search (to reach a player's page and request one)."""
     casino = _casino(request)
     if request.htmx and request.htmx.target == "adjustments":
-        context = {"adjustments": pending_adjustments(casino=casino), "can_adjust": True}
+        context = {**adjustments_waiting(request, casino=casino), "can_adjust": True}
         return _varied(render(request, f"{ADJUSTMENTS}#adjustments", context))
-    return _search_page(request, ADJUSTMENTS, adjustments=pending_adjustments(casino=casino), can_adjust=True)
+    return _search_page(request, ADJUSTMENTS, **adjustments_waiting(request, casino=casino), can_adjust=True)
 
 
 @staff_page("adjust_balance")
 @require_POST
 def adjustment_decide(request: HtmxHttpRequest, adjustment_id: int, decision: str) -> HttpResponse:
-    """Approve or reject a pending adjustment; the requester may reject (withdraw) their own but
-    not approve it (``four_eyes_required``). Answers where the decision was taken: the player's
-    page (the form sends ``player``) or the adjustments desk."""
+    """Approve or reject a pending adjustment (``adjustment_approve``, ``adjustment_reject``):
+    a second person decides, never its requester (``four_eyes_required``). Answers where the
+    decision was taken: the player's page (the form sends ``player``) or the adjustments desk."""
     casino = _casino(request)
     adjustment = (
         BalanceAdjustment.objects.select_related("account__player")
@@ -617,7 +634,7 @@ def adjustment_decide(request: HtmxHttpRequest, adjustment_id: int, decision: st
             done_params["done"] = str(approved.transfer.pk)
         return _answer(request, player, done=done_params)
     context: dict[str, Any] = {
-        "adjustments": pending_adjustments(casino=casino),
+        **adjustments_waiting(request, casino=casino),
         "can_adjust": True,
         "adjustment_error": error,
         "adjustment_error_text": refusal_text(error) if error else "",

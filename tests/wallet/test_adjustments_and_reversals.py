@@ -9,7 +9,7 @@ from django.test import override_settings
 
 from casino.actors import Actor
 from casino.errors import ServiceError
-from casino.models import AuditRecord
+from casino.models import Approval, AuditRecord
 from wallet.models import Account, AccountKind, AdjustmentStatus, Transfer, TransferKind
 from wallet.selectors import account_balance
 from wallet.services import (
@@ -78,26 +78,63 @@ def test_an_adjustment_above_the_threshold_waits_for_another_pit_boss(
     adjustment = balance_adjust(
         player=player, amount_minor=10_001, reason="jackpot", actor=Actor.staff(pit_boss)
     )
-    # then nothing moved yet
+    # then nothing moved yet: it waits as a four-eyes approval, linked to it
     assert (adjustment.status, adjustment.transfer) == (AdjustmentStatus.PENDING, None)
     assert account_balance(player).balance_minor == 1_000
-    assert AuditRecord.objects.order_by("-sequence").first().action == "wallet.adjustment_requested"
-    # when the requester tries to approve it: four eyes refuse, nothing changes
+    approval = Approval.objects.get()
+    assert adjustment.approval == approval
+    assert (
+        approval.kind,
+        approval.subject_type,
+        approval.subject_id,
+        approval.status,
+        approval.amount_minor,
+        approval.requested_by,
+        approval.request_reason,
+        approval.place,
+    ) == (
+        "balance_adjustment",
+        "wallet.balanceadjustment",
+        str(adjustment.pk),
+        "pending",
+        10_001,
+        pit_boss,
+        "jackpot",
+        player.card_number,
+    )
+    record = AuditRecord.objects.order_by("-sequence").first()
+    assert (record.action, record.after["approval_id"]) == ("wallet.adjustment_requested", approval.pk)
+    # when the requester tries to approve it, or to withdraw it: four eyes refuse, nothing changes
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
         adjustment_approve(adjustment=adjustment, actor=Actor.staff(pit_boss))
-    assert refused.value.code == "four_eyes_required"
-    assert refused.value.status == 403
+    assert (refused.value.code, refused.value.status) == ("four_eyes_required", 403)
+    with pytest.raises(ServiceError) as refused:
+        adjustment_reject(adjustment=adjustment, actor=Actor.staff(pit_boss), reason="withdrawn")
+    assert (refused.value.code, refused.value.status) == ("four_eyes_required", 403)
     assert snapshot() == before
-    # when another pit boss approves it, the money moves
+    # when another pit boss approves it, the money moves and the approval says who and when
     approved = adjustment_approve(adjustment=adjustment, actor=Actor.staff(other_pit_boss))
     assert (approved.status, approved.decided_by) == (AdjustmentStatus.APPLIED, other_pit_boss)
     assert account_balance(player).balance_minor == 11_001
+    approval.refresh_from_db()
+    assert (approval.status, approval.decided_by, approval.decided_at) == (
+        "approved",
+        other_pit_boss,
+        approved.decided_at,
+    )
+    record = AuditRecord.objects.order_by("-sequence").first()
+    assert (record.action, record.actor_id, record.after["approval_id"], record.after["requested_by"]) == (
+        "wallet.adjustment_approved",
+        other_pit_boss.pk,
+        approval.pk,
+        "pitboss",
+    )
     # and a second approval is refused
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
         adjustment_approve(adjustment=adjustment, actor=Actor.staff(other_pit_boss))
-    assert refused.value.code == "adjustment_not_pending"
+    assert refused.value.code == "approval_decided"
     assert snapshot() == before
 
 
@@ -108,9 +145,16 @@ def test_a_rejected_adjustment_moves_nothing(make_player: Any, pit_boss: Any, ot
     rejected = adjustment_reject(
         adjustment=adjustment, actor=Actor.staff(other_pit_boss), reason="no evidence"
     )
-    assert rejected.status == AdjustmentStatus.REJECTED
+    assert (rejected.status, rejected.decided_by) == (AdjustmentStatus.REJECTED, other_pit_boss)
     assert account_balance(player).balance_minor == 1_000
     assert Transfer.objects.filter(kind=TransferKind.ADJUSTMENT).count() == 0
+    approval = Approval.objects.get(pk=adjustment.approval_id)
+    assert (approval.status, approval.decided_by, approval.decision_reason) == (
+        "rejected",
+        other_pit_boss,
+        "no evidence",
+    )
+    assert AuditRecord.objects.order_by("-sequence").first().after["reason"] == "no evidence"
 
 
 @override_settings(ADJUSTMENT_APPROVAL_THRESHOLD_MINOR=10_000)
@@ -127,10 +171,45 @@ def test_a_decided_adjustment_cannot_be_rejected_or_approved_again(
         adjustment_reject(adjustment=adjustment, actor=Actor.staff(other_pit_boss), reason="no evidence")
     with pytest.raises(ServiceError) as approved_after:
         adjustment_approve(adjustment=adjustment, actor=Actor.staff(other_pit_boss))
-    # then its state refuses both: nothing moved, nothing audited
-    assert rejected_again.value.code == approved_after.value.code == "adjustment_not_pending"
+    # then its approval refuses both: nothing moved, nothing audited
+    assert rejected_again.value.code == approved_after.value.code == "approval_decided"
     assert snapshot() == before
     assert account_balance(player).balance_minor == 1_000
+
+
+@override_settings(ADJUSTMENT_APPROVAL_THRESHOLD_MINOR=10_000)
+@pytest.mark.parametrize(
+    ("decider", "reason", "code"),
+    [("cashier", "no evidence", "permission_denied"), ("other_pit_boss", "  ", "reason_required")],
+)
+def test_a_refused_decision_writes_nothing(
+    make_player: Any, pit_boss: Any, request: Any, snapshot: Any, decider: str, reason: str, code: str
+) -> None:
+    # given a pending adjustment
+    player = make_player(1_000)
+    adjustment = balance_adjust(player=player, amount_minor=20_000, reason="x", actor=Actor.staff(pit_boss))
+    deciding = Actor.staff(request.getfixturevalue(decider))
+    before = snapshot()
+    # when a cashier decides it, or a pit boss rejects it without a reason
+    with pytest.raises(ServiceError) as refused:
+        adjustment_reject(adjustment=adjustment, actor=deciding, reason=reason)
+    # then nothing is written: the adjustment and its approval still wait
+    assert refused.value.code == code
+    assert snapshot() == before
+    assert Approval.objects.get(pk=adjustment.approval_id).status == "pending"
+
+
+def test_an_adjustment_applied_at_once_waits_for_no_one(
+    make_player: Any, pit_boss: Any, other_pit_boss: Any, snapshot: Any
+) -> None:
+    player = make_player(1_000)
+    adjustment = balance_adjust(player=player, amount_minor=500, reason="x", actor=Actor.staff(pit_boss))
+    assert (adjustment.approval, Approval.objects.count()) == (None, 0)
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        adjustment_approve(adjustment=adjustment, actor=Actor.staff(other_pit_boss))
+    assert refused.value.code == "approval_not_found"
+    assert snapshot() == before
 
 
 def test_a_reversal_negates_every_posting_and_points_to_the_original(

@@ -9,6 +9,7 @@ import pytest
 from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import AuditRecord
+from tests.factories import TerminalFactory
 from wallet.models import Account, AccountKind, Posting, Transfer, TransferKind
 from wallet.selectors import account_balance
 from wallet.services import (
@@ -126,6 +127,37 @@ def test_a_process_of_the_back_office_funds_in_its_own_name(
     with pytest.raises(ServiceError) as refused:
         system_buy_in(player=player, amount_minor=0, actor=Actor.automatic("seed"))
     assert refused.value.code == "invalid_amount"
+    assert snapshot() == before
+
+
+def test_the_processes_moves_are_not_a_persons_nor_a_terminals(
+    table: Any, make_player: Any, cashier: Any, snapshot: Any
+) -> None:
+    # given a player at a terminal, and a cashier
+    player = make_player()
+    terminal = TerminalFactory(casino=player.casino)
+    before = snapshot()
+    # when either would move money as a process of the back office, past the cage's permission
+    for actor in (Actor.staff(cashier), Actor.at_terminal(terminal, player)):
+        with pytest.raises(ValueError, match="is not a process of the back office"):
+            system_buy_in(player=player, amount_minor=5_000, actor=actor)
+        with pytest.raises(ValueError, match="is not a process of the back office"):
+            system_table_fill(table=table, amount_minor=5_000, actor=actor)
+    # then nothing moved
+    assert snapshot() == before
+
+
+def test_a_terminal_and_the_system_hold_no_permission_of_the_cage(make_player: Any, snapshot: Any) -> None:
+    player = make_player(1_000)
+    terminal = TerminalFactory(casino=player.casino)
+    before = snapshot()
+    for actor in (Actor.at_terminal(terminal, player), Actor.automatic("seed")):
+        with pytest.raises(ServiceError) as refused:
+            cage_cash_out(player=player, amount_minor=1_000, actor=actor)
+        assert (refused.value.code, refused.value.details) == (
+            "permission_denied",
+            {"permission": "operate_cage"},
+        )
     assert snapshot() == before
 
 

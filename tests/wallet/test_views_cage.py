@@ -18,7 +18,7 @@ from django.test import Client
 from django.utils import timezone
 
 from casino.actors import Actor
-from casino.models import AuditRecord, Player
+from casino.models import Approval, AuditRecord, Player
 from tables.models import Table
 from tests.factories import PlayerFactory, staff_user
 from tests.snapshots import ledger_snapshot
@@ -583,16 +583,20 @@ def test_an_adjustment_above_the_threshold_waits_and_its_requester_cannot_approv
     assert _text(page, "cage-done") == "The adjustment waits for a second pit boss's approval."
     row = _text(page, "adjustments")
     assert "+600.00 jackpot paid short pitboss-1" in row
-    assert "Your request: another pit boss approves it." in row
+    assert "Your request: another pit boss decides it." in row
+    assert f"/cage/adjustments/{adjustment.pk}/" not in page  # no button to decide one's own
+    assert (adjustment.approval.kind, adjustment.approval.status) == ("balance_adjustment", "pending")
     before = ledger_snapshot()
-    refused = client.post(
-        f"/cage/adjustments/{adjustment.pk}/approve/", {"player": zoe.pk}, **(headers or {})
-    )
-    assert refused.status_code == 403
-    assert _text(_page(refused), "cage-error") == (
-        "Another pit boss than the requester must approve this adjustment. four_eyes_required"
-    )
-    assert ledger_snapshot() == before
+    for decision, data in (("approve", {}), ("reject", {"reason": "changed my mind"})):
+        refused = client.post(
+            f"/cage/adjustments/{adjustment.pk}/{decision}/", {"player": zoe.pk, **data}, **(headers or {})
+        )
+        assert refused.status_code == 403
+        assert _text(_page(refused), "cage-error") == (
+            "A second person must decide: whoever asked for it cannot, nor, for a payout, the round's "
+            "dealer. four_eyes_required"
+        )
+        assert ledger_snapshot() == before
 
 
 @pytest.mark.django_db
@@ -616,9 +620,17 @@ def test_a_second_pit_boss_approves_from_the_players_page(seeded, pit_boss, othe
         == f"Adjustment approved and applied. Receipt of transfer {adjustment.transfer_id}"
     )
     assert _text(page, "no-adjustments") == "No adjustment waits."
+    approval = adjustment.approval
+    assert (approval.status, approval.requested_by_id, approval.decided_by_id) == (
+        "approved",
+        pit_boss.pk,
+        other_pit_boss.pk,
+    )
+    before = ledger_snapshot()
     again = client.post(f"/cage/adjustments/{adjustment.pk}/approve/", {"player": zoe.pk}, **headers)
-    assert again.status_code == 409 and _text(_page(again), "cage-error").endswith("adjustment_not_pending")
-    assert account_balance(zoe).balance_minor == 70_000
+    assert again.status_code == 409
+    assert _text(_page(again), "cage-error") == "This is decided already. approval_decided"
+    assert account_balance(zoe).balance_minor == 70_000 and ledger_snapshot() == before
 
 
 @pytest.mark.django_db
@@ -642,6 +654,12 @@ def test_the_adjustments_desk_lists_what_waits_and_decides_it(seeded, pit_boss, 
     rejected = client.post(f"/cage/adjustments/{second.pk}/reject/", {"reason": "not proven"}, **headers)
     second.refresh_from_db()
     assert second.status == AdjustmentStatus.REJECTED and account_balance(zoe).balance_minor == 10_000
+    decided = Approval.objects.get(pk=second.approval_id)
+    assert (decided.status, decided.decided_by_id, decided.decision_reason) == (
+        "rejected",
+        other_pit_boss.pk,
+        "not proven",
+    )
     if htmx:
         html = _page(rejected)
         assert html.lstrip().startswith('<section class="card" id="adjustments">')
@@ -651,7 +669,7 @@ def test_the_adjustments_desk_lists_what_waits_and_decides_it(seeded, pit_boss, 
     before = ledger_snapshot()
     refused = client.post(f"/cage/adjustments/{first.pk}/reject/", {"reason": " "}, **headers)
     assert refused.status_code == 422
-    assert _text(_page(refused), "adjustment-error") == "A reason is required. reason_required"
+    assert _text(_page(refused), "adjustment-error") == "A rejection needs a reason. reason_required"
     assert ledger_snapshot() == before
 
 
