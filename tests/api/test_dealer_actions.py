@@ -165,13 +165,21 @@ def test_a_whole_round_run_by_the_dealer_terminal_and_the_card_reader(
     events = RoundEvent.objects.filter(round_id=opened["id"])
     assert {event.kind for event in events.filter(terminal=bj1_dealer.terminal)} == {
         "betting_opened",
-        "bet_placed",  # the bets go into the log at no more bets
         "betting_closed",
         "card_corrected",
         "insurance_closed",
         "card_dealt",  # the 5 the dealer terminal keyed in
         "settled",
     }
+    # the bets go into the log at no more bets, each in its bettor's name at their terminal
+    assert sorted(
+        events.filter(kind="bet_placed").values_list("terminal__name", "player__card_number", "role")
+    ) == [
+        ("T-BJ1-1", "1000000001", "player"),
+        ("T-BJ1-1", "1000000001", "player"),
+        ("T-BJ1-2", "1000000002", "player"),
+        ("T-BJ1-2", "1000000002", "player"),
+    ]
     round_ = Round.objects.get(pk=opened["id"])
     assert round_.dealer is None  # no staff user: the terminal ran it
 
