@@ -37,7 +37,7 @@ from accounting.models import HoldAlert, HoldAlertKind
 from accounting.ratings import ConfigEdges, edges_of_configs
 from accounting.selectors import settings_of
 from accounting.win import Figures, TableRecords, table_records
-from casino.audit import audit_append
+from casino.actors import Actor
 from casino.locking import advisory_lock
 from casino.models import Casino
 from tables.models import Bet, BetKind, BetStatus, RoundStatus, Table, TableConfigVersion
@@ -228,12 +228,13 @@ def hold_verdict(table: Table, day: dt.date, records: TableRecords) -> HoldVerdi
 
 
 def hold_check(
-    *, casino: Casino | None = None, days: Iterable[dt.date] | None = None, by: Any = None
+    *, casino: Casino | None = None, days: Iterable[dt.date] | None = None, actor: Actor
 ) -> list[HoldAlert]:
     """Check every table of ``casino`` (of every casino by default) on ``days`` (by default the
     previous gaming day and the current one) and raise the alerts found that are not raised yet:
-    one per table, day and kind, so running it twice raises nothing new. ``by`` is the staff
-    member who asked (the page's button), else the scheduled task runs it as a process. Each
+    one per table, day and kind, so running it twice raises nothing new. ``actor`` is the staff
+    member who asked (the page's button), or the scheduled task
+    (``Actor.automatic(HOLD_CHECK_PROCESS)``). Each
     alert is audited. Locks each table's check (an advisory lock: two checks racing take turns),
     then the audit chain. Returns the alerts it raised."""
     raised: list[HoldAlert] = []
@@ -245,11 +246,11 @@ def hold_check(
         for day in chosen:
             records = table_records(venue, day, day)
             for table in tables:
-                raised += _alerts_raise(hold_verdict(table, day, records), by)
+                raised += _alerts_raise(hold_verdict(table, day, records), actor)
     return raised
 
 
-def _alerts_raise(verdict: HoldVerdict, by: Any) -> list[HoldAlert]:
+def _alerts_raise(verdict: HoldVerdict, actor: Actor) -> list[HoldAlert]:
     if not verdict.alerts:
         return []
     raised = []
@@ -270,10 +271,8 @@ def _alerts_raise(verdict: HoldVerdict, by: Any) -> list[HoldAlert]:
                 figures=figures,
                 raised_at=timezone.now(),
             )
-            audit_append(
+            actor.audit(
                 action="accounting.hold_alert_raised",
-                actor=by,
-                actor_name="" if by is not None else HOLD_CHECK_PROCESS,
                 object_type="accounting.holdalert",
                 object_id=alert.pk,
                 after={

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Prefetch
 from django.utils import timezone
@@ -98,8 +99,7 @@ from accounting.selectors import (
     table_accounting,
     tray_ledger_minor,
 )
-from casino.actors import Actor
-from casino.audit import audit_append
+from casino.actors import Actor, require_staff
 from casino.errors import ServiceError, reason_required
 from casino.four_eyes import (
     ApprovalNotFoundError,
@@ -109,7 +109,6 @@ from casino.four_eyes import (
     weakened_fields,
 )
 from casino.models import Approval, Casino
-from casino.services import require_permission
 from tables.errors import RoundInProgressError
 from tables.models import Round, Table
 from tables.services import table_play_by_count
@@ -127,13 +126,15 @@ COUNT_ROLE_ORDER = (SignatureRole.PIT_BOSS, SignatureRole.DEALER)
 # ---------------------------------------------------------------- helpers
 
 
-def _holds(user: Any, role: str) -> bool:
+def _holds(user: User, role: str) -> bool:
     return bool(user.has_perm(f"casino.{ROLE_PERMISSIONS[role]}"))
 
 
-def _require_any(user: Any, *codenames: str) -> None:
-    if not any(user.has_perm(f"casino.{codename}") for codename in codenames):
-        require_permission(user, codenames[0])
+def _require_any(actor: Actor, *codenames: str) -> User:
+    """The staff member giving the command, who holds one of the permissions ``codenames``;
+    refused (``permission_denied``, naming the first) otherwise."""
+    held = next((codename for codename in codenames if actor.has_perm(codename)), codenames[0])
+    return require_staff(actor, held)
 
 
 def _day_open(casino_id: int, *days: dt.date) -> None:
@@ -190,12 +191,12 @@ def _lines_audited(lines: Mapping[int, int]) -> dict[str, int]:
 # ---------------------------------------------------------------- configuration
 
 
-def chip_set_configure(*, casino: Casino, values_minor: Sequence[int], by: Any) -> list[int]:
+def chip_set_configure(*, casino: Casino, values_minor: Sequence[int], actor: Actor) -> list[int]:
     """The casino's chip set becomes ``values_minor``: new values are added, values left out are
     withdrawn (kept, inactive: old counts and slips name them). Needs ``configure_tables``.
     Locks the settings row (the chip set's changes take turns), then the audit chain. Raises
     ``permission_denied``, ``invalid_count``."""
-    require_permission(by, "configure_tables")
+    require_staff(actor, "configure_tables")
     values = sorted({int(value) for value in values_minor})
     if not values or any(value <= 0 or value > MAX_AMOUNT_MINOR for value in values):
         raise InvalidCountError(_("A chip set is one or more chip values above zero."))
@@ -212,9 +213,8 @@ def chip_set_configure(*, casino: Casino, values_minor: Sequence[int], by: Any) 
                 chip.is_active = True
                 chip.save(update_fields=["is_active"])
         ChipDenomination.objects.filter(casino=casino).exclude(value_minor__in=values).update(is_active=False)
-        audit_append(
+        actor.audit(
             action="accounting.chip_set_configured",
-            actor=by,
             object_type="casino.casino",
             object_id=casino.pk,
             before={"chip_values_minor": before},
@@ -287,7 +287,7 @@ def accounting_settings_change(
     hold_band_sigmas: int | None = None,
     mtl_threshold_minor: int | None = None,
     large_cash_threshold_minor: int | None = None,
-    by: Any,
+    actor: Actor,
 ) -> SettingsChange:
     """The casino's shift start times (local ``"HH:MM"``; the gaming day's start is always one),
     its opener variance threshold, the hold alerts' band (basis points, and the statistical band's
@@ -304,7 +304,7 @@ def accounting_settings_change(
     Needs ``configure_tables``. Locks the settings row, then the audit chain (one record, the
     values before and after, and what waits). Raises ``permission_denied``, ``invalid_settings``,
     ``approval_pending`` (a weakening change waits already)."""
-    require_permission(by, "configure_tables")
+    by = require_staff(actor, "configure_tables")
     try:
         starts = sorted(set(shift_starts_parse(shift_starts)) | {casino.gaming_day_starts_at})
     except ValueError as error:
@@ -326,7 +326,7 @@ def accounting_settings_change(
         waiting = None
         if weakened_fields(scope="accounting_settings", before=current, after=changed):
             waiting = approval_request(
-                actor=Actor.staff(by),
+                actor=actor,
                 casino=casino,
                 kind="accounting_settings",
                 subject_type=SETTINGS_SUBJECT,
@@ -342,9 +342,8 @@ def accounting_settings_change(
             setattr(settings, name, value)
         settings.updated_by = by
         settings.save()
-        audit_append(
+        actor.audit(
             action="accounting.settings_changed",
-            actor=by,
             object_type="accounting.accountingsettings",
             object_id=settings.pk,
             before=before,
@@ -362,7 +361,7 @@ def accounting_settings_change(
 
 
 def accounting_settings_decide(
-    *, casino: Casino, approval_id: int, by: Any, approve: bool, reason: str = ""
+    *, casino: Casino, approval_id: int, actor: Actor, approve: bool, reason: str = ""
 ) -> AccountingSettings:
     """The accounting office decides a change of the accounting settings that waits
     (``approval_id``): approved, its values apply, checked again against the settings as they
@@ -380,22 +379,19 @@ def accounting_settings_decide(
         ).first()
         if waiting is None:
             raise ApprovalNotFoundError(_("No change of the accounting settings waits for this decision."))
-        decided = approval_decide(
-            approval_id=approval_id, actor=Actor.staff(by), approve=approve, reason=reason
-        )
+        decided = approval_decide(approval_id=approval_id, actor=actor, approve=approve, reason=reason)
         proposed = {name: value for name, value in (decided.after or {}).items() if name in SETTINGS_LIMITS}
         before = {name: int(getattr(settings, name)) for name in proposed}
         if approve:
             values = _settings_values(settings, proposed)
             for name in proposed:
                 setattr(settings, name, values[name])
-            settings.updated_by = by
+            settings.updated_by = actor.user
             settings.save()
-        audit_append(
+        actor.audit(
             action="accounting.settings_change_approved"
             if approve
             else "accounting.settings_change_rejected",
-            actor=by,
             object_type="accounting.accountingsettings",
             object_id=settings.pk,
             before=before,
@@ -408,14 +404,14 @@ def accounting_settings_decide(
 
 
 def accounting_configure(
-    *, casino: Casino, chip_values_minor: Sequence[int], by: Any, **settings: Any
+    *, casino: Casino, chip_values_minor: Sequence[int], actor: Actor, **settings: Any
 ) -> SettingsChange:
     """The chip set and the settings in one transaction (``chip_set_configure`` then
     ``accounting_settings_change`` with ``settings``): a refusal of either leaves both as they
     were."""
     with transaction.atomic():
-        chip_set_configure(casino=casino, values_minor=chip_values_minor, by=by)
-        return accounting_settings_change(casino=casino, by=by, **settings)
+        chip_set_configure(casino=casino, values_minor=chip_values_minor, actor=actor)
+        return accounting_settings_change(casino=casino, actor=actor, **settings)
 
 
 # ---------------------------------------------------------------- gaming days
@@ -426,12 +422,11 @@ def accounting_configure(
 DAY_CLOSE_PERMISSIONS = {DayCloseRole.ACCOUNTANT: "sign_gaming_day", DayCloseRole.PIT_BOSS: "supervise_pit"}
 
 
-def _day_close_role(signed: Mapping[str, GamingDaySignature], user: Any) -> str:
-    """The role ``user`` signs the day's close in. Raises ``permission_denied``,
+def _day_close_role(signed: Mapping[str, GamingDaySignature], actor: Actor) -> str:
+    """The role ``actor`` signs the day's close in. Raises ``permission_denied``,
     ``same_person_signed_twice``, ``signature_not_needed``."""
-    roles = [role for role, codename in DAY_CLOSE_PERMISSIONS.items() if user.has_perm(f"casino.{codename}")]
-    if not roles:
-        require_permission(user, "supervise_pit")
+    roles = [role for role, codename in DAY_CLOSE_PERMISSIONS.items() if actor.has_perm(codename)]
+    user = _require_any(actor, *DAY_CLOSE_PERMISSIONS.values())
     if any(signature.signed_by_id == user.pk for signature in signed.values()):
         raise SamePersonSignedTwiceError(
             _("You have signed this gaming day's close already: the other signature is someone else's.")
@@ -448,7 +443,7 @@ def _role_name(role: str) -> str:
     return _("accounting office") if role == DayCloseRole.ACCOUNTANT else _("pit boss")
 
 
-def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose | None:
+def gaming_day_sign(*, casino: Casino, day: dt.date, actor: Actor) -> GamingDayClose | None:
     """Sign a gaming day's close: a pit boss (``supervise_pit``) and the accounting office
     (``sign_gaming_day``) sign, two different people, in either order. The second signature
     closes the day (``GamingDayClose``, returned; ``None`` while the other signature is
@@ -459,8 +454,7 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose 
     ``gaming_day_already_closed``, ``gaming_day_has_open_work`` (slips not yet received or
     voided, tray or drop box counts not yet signed twice), ``same_person_signed_twice``,
     ``signature_not_needed``."""
-    if not any(by.has_perm(f"casino.{codename}") for codename in DAY_CLOSE_PERMISSIONS.values()):
-        require_permission(by, "supervise_pit")
+    by = _require_any(actor, *DAY_CLOSE_PERMISSIONS.values())
     now = timezone.now()
     if day > gaming_day_of(schedule_of(casino), now):
         raise GamingDayNotStartedError(_("This gaming day has not begun."), day=day.isoformat())
@@ -472,7 +466,7 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose 
             signature.role: signature
             for signature in GamingDaySignature.objects.filter(casino=casino, gaming_day=day)
         }
-        role = _day_close_role(signed, by)
+        role = _day_close_role(signed, actor)
         work = open_work_of_day(casino.pk, day)
         if work["unsigned_counts"] or work["open_slips"] or work["unsigned_drop_counts"]:
             raise GamingDayHasOpenWorkError(
@@ -489,9 +483,8 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose 
         signature = GamingDaySignature.objects.create(
             casino=casino, gaming_day=day, role=role, signed_at=now, signed_by=by
         )
-        audit_append(
+        actor.audit(
             action="accounting.gaming_day_signed",
-            actor=by,
             object_type="accounting.gamingdaysignature",
             object_id=signature.pk,
             after={"casino_id": casino.pk, "gaming_day": day.isoformat(), "role": role},
@@ -499,9 +492,8 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose 
         if len(signed) + 1 < len(DAY_CLOSE_PERMISSIONS):
             return None
         closed = GamingDayClose.objects.create(casino=casino, gaming_day=day, closed_at=now, closed_by=by)
-        audit_append(
+        actor.audit(
             action="accounting.gaming_day_closed",
-            actor=by,
             object_type="accounting.gamingdayclose",
             object_id=closed.pk,
             after={
@@ -516,7 +508,7 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose 
 # ---------------------------------------------------------------- tray counts
 
 
-def _count_role(count_roles: set[str], user: Any) -> str:
+def _count_role(count_roles: set[str], user: User) -> str:
     """The role ``user`` signs a count in: the first of pit boss and dealer they hold and that
     has not signed yet. Raises ``wrong_role``, ``signature_not_needed``."""
     missing = [role for role in COUNT_ROLE_ORDER if role not in count_roles]
@@ -554,11 +546,11 @@ def tray_count_record(
     table: Table,
     kind: str,
     amounts: Mapping[int, int],
-    by: Any,
+    actor: Actor,
     corrects: TrayCount | None = None,
     reason: str = "",
 ) -> TrayCount:
-    """A count of ``table``'s tray (``amounts``: minor units per chip value), signed by ``by``
+    """A count of ``table``'s tray (``amounts``: minor units per chip value), signed by ``actor``
     as a pit boss or a dealer; it needs the other role's signature (``tray_count_sign``). The
     ledger's tray balance is recorded with it: the difference shows, no money moves.
 
@@ -573,7 +565,7 @@ def tray_count_record(
     ``round_in_progress`` (a closer while a round is open), ``investigation_unresolved``,
     ``reason_required``, ``wrong_role``, ``slip_in_flight`` (a closer while a fill or credit of the
     table is requested or issued and not received)."""
-    _require_any(by, "supervise_pit", "run_table")
+    by = _require_any(actor, "supervise_pit", "run_table")
     casino = table.casino
     if corrects is not None:
         kind = corrects.kind
@@ -632,9 +624,8 @@ def tray_count_record(
             for value, amount in lines.items()
         )
         TrayCountSignature.objects.create(count=count, role=role, signer=by, signed_at=now)
-        audit_append(
+        actor.audit(
             action="accounting.count_recorded",
-            actor=by,
             object_type="accounting.traycount",
             object_id=count.pk,
             after={
@@ -653,7 +644,7 @@ def tray_count_record(
     return count
 
 
-def tray_count_sign(*, count: TrayCount, by: Any) -> TrayCountSignature:
+def tray_count_sign(*, count: TrayCount, actor: Actor) -> TrayCountSignature:
     """The count's second signature, by someone else than the first signer, in the role that is
     missing (a dealer's after a pit boss's, or the other way round). When it completes an
     opener, the opener is checked against the table's previous closer: a difference above the
@@ -666,7 +657,7 @@ def tray_count_sign(*, count: TrayCount, by: Any) -> TrayCountSignature:
     ``gaming_day_closed``, ``same_person_signed_twice``, ``wrong_role``,
     ``signature_not_needed``, ``round_in_progress`` (a closer while a round is open),
     ``slip_in_flight`` (a closer while a fill or credit of the table is on its way)."""
-    _require_any(by, "supervise_pit", "run_table")
+    by = _require_any(actor, "supervise_pit", "run_table")
     table = count.table
     with transaction.atomic():
         now, day, _shift = _moment(table.casino)
@@ -686,10 +677,11 @@ def tray_count_sign(*, count: TrayCount, by: Any) -> TrayCountSignature:
         if fresh.kind == CountKind.OPENER and fresh.corrects_id is None:
             investigation = _opener_checked(fresh, now)
         if fresh.corrects_id is None:  # the count, not its correction, opens or closes the table
-            table_play_by_count(table=table, is_open=fresh.kind == CountKind.OPENER, by=by, count_id=fresh.pk)
-        audit_append(
+            table_play_by_count(
+                table=table, is_open=fresh.kind == CountKind.OPENER, actor=actor, count_id=fresh.pk
+            )
+        actor.audit(
             action="accounting.count_signed",
-            actor=by,
             object_type="accounting.traycount",
             object_id=fresh.pk,
             after={
@@ -726,7 +718,7 @@ def _resolution_refused_if_resolved(investigation: VarianceInvestigation) -> Non
         raise InvestigationAlreadyResolvedError(_("This investigation is resolved already."))
 
 
-def investigation_resolve(*, investigation: VarianceInvestigation, note: str, by: Any) -> Approval:
+def investigation_resolve(*, investigation: VarianceInvestigation, note: str, actor: Actor) -> Approval:
     """A pit boss proposes the resolution of a variance investigation with a note saying what
     was found. It waits for a second person (``casino.four_eyes``, kind
     ``variance_investigation``: ``view_accounting``, neither the proposer nor a signer of the
@@ -736,7 +728,7 @@ def investigation_resolve(*, investigation: VarianceInvestigation, note: str, by
     Needs ``supervise_pit``. Locks the investigation, then the audit chain. Raises
     ``permission_denied``, ``reason_required``, ``investigation_already_resolved``,
     ``approval_pending`` (a resolution waits already)."""
-    require_permission(by, "supervise_pit")
+    require_staff(actor, "supervise_pit")
     note = reason_required(note, _("A resolution says what was found."))
     with transaction.atomic():
         investigation_lock(investigation.pk)
@@ -748,7 +740,7 @@ def investigation_resolve(*, investigation: VarianceInvestigation, note: str, by
             )
         )
         approval = approval_request(
-            actor=Actor.staff(by),
+            actor=actor,
             casino=table.casino,
             kind="variance_investigation",
             subject_type=INVESTIGATION_SUBJECT,
@@ -759,9 +751,8 @@ def investigation_resolve(*, investigation: VarianceInvestigation, note: str, by
             reason=note,
             excluded={"opener_signers": signers},
         )
-        audit_append(
+        actor.audit(
             action="accounting.investigation_resolution_proposed",
-            actor=by,
             object_type="accounting.varianceinvestigation",
             object_id=investigation.pk,
             after={
@@ -775,7 +766,7 @@ def investigation_resolve(*, investigation: VarianceInvestigation, note: str, by
 
 
 def investigation_resolution_decide(
-    *, investigation: VarianceInvestigation, approval_id: int, by: Any, approve: bool, reason: str = ""
+    *, investigation: VarianceInvestigation, approval_id: int, actor: Actor, approve: bool, reason: str = ""
 ) -> InvestigationResolution | None:
     """A second person decides a proposed resolution (``approval_id``, the approval it waits
     for): approved, the investigation is resolved with the proposal's note (returned) and the
@@ -798,22 +789,22 @@ def investigation_resolution_decide(
         _resolution_refused_if_resolved(investigation)
         now = timezone.now()
         decided = approval_decide(
-            approval_id=approval_id, actor=Actor.staff(by), approve=approve, reason=reason, at=now
+            approval_id=approval_id, actor=actor, approve=approve, reason=reason, at=now
         )
         resolution = None
         if approve:
+            assert decided.decided_by is not None  # approval_decide: a staff member decided
             resolution = InvestigationResolution.objects.create(
                 investigation=investigation,
                 note=decided.request_reason,
-                resolved_by=by,
+                resolved_by=decided.decided_by,
                 resolved_at=now,
                 approval=decided,
             )
-        audit_append(
+        actor.audit(
             action="accounting.investigation_resolved"
             if approve
             else "accounting.investigation_resolution_rejected",
-            actor=by,
             object_type="accounting.varianceinvestigation",
             object_id=investigation.pk,
             after={
@@ -847,7 +838,7 @@ def _slip_table_checked(table: Table) -> None:
         )
 
 
-def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], by: Any) -> Slip:
+def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], actor: Actor) -> Slip:
     """A pit boss asks for a fill (chips from the cage to the tray) or a credit (chips from the
     tray back to the cage), ``amounts`` in minor units per chip value. The slip takes the next
     number of the casino's calendar year (local time), drawn from the counter row in this very
@@ -859,7 +850,7 @@ def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], by: Any
     Needs ``supervise_pit``. Locks the gaming day (shared), the table row (a count of the table
     and its slips take turns), the slip counter, then the audit chain. Raises
     ``permission_denied``, ``gaming_day_closed``, ``invalid_count``, ``slip_table_closed``."""
-    require_permission(by, "supervise_pit")
+    by = require_staff(actor, "supervise_pit")
     if kind not in SlipKind.values:
         raise InvalidCountError(_("A slip is a fill or a credit."))
     casino = table.casino
@@ -892,9 +883,8 @@ def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], by: Any
         SlipSignature.objects.create(
             slip=slip, step=SlipStep.REQUESTED, role=SignatureRole.PIT_BOSS, signer=by, signed_at=now
         )
-        audit_append(
+        actor.audit(
             action="accounting.slip_requested",
-            actor=by,
             object_type="accounting.slip",
             object_id=slip.pk,
             after={
@@ -941,7 +931,7 @@ def _slip_number(slip: Slip) -> str:
     return f"{slip.year}-{slip.number}"
 
 
-def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
+def slip_issue(*, slip: Slip, actor: Actor) -> SlipSignature:
     """The cage issues a requested slip: a cashier, not its requester, signs, and the chips
     move in the ledger (``table_fill``: cage -> tray; ``table_credit``: tray -> cage). The table
     must still take slips (open, its closing count not taken).
@@ -951,7 +941,7 @@ def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
     ``gaming_day_closed``, ``slip_step_refused`` (issued, voided or with a void waiting for its
     decision), ``same_person_signed_twice``, ``slip_table_closed``, ``insufficient_funds`` (a
     credit above the tray's balance)."""
-    require_permission(by, "operate_cage")
+    by = require_staff(actor, "operate_cage")
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
         if SlipStep.ISSUED in steps or _is_final(steps) or SlipStep.VOID_PROPOSED in steps:
@@ -963,7 +953,7 @@ def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
         transfer = move(
             table=fresh.table,
             amount_minor=fresh.total_minor,
-            cashier=by,
+            actor=actor,
             reference_type="accounting.slip",
             reference_id=fresh.pk,
         )
@@ -975,9 +965,8 @@ def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
             signed_at=now,
             transfer=transfer,
         )
-        audit_append(
+        actor.audit(
             action="accounting.slip_issued",
-            actor=by,
             object_type="accounting.slip",
             object_id=fresh.pk,
             after={"number": _slip_number(fresh), "kind": fresh.kind, "transfer_id": transfer.pk},
@@ -985,13 +974,13 @@ def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
     return signature
 
 
-def slip_receive(*, slip: Slip, by: Any) -> SlipSignature:
+def slip_receive(*, slip: Slip, actor: Actor) -> SlipSignature:
     """The table receives an issued slip: a dealer or a pit boss, not the cashier who issued
     it, signs; the table must still take slips (open, its closing count not taken). Needs
     ``run_table`` or ``supervise_pit``. Locks the gaming days (shared), the table row, the slip,
     then the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
     ``slip_step_refused``, ``same_person_signed_twice``, ``slip_table_closed``."""
-    _require_any(by, "run_table", "supervise_pit")
+    by = _require_any(actor, "run_table", "supervise_pit")
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
         if SlipStep.ISSUED not in steps or _is_final(steps):
@@ -1003,9 +992,8 @@ def slip_receive(*, slip: Slip, by: Any) -> SlipSignature:
         signature = SlipSignature.objects.create(
             slip=fresh, step=SlipStep.RECEIVED, role=role, signer=by, signed_at=now
         )
-        audit_append(
+        actor.audit(
             action="accounting.slip_received",
-            actor=by,
             object_type="accounting.slip",
             object_id=fresh.pk,
             after={"number": _slip_number(fresh), "kind": fresh.kind, "signed_as": role},
@@ -1013,7 +1001,7 @@ def slip_receive(*, slip: Slip, by: Any) -> SlipSignature:
     return signature
 
 
-def slip_void(*, slip: Slip, by: Any, reason: str = "") -> SlipSignature:
+def slip_void(*, slip: Slip, actor: Actor, reason: str = "") -> SlipSignature:
     """Propose the void of a slip the cage has not issued, with a reason: the proposal waits
     for a second person (``casino.four_eyes``, kind ``slip_void``; decided with
     :func:`slip_void_decide`), and the cage refuses to issue the slip meanwhile. The slip keeps
@@ -1023,7 +1011,7 @@ def slip_void(*, slip: Slip, by: Any, reason: str = "") -> SlipSignature:
     the slip, then the audit chain. Raises ``permission_denied``, ``reason_required``,
     ``gaming_day_closed``, ``slip_step_refused`` (issued, received or voided),
     ``approval_pending`` (a void of it waits already)."""
-    _require_any(by, "supervise_pit", "operate_cage")
+    by = _require_any(actor, "supervise_pit", "operate_cage")
     reason = reason_required(reason, _("A void says why."))
     role = SignatureRole.PIT_BOSS if _holds(by, SignatureRole.PIT_BOSS) else SignatureRole.CASHIER
     with transaction.atomic():
@@ -1031,7 +1019,7 @@ def slip_void(*, slip: Slip, by: Any, reason: str = "") -> SlipSignature:
         if SlipStep.ISSUED in steps or _is_final(steps):
             raise _step_refused(_("Only a slip the cage has not issued is voided."), steps)
         approval = approval_request(
-            actor=Actor.staff(by),
+            actor=actor,
             casino=fresh.casino,
             kind="slip_void",
             subject_type=SLIP_SUBJECT,
@@ -1051,9 +1039,8 @@ def slip_void(*, slip: Slip, by: Any, reason: str = "") -> SlipSignature:
             reason=reason,
             approval=approval,
         )
-        audit_append(
+        actor.audit(
             action="accounting.slip_void_proposed",
-            actor=by,
             object_type="accounting.slip",
             object_id=fresh.pk,
             after={"number": _slip_number(fresh), "kind": fresh.kind, **approval_audit_fields(approval)},
@@ -1062,7 +1049,7 @@ def slip_void(*, slip: Slip, by: Any, reason: str = "") -> SlipSignature:
 
 
 def slip_void_decide(
-    *, slip: Slip, approval_id: int, by: Any, approve: bool, reason: str = ""
+    *, slip: Slip, approval_id: int, actor: Actor, approve: bool, reason: str = ""
 ) -> SlipSignature | None:
     """A second person decides the proposed void of a slip (``approval_id``, the approval its
     latest proposal waits for): approved, the slip is voided (its ``voided`` step, signed by the
@@ -1081,23 +1068,27 @@ def slip_void_decide(
                 _("No void of slip %(number)s waits for this decision.") % {"number": _slip_number(fresh)}
             )
         decided = approval_decide(
-            approval_id=approval_id, actor=Actor.staff(by), approve=approve, reason=reason, at=now
+            approval_id=approval_id, actor=actor, approve=approve, reason=reason, at=now
         )
         signature = None
         if approve:
-            role = SignatureRole.PIT_BOSS if _holds(by, SignatureRole.PIT_BOSS) else SignatureRole.ACCOUNTING
+            assert decided.decided_by is not None  # approval_decide: a staff member decided
+            role = (
+                SignatureRole.PIT_BOSS
+                if _holds(decided.decided_by, SignatureRole.PIT_BOSS)
+                else SignatureRole.ACCOUNTING
+            )
             signature = SlipSignature.objects.create(
                 slip=fresh,
                 step=SlipStep.VOIDED,
                 role=role,
-                signer=by,
+                signer=decided.decided_by,
                 signed_at=now,
                 reason=proposal.reason,
                 approval=decided,
             )
-        audit_append(
+        actor.audit(
             action="accounting.slip_voided" if approve else "accounting.slip_void_rejected",
-            actor=by,
             object_type="accounting.slip",
             object_id=fresh.pk,
             after={"number": _slip_number(fresh), "kind": fresh.kind, **approval_audit_fields(decided)},

@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -47,10 +48,9 @@ from accounting.models import (
     TableBuyIn,
 )
 from accounting.services import _day_open, _moment, _require_any
-from casino.audit import audit_append
+from casino.actors import Actor, require_staff
 from casino.errors import reason_required
 from casino.locking import advisory_lock
-from casino.services import require_permission
 from tables.models import Table
 from wallet.services import MAX_AMOUNT_MINOR
 
@@ -79,7 +79,7 @@ def _amount_checked(amount_minor: Any, *, allow_zero: bool) -> int:
 
 
 def table_buy_in_record(
-    *, table: Table, amount_minor: int, by: Any, corrects: TableBuyIn | None = None, reason: str = ""
+    *, table: Table, amount_minor: int, actor: Actor, corrects: TableBuyIn | None = None, reason: str = ""
 ) -> TableBuyIn:
     """Cash changed for chips at ``table``, recorded by the dealer or the pit boss when it
     happens, in the current gaming day and shift. With ``corrects`` (a buy-in of this table) and
@@ -90,7 +90,7 @@ def table_buy_in_record(
     corrected buy-in, then the audit chain. Raises ``permission_denied``, ``invalid_buy_in``,
     ``reason_required``, ``gaming_day_closed``, ``signature_not_needed`` (a buy-in corrected
     already: correct the correction)."""
-    _require_any(by, "run_table", "supervise_pit")
+    by = _require_any(actor, "run_table", "supervise_pit")
     amount = _amount_checked(amount_minor, allow_zero=corrects is not None)
     if corrects is not None:
         reason = reason_required(reason, _("A correction says why."))
@@ -114,9 +114,8 @@ def table_buy_in_record(
             corrects=corrects,
             correction_reason=reason if corrects is not None else "",
         )
-        audit_append(
+        actor.audit(
             action="accounting.table_buy_in_recorded",
-            actor=by,
             object_type="accounting.tablebuyin",
             object_id=buy_in.pk,
             after={
@@ -134,11 +133,11 @@ def table_buy_in_record(
 # ---------------------------------------------------------------- drop box counts
 
 
-def _holds_drop_role(user: Any, role: str) -> bool:
+def _holds_drop_role(user: User, role: str) -> bool:
     return any(user.has_perm(f"casino.{codename}") for codename in DROP_ROLE_PERMISSIONS[role])
 
 
-def _drop_role(signed: set[str], user: Any) -> str:
+def _drop_role(signed: set[str], user: User) -> str:
     """The role ``user`` signs a drop count in: the first of count team and verifier they hold
     that has not signed yet. Raises ``signature_not_needed``, ``wrong_role``."""
     missing = [role for role in DROP_ROLE_ORDER if role not in signed]
@@ -175,12 +174,12 @@ def drop_count_record(
     gaming_day: dt.date,
     shift: int,
     total_minor: int,
-    by: Any,
+    actor: Actor,
     corrects: DropCount | None = None,
     reason: str = "",
 ) -> DropCount:
     """The count of ``table``'s drop box for ``shift`` of ``gaming_day`` (a shift that has begun;
-    the box is usually counted after it), signed by ``by`` as the count team or as the verifier;
+    the box is usually counted after it), signed by ``actor`` as the count team or as the verifier;
     it needs the other signature (``drop_count_sign``). With ``corrects`` (a count of this table)
     and a ``reason``, a correction of it, for its table and shift.
 
@@ -190,7 +189,7 @@ def drop_count_record(
     ``reason_required``, ``gaming_day_closed``, ``drop_already_counted``,
     ``count_awaiting_signatures`` (the corrected count is not signed yet),
     ``signature_not_needed`` (corrected already), ``wrong_role``."""
-    _require_any(by, "operate_cage", "supervise_pit", "sign_gaming_day")
+    by = _require_any(actor, "operate_cage", "supervise_pit", "sign_gaming_day")
     total = _amount_checked(total_minor, allow_zero=True)
     if corrects is not None:
         reason = reason_required(reason, _("A correction says why."))
@@ -232,9 +231,8 @@ def drop_count_record(
             correction_reason=reason if corrects is not None else "",
         )
         DropCountSignature.objects.create(count=count, role=role, signer=by, signed_at=now)
-        audit_append(
+        actor.audit(
             action="accounting.drop_counted",
-            actor=by,
             object_type="accounting.dropcount",
             object_id=count.pk,
             after={
@@ -250,13 +248,13 @@ def drop_count_record(
     return count
 
 
-def drop_count_sign(*, count: DropCount, by: Any) -> DropCountSignature:
+def drop_count_sign(*, count: DropCount, actor: Actor) -> DropCountSignature:
     """The drop count's second signature, by someone else than the first signer, in the role
     that is missing. Needs ``operate_cage``, ``supervise_pit`` or ``sign_gaming_day``. Locks the
     gaming days (the count's and today's, shared), the count, then the audit chain. Raises
     ``permission_denied``, ``gaming_day_closed``, ``same_person_signed_twice``, ``wrong_role``,
     ``signature_not_needed``."""
-    _require_any(by, "operate_cage", "supervise_pit", "sign_gaming_day")
+    by = _require_any(actor, "operate_cage", "supervise_pit", "sign_gaming_day")
     table = count.table
     with transaction.atomic():
         now, today, _shift = _moment(table.casino)
@@ -269,9 +267,8 @@ def drop_count_sign(*, count: DropCount, by: Any) -> DropCountSignature:
             )
         role = _drop_role({signature.role for signature in signatures}, by)
         signature = DropCountSignature.objects.create(count=count, role=role, signer=by, signed_at=now)
-        audit_append(
+        actor.audit(
             action="accounting.drop_count_signed",
-            actor=by,
             object_type="accounting.dropcount",
             object_id=count.pk,
             after={"table_id": table.pk, "total_minor": count.total_minor, "signed_as": role},
@@ -282,11 +279,11 @@ def drop_count_sign(*, count: DropCount, by: Any) -> DropCountSignature:
 # ---------------------------------------------------------------- hold alerts
 
 
-def hold_alert_resolve(*, alert: HoldAlert, note: str, by: Any) -> HoldAlertResolution:
+def hold_alert_resolve(*, alert: HoldAlert, note: str, actor: Actor) -> HoldAlertResolution:
     """A pit boss resolves a hold alert with a note saying what was found. Needs
     ``supervise_pit``. Locks the alert, then the audit chain. Raises ``permission_denied``,
     ``reason_required``, ``hold_alert_already_resolved``."""
-    require_permission(by, "supervise_pit")
+    by = require_staff(actor, "supervise_pit")
     note = reason_required(note, _("A resolution says what was found."))
     with transaction.atomic():
         advisory_lock(HOLD_ALERT_LOCK_NAMESPACE, alert.pk)
@@ -295,9 +292,8 @@ def hold_alert_resolve(*, alert: HoldAlert, note: str, by: Any) -> HoldAlertReso
         resolution = HoldAlertResolution.objects.create(
             alert=alert, note=note, resolved_by=by, resolved_at=timezone.now()
         )
-        audit_append(
+        actor.audit(
             action="accounting.hold_alert_resolved",
-            actor=by,
             object_type="accounting.holdalert",
             object_id=alert.pk,
             after={

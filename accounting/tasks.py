@@ -14,9 +14,10 @@ def hold_check_task() -> dict[str, object]:
     """Every hour (Celery beat, ``hold-check``): each table's hold of the previous and the
     current gaming day against the casino's bands; the alerts not raised yet are raised
     (``accounting.hold.hold_check``: once per table, day and kind, so a second run raises none)."""
-    from accounting.hold import hold_check
+    from accounting.hold import HOLD_CHECK_PROCESS, hold_check
+    from casino.actors import Actor
 
-    raised = hold_check()
+    raised = hold_check(actor=Actor.automatic(HOLD_CHECK_PROCESS))
     for alert in raised:
         logger.warning(
             "hold alert %s: table %s, %s, %s", alert.pk, alert.table_id, alert.gaming_day, alert.kind

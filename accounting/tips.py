@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
@@ -35,11 +36,11 @@ from django.utils.translation import gettext as _
 from accounting.gaming_days import Shift, schedule_of, shift_of, shifts_of_day
 from accounting.locking import gaming_day_lock, table_row_lock
 from accounting.models import GamingDayClose, Tip, TipSource
-from casino.audit import audit_append
+from casino.actors import Actor, require_staff
 from casino.errors import ConflictError, PermissionRefusedError, ServiceError
-from casino.models import Casino, Player, Terminal
-from casino.services import require_permission
+from casino.models import Casino
 from tables.models import BOX_NUMBERS, Round, RoundStatus, Table, TableDealer
+from tables.services.common import require_player
 from wallet.services import MAX_AMOUNT_MINOR, tip_from_wallet
 
 __all__ = [
@@ -139,14 +140,14 @@ def _latest_round(table_id: int) -> Round | None:
     )
 
 
-def _dealer_round_locked(*, round_: Round, by: Any) -> Round:
-    """Within the command's transaction: the gaming day of the round open, the table locked, ``by``
+def _dealer_round_locked(*, round_: Round, dealer: User) -> Round:
+    """Within the command's transaction: the gaming day of the round open, the table locked, ``dealer``
     the dealer signed on at the table, and the round its latest and settled. Returns the round."""
     day, _shift = _moment_of(round_)
     _day_open(round_.table.casino_id, day)
     table_row_lock(round_.table_id)
     signed_on = TableDealer.objects.filter(
-        table_id=round_.table_id, dealer_id=by.pk, signed_off_at__isnull=True
+        table_id=round_.table_id, dealer_id=dealer.pk, signed_off_at__isnull=True
     ).exists()
     if not signed_on:
         raise NotTheTablesDealerError(_("Only the dealer signed on at this table records its tips."))
@@ -164,12 +165,9 @@ def _dealer_round_locked(*, round_: Round, by: Any) -> Round:
     return latest
 
 
-def _audited(tip: Tip, *, actor: Any = None, terminal: Terminal | None = None, actor_name: str = "") -> None:
-    audit_append(
+def _audited(tip: Tip, *, actor: Actor) -> None:
+    actor.audit(
         action="accounting.tip_recorded",
-        actor=actor,
-        terminal=terminal,
-        actor_name=actor_name,
         object_type="accounting.tip",
         object_id=tip.pk,
         after={
@@ -190,7 +188,7 @@ def _audited(tip: Tip, *, actor: Any = None, terminal: Terminal | None = None, a
 # ---------------------------------------------------------------- services
 
 
-def tip_record(*, round_: Round, amount_minor: int, by: Any, box: int | None = None) -> Tip:
+def tip_record(*, round_: Round, amount_minor: int, actor: Actor, box: int | None = None) -> Tip:
     """Chips handed to the dealer of a settled round, recorded by the dealer signed on at its
     table (the chips go to the dealers' toke box: nothing moves in the ledger). Any number of tips
     per round, until the table's next round opens. Needs ``casino.run_table``. Locks the gaming
@@ -199,9 +197,9 @@ def tip_record(*, round_: Round, amount_minor: int, by: Any, box: int | None = N
     ``round_not_settled``, ``gaming_day_closed``."""
     amount = _amount_checked(amount_minor)
     _box_checked(box)
-    require_permission(by, "run_table")
+    by = require_staff(actor, "run_table")
     with transaction.atomic():
-        locked = _dealer_round_locked(round_=round_, by=by)
+        locked = _dealer_round_locked(round_=round_, dealer=by)
         day, shift = _moment_of(locked)
         assert locked.dealer_id is not None
         tip = Tip.objects.create(
@@ -217,17 +215,17 @@ def tip_record(*, round_: Round, amount_minor: int, by: Any, box: int | None = N
             recorded_by=by,
             recorded_at=timezone.now(),
         )
-        _audited(tip, actor=by)
+        _audited(tip, actor=actor)
     return tip
 
 
-def tips_none_record(*, round_: Round, by: Any) -> Tip:
+def tips_none_record(*, round_: Round, actor: Actor) -> Tip:
     """The dealer's record that a settled round brought no tips (its tips step done). Refused once
     the round has a tip or this record already (``tips_already_recorded``), and on the refusals of
     ``tip_record``."""
-    require_permission(by, "run_table")
+    by = require_staff(actor, "run_table")
     with transaction.atomic():
-        locked = _dealer_round_locked(round_=round_, by=by)
+        locked = _dealer_round_locked(round_=round_, dealer=by)
         if Tip.objects.filter(round=locked).exists():
             raise TipsAlreadyRecordedError(_("This round's tips are recorded already."), round_id=locked.pk)
         day, shift = _moment_of(locked)
@@ -244,19 +242,19 @@ def tips_none_record(*, round_: Round, by: Any) -> Tip:
             recorded_by=by,
             recorded_at=timezone.now(),
         )
-        _audited(tip, actor=by)
+        _audited(tip, actor=actor)
     return tip
 
 
-def tip_from_player(*, table: Table, player: Player, amount_minor: int, terminal: Terminal) -> Tip:
-    """A player at a terminal of ``table`` tips the dealer of the table's latest round (open or
-    settled; not a voided one) from their wallet: the ledger transfer wallet -> tips pool, and the
-    tip naming it. The caller (the terminal API) has checked that the player is signed in at this
-    terminal of this table. Locks the gaming day (shared), the table row, the two accounts (id
-    order), then the audit chain. Raises ``invalid_tip_amount``, ``no_round_to_tip``,
-    ``gaming_day_closed``, ``insufficient_funds``."""
+def tip_from_player(*, table: Table, amount_minor: int, actor: Actor) -> Tip:
+    """The player signed in at a terminal of ``table`` (``actor``: the terminal with the player)
+    tips the dealer of the table's latest round (open or settled; not a voided one) from their
+    wallet: the ledger transfer wallet -> tips pool, and the tip naming it and the terminal.
+    Locks the gaming day (shared), the table row, the two accounts (id order), then the audit
+    chain. Raises ``permission_denied`` (no player at a terminal of this table),
+    ``invalid_tip_amount``, ``no_round_to_tip``, ``gaming_day_closed``, ``insufficient_funds``."""
+    player = require_player(actor, table)
     amount = _amount_checked(amount_minor)
-    name = f"terminal {terminal.pk}"
     with transaction.atomic():
         for _attempt in range(2):
             round_ = _latest_round(table.pk)
@@ -271,9 +269,7 @@ def tip_from_player(*, table: Table, player: Player, amount_minor: int, terminal
         else:  # two rounds opened while this waited: the table moves faster than it can be tipped
             raise NoRoundToTipError(_("This table has no round whose dealer can be tipped."))
         assert round_.dealer_id is not None
-        transfer = tip_from_wallet(
-            player=player, amount_minor=amount, actor=None, actor_name=name, round_id=round_.pk
-        )
+        transfer = tip_from_wallet(player=player, amount_minor=amount, actor=actor, round_id=round_.pk)
         tip = Tip.objects.create(
             casino_id=table.casino_id,
             round=round_,
@@ -285,10 +281,10 @@ def tip_from_player(*, table: Table, player: Player, amount_minor: int, terminal
             source=TipSource.WALLET,
             player=player,
             transfer=transfer,
-            terminal=terminal,
+            terminal=actor.terminal,
             recorded_at=timezone.now(),
         )
-        _audited(tip, terminal=terminal, actor_name=name)
+        _audited(tip, actor=actor)
     return tip
 
 

@@ -64,6 +64,7 @@ from accounting.services import (
     tray_count_record,
     tray_count_sign,
 )
+from casino.actors import Actor
 from casino.errors import NotFoundError, ServiceError
 from casino.four_eyes import may_decide
 from casino.models import Approval, Casino
@@ -204,7 +205,7 @@ def day_close(request: HtmxHttpRequest) -> HttpResponse:
         error = InvalidCountError(_("Choose the gaming day to close."))
     else:
         try:
-            closed = gaming_day_sign(casino=casino, day=chosen, by=staff_user(request))
+            closed = gaming_day_sign(casino=casino, day=chosen, actor=Actor.staff(staff_user(request)))
         except ServiceError as refused:
             error = refused
         else:
@@ -274,7 +275,7 @@ def count_record(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
             table=table,
             kind=kind,
             amounts=amounts,
-            by=staff_user(request),
+            actor=Actor.staff(staff_user(request)),
             corrects=corrects,
             reason=request.POST.get("reason", ""),
         )
@@ -294,7 +295,7 @@ def count_sign(request: HtmxHttpRequest, table_name: str, count_id: int) -> Http
         count = TrayCount.objects.filter(table=table, pk=count_id).select_related("table__casino").first()
         if count is None:
             raise CountNotFoundError(_("No such count of this table."))
-        tray_count_sign(count=count, by=staff_user(request))
+        tray_count_sign(count=count, actor=Actor.staff(staff_user(request)))
     except ServiceError as refused:
         error = refused
     done = _("Count signed.")
@@ -320,7 +321,9 @@ def investigation_resolve_view(
     try:
         investigation = _investigation_of(table, investigation_id)
         investigation_resolve(
-            investigation=investigation, note=request.POST.get("note", ""), by=staff_user(request)
+            investigation=investigation,
+            note=request.POST.get("note", ""),
+            actor=Actor.staff(staff_user(request)),
         )
     except ServiceError as refused:
         error = refused
@@ -343,7 +346,7 @@ def investigation_decide_view(
         investigation_resolution_decide(
             investigation=investigation,
             approval_id=approval_id,
-            by=staff_user(request),
+            actor=Actor.staff(staff_user(request)),
             approve=approve,
             reason=request.POST.get("reason", ""),
         )
@@ -437,7 +440,7 @@ def slip_request_view(request: HtmxHttpRequest) -> HttpResponse:
             table=table,
             kind=request.POST.get("kind", ""),
             amounts=amounts_read(request, chip_values(casino)),
-            by=staff_user(request),
+            actor=Actor.staff(staff_user(request)),
         )
     except ServiceError as refused:
         error = refused
@@ -458,9 +461,9 @@ def _slip_of(casino: Casino, slip_id: int) -> Slip:
 
 
 SLIP_STEPS: dict[str, Callable[..., Any]] = {
-    "issue": lambda slip, by, reason: slip_issue(slip=slip, by=by),
-    "receive": lambda slip, by, reason: slip_receive(slip=slip, by=by),
-    "void": lambda slip, by, reason: slip_void(slip=slip, by=by, reason=reason),
+    "issue": lambda slip, actor, reason: slip_issue(slip=slip, actor=actor),
+    "receive": lambda slip, actor, reason: slip_receive(slip=slip, actor=actor),
+    "void": lambda slip, actor, reason: slip_void(slip=slip, actor=actor, reason=reason),
 }
 
 
@@ -474,7 +477,7 @@ def slip_step(request: HtmxHttpRequest, slip_id: int, step: str) -> HttpResponse
         slip = _slip_of(casino, slip_id)
         if step not in SLIP_STEPS:
             raise InvalidCountError(_("No such step of a slip."))
-        signature = SLIP_STEPS[step](slip, staff_user(request), request.POST.get("reason", ""))
+        signature = SLIP_STEPS[step](slip, Actor.staff(staff_user(request)), request.POST.get("reason", ""))
         number = f"{slip.year}-{slip.number}"
         done = {
             "issued": _("Slip %(number)s issued: the chips moved in the ledger."),
@@ -503,7 +506,7 @@ def slip_void_decide_view(
         slip_void_decide(
             slip=slip,
             approval_id=approval_id,
-            by=staff_user(request),
+            actor=Actor.staff(staff_user(request)),
             approve=approve,
             reason=request.POST.get("reason", ""),
         )
@@ -652,7 +655,7 @@ def settings_decide(request: HtmxHttpRequest, approval_id: int, decision: str) -
         accounting_settings_decide(
             casino=_casino(request),
             approval_id=approval_id,
-            by=staff_user(request),
+            actor=Actor.staff(staff_user(request)),
             approve=approve,
             reason=request.POST.get("reason", ""),
         )
@@ -693,7 +696,7 @@ def settings_change(request: HtmxHttpRequest) -> HttpResponse:
             hold_band_high_bp=_basis_points(request.POST.get("hold_high", ""), "hold_band_high_bp"),
             hold_band_sigmas=_whole(request.POST.get("sigmas", ""), "hold_band_sigmas"),
             **amounts,
-            by=staff_user(request),
+            actor=Actor.staff(staff_user(request)),
         )
     except ServiceError as refused:
         error = refused

@@ -49,6 +49,7 @@ from accounting.services_drop import (
 from accounting.views import _answered, _casino, _page, _vary, any_permission
 from accounting.win import month_start, table_records
 from accounting.win_charts import day_chart
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import Casino
 from casino.views import HtmxHttpRequest, staff_user
@@ -163,7 +164,9 @@ def buy_in_record(request: HtmxHttpRequest) -> HttpResponse:
     try:
         table = _table_of(casino, request.POST.get("table", ""))
         buy_in = table_buy_in_record(
-            table=table, amount_minor=_amount(request.POST.get("amount", "")), by=staff_user(request)
+            table=table,
+            amount_minor=_amount(request.POST.get("amount", "")),
+            actor=Actor.staff(staff_user(request)),
         )
         done = _("Buy-in recorded at %(table)s.") % {"table": buy_in.table.name}
     except ServiceError as refused:
@@ -199,7 +202,7 @@ def drop_count_record_view(request: HtmxHttpRequest) -> HttpResponse:
             gaming_day=day,
             shift=shift,
             total_minor=_amount(request.POST.get("total", ""), allow_zero=True),
-            by=staff_user(request),
+            actor=Actor.staff(staff_user(request)),
             corrects=corrects,
             reason=request.POST.get("reason", ""),
         )
@@ -227,7 +230,7 @@ def drop_count_sign_view(request: HtmxHttpRequest, count_id: int) -> HttpRespons
         )
         if count is None:
             raise DropCountNotFoundError(_("No such drop count in this casino."))
-        drop_count_sign(count=count, by=staff_user(request))
+        drop_count_sign(count=count, actor=Actor.staff(staff_user(request)))
         done = _("Drop count signed.")
     except ServiceError as refused:
         error = refused
@@ -344,7 +347,9 @@ def hold_alert_resolve_view(request: HtmxHttpRequest, alert_id: int) -> HttpResp
         alert = HoldAlert.objects.filter(table__casino=casino, pk=alert_id).first()
         if alert is None:
             raise HoldAlertNotFoundError(_("No such hold alert in this casino."))
-        hold_alert_resolve(alert=alert, note=request.POST.get("note", ""), by=staff_user(request))
+        hold_alert_resolve(
+            alert=alert, note=request.POST.get("note", ""), actor=Actor.staff(staff_user(request))
+        )
         done = _("Hold alert resolved.")
     except ServiceError as refused:
         error = refused
@@ -357,7 +362,7 @@ def hold_alert_resolve_view(request: HtmxHttpRequest, alert_id: int) -> HttpResp
 def hold_check_now(request: HtmxHttpRequest) -> HttpResponse:
     """The scheduled check, run now for this casino (the previous and the current gaming day), by
     a pit boss or the accounting office (an auditor reads the alerts and raises none)."""
-    raised = hold_check(casino=_casino(request), by=staff_user(request))
+    raised = hold_check(casino=_casino(request), actor=Actor.staff(staff_user(request)))
     done = (
         ngettext("Hold checked: %(count)s new alert.", "Hold checked: %(count)s new alerts.", len(raised))
         % {"count": len(raised)}

@@ -127,12 +127,22 @@ class Identity:
 
 def _player_terminal(casino: Casino, table: Table, cashier: Any, name: str, index: int) -> Identity:
     card, pin = f"9{index:09d}", "2468"
-    player = player_create(casino=casino, card_number=card, display_name=f"Bench {name}", pin=pin)
-    cage_buy_in(player=player, amount_minor=10**9, cashier=cashier)
-    terminal = terminal_register(
-        casino=casino, name=f"B-{name}", kind=Terminal.Kind.PLAYER_TERMINAL, table=table
+    player = player_create(
+        casino=casino,
+        card_number=card,
+        display_name=f"Bench {name}",
+        pin=pin,
+        actor=Actor.automatic("system"),
     )
-    _, token = terminal_credential_issue(terminal=terminal)
+    cage_buy_in(player=player, amount_minor=10**9, actor=Actor.staff(cashier))
+    terminal = terminal_register(
+        casino=casino,
+        name=f"B-{name}",
+        kind=Terminal.Kind.PLAYER_TERMINAL,
+        table=table,
+        actor=Actor.automatic("system"),
+    )
+    _, token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
     _, player_token = player_session_start(terminal=terminal, card_number=card, pin=pin)
     headers = {
         "Authorization": f"Terminal {token}",

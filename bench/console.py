@@ -215,7 +215,7 @@ def _players(table: Table, prefix: str) -> list[Player]:
             display_name=f"{prefix} {number}",
             pin_hash="!",
         )
-        system_buy_in(player=player, amount_minor=10**10, by="bench")
+        system_buy_in(player=player, amount_minor=10**10, actor=Actor.automatic("bench"))
         box_take(table=table, box_number=number, actor=Actor(player=player))
         players.append(player)
     return players
@@ -296,13 +296,13 @@ def main() -> None:
     users = get_user_model().objects
     operator, dealer = users.get(username="operator"), users.get(username="dealer")
     second = users.create_user(username="bench-dealer-2", password="!")
-    staff_role_assign(user=second, role="dealer")
+    staff_role_assign(user=second, role="dealer", actor=Actor.automatic("system"))
     virtual, physical = Table.objects.get(name="BJ1"), Table.objects.get(name="BJ2")
     table_settings_change(table=physical, actor=Actor.staff(operator), settings={"shoe_kind": "physical"})
     samples, warm = Samples(), Samples()
     consoles = []
     for table, user in ((virtual, dealer), (physical, second)):
-        system_table_fill(table=table, amount_minor=10**11, by="bench")
+        system_table_fill(table=table, amount_minor=10**11, actor=Actor.automatic("bench"))
         dealer_sign_on(table=table, actor=Actor.staff(user))
         table_open_for_play(table=table, actor=Actor.staff(user))
         consoles.append((Console(table, user, warm), _players(table, f"bench-{table.name}-")))

@@ -34,6 +34,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from casino.actors import Actor
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
 
@@ -89,7 +91,11 @@ def setup(players_wanted: int) -> tuple[Casino, Table, list[Player]]:
             key=f"fund-{player.pk}",
             payload={"command": "cage_buy_in", "player_id": player.pk, "amount_minor": 10**12},
             perform=lambda player=player: Outcome(
-                {"transfer_id": system_buy_in(player=player, amount_minor=10**12, by="bench").pk}
+                {
+                    "transfer_id": system_buy_in(
+                        player=player, amount_minor=10**12, actor=Actor.automatic("bench")
+                    ).pk
+                }
             ),
         )
     return casino, table, players

@@ -155,19 +155,33 @@ def setup() -> tuple[Round, list[Poller], list[Poller], list[Player]]:
     table_settings_change(table=table, actor=Actor.staff(operator), settings={"betting_seconds": 600})
     for box in range(1, BOXES + 1):
         owner = player_create(
-            casino=casino, card_number=f"8{box:09d}", display_name=f"Owner {box}", pin="2468"
+            casino=casino,
+            card_number=f"8{box:09d}",
+            display_name=f"Owner {box}",
+            pin="2468",
+            actor=Actor.automatic("system"),
         )
-        system_buy_in(player=owner, amount_minor=10**9, by="bench")
+        system_buy_in(player=owner, amount_minor=10**9, actor=Actor.automatic("bench"))
         box_take(table=table, box_number=box, actor=Actor(player=owner))
     terminals, bettors = [], []
     for index in range(TERMINALS):
         card, pin = f"9{index:09d}", "2468"
-        player = player_create(casino=casino, card_number=card, display_name=f"Bench {index}", pin=pin)
-        system_buy_in(player=player, amount_minor=10**9, by="bench")
-        terminal = terminal_register(
-            casino=casino, name=f"LU-{index}", kind=Terminal.Kind.PLAYER_TERMINAL, table=table
+        player = player_create(
+            casino=casino,
+            card_number=card,
+            display_name=f"Bench {index}",
+            pin=pin,
+            actor=Actor.automatic("system"),
         )
-        _, token = terminal_credential_issue(terminal=terminal)
+        system_buy_in(player=player, amount_minor=10**9, actor=Actor.automatic("bench"))
+        terminal = terminal_register(
+            casino=casino,
+            name=f"LU-{index}",
+            kind=Terminal.Kind.PLAYER_TERMINAL,
+            table=table,
+            actor=Actor.automatic("system"),
+        )
+        _, token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
         _, player_token = player_session_start(terminal=terminal, card_number=card, pin=pin)
         headers = {"Authorization": f"Terminal {token}", "X-Player-Token": player_token}
         terminals.append(Poller("terminal", f"/api/v1/tables/{table.pk}/state/", headers))

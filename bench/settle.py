@@ -65,7 +65,7 @@ def _players(table: Table, prefix: str) -> list[Player]:
             defaults={"casino": table.casino, "display_name": f"{prefix} {index}", "pin_hash": "!"},
         )
         if created:
-            system_buy_in(player=player, amount_minor=10**10, by="bench")
+            system_buy_in(player=player, amount_minor=10**10, actor=Actor.automatic("bench"))
         players.append(player)
     return players
 
@@ -87,7 +87,7 @@ def main(rounds: int) -> None:
     system = Actor.automatic("bench")
     # a round left open by an interrupted run of this bench (its own database only)
     Round.objects.filter(table=table, status__in=OPEN_ROUND_STATUSES).update(status="voided")
-    system_table_fill(table=table, amount_minor=10**11, by="bench")
+    system_table_fill(table=table, amount_minor=10**11, actor=Actor.automatic("bench"))
     owners, behind = _players(table, "bench-owner-"), _players(table, "bench-behind-")
     for number, owner in enumerate(owners, start=1):
         box = Box.objects.get(table=table, number=number)

@@ -77,6 +77,9 @@ class Actor:
         )
 
 
-def require_staff(actor: Actor, codename: str) -> None:
-    if not actor.has_perm(codename):
+def require_staff(actor: Actor, codename: str) -> User:
+    """The staff member giving ``actor``'s command, who holds the permission ``codename``; a
+    terminal, the system or staff without it are refused (``permission_denied``)."""
+    if not actor.has_perm(codename) or actor.user is None:
         raise PermissionRefusedError("You do not have permission to do that.", permission=codename)
+    return actor.user

@@ -27,6 +27,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from casino.actors import Actor
 from casino.audit import audit_append
 from casino.audit_jobs import AUDIT_JOB_KINDS, CHAIN_CHECK, LEDGER_CHECK, ROUND_REPLAY
 from casino.errors import ServiceError
@@ -98,7 +99,7 @@ class AuditFilterForm(forms.Form):
     def records(self) -> QuerySet[AuditRecord]:
         data = self.cleaned_data
         return audit_record_search(
-            actor=data["actor"].strip(),
+            actor_name=data["actor"].strip(),
             role=data["role"].strip(),
             action=data["action"].strip(),
             object_type=data["object_type"].strip(),
@@ -326,7 +327,7 @@ def check_start(request: HtmxHttpRequest, check: str) -> HttpResponse:
             }
     if replay_form is None or replay_form.is_valid():
         try:
-            job = job_start(kind=kind, params=params, by=staff_user(request))
+            job = job_start(kind=kind, params=params, actor=Actor.staff(staff_user(request)))
         except ServiceError as refusal:
             error, status = refusal.message, refusal.status
         else:

@@ -24,7 +24,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
@@ -32,13 +32,10 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from casino.audit import audit_append
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.locking import row_lock
 from casino.models import BackgroundJob
-
-if TYPE_CHECKING:
-    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +63,7 @@ def registered_kinds() -> frozenset[str]:
     return frozenset(_runners)
 
 
-def job_start(*, kind: str, params: dict[str, Any], by: User | None) -> BackgroundJob:
+def job_start(*, kind: str, params: dict[str, Any], actor: Actor) -> BackgroundJob:
     """Record a job of ``kind`` with ``params``, audit it as ``job.started`` and have it run (see
     the module's docstring for where). Returns the job as recorded; inline, as it finished.
 
@@ -77,10 +74,9 @@ def job_start(*, kind: str, params: dict[str, Any], by: User | None) -> Backgrou
         raise UnknownJobKindError(_("There is no job of the kind “%(kind)s”.") % {"kind": kind}, kind=kind)
     inline = bool(getattr(settings, "BACKGROUND_JOBS_INLINE", False))
     with transaction.atomic():
-        job = BackgroundJob.objects.create(kind=kind, params=params, created_by=by)
-        audit_append(
+        job = BackgroundJob.objects.create(kind=kind, params=params, created_by=actor.user)
+        actor.audit(
             action="job.started",
-            actor=by,
             object_type="casino.backgroundjob",
             object_id=job.pk,
             after={"kind": kind, "params": params},

@@ -347,7 +347,6 @@ REFUSALS: dict[str, Refusal] = {
     "approval_not_found": Refusal(_("There is no such approval.")),
     "approval_pending": Refusal(_("This already waits for a second person.")),
     "payout_not_pending": Refusal(_("This payout does not wait for a decision.")),
-    "adjustment_not_pending": Refusal(_("This adjustment does not wait for a decision.")),
     "request_pending": Refusal(_("A request of this kind already waits for the pit boss.")),
     "request_decided": Refusal(_("This request is decided already.")),
     "invalid_request": Refusal(_("There is no such request.")),

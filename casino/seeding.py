@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from casino.actors import Actor
 from casino.audit import audit_append
 from casino.models import Casino, Pit, Player
 from casino.services import player_create, roles_sync, staff_role_assign
@@ -64,7 +65,10 @@ def seed_rule_sets(report: list[str]) -> None:
         # Its main game's house edge, before the command ends (a thread of the command would
         # end with it): a version is approved with its edge in view, and the pages show it.
         version = rule_set.current_version()
-        if version is not None and main_game_edge_compute(version, by=None) is not None:
+        if (
+            version is not None
+            and main_game_edge_compute(version, actor=Actor.automatic("system")) is not None
+        ):
             report.append(f"house edge of rule set {item['name']} v{version.number}")
     canasta = load_seed("canasta_presets.json")
     for name, preset in canasta["presets"].items():
@@ -154,7 +158,7 @@ def seed_demo(report: list[str]) -> dict[str, Any]:
                 after={"username": user.username},
             )
             report.append(f"staff {user.username}")
-        staff_role_assign(user=user, role=item["role"])
+        staff_role_assign(user=user, role=item["role"], actor=Actor.automatic("system"))
     for item in demo["players"]:
         if not Player.objects.filter(card_number=item["card_number"]).exists():
             player_create(
@@ -162,6 +166,7 @@ def seed_demo(report: list[str]) -> dict[str, Any]:
                 card_number=item["card_number"],
                 display_name=item["display_name"],
                 pin=item["pin"],
+                actor=Actor.automatic("system"),
             )
             report.append(f"player {item['card_number']}")
     return demo

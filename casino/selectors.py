@@ -31,7 +31,7 @@ def audit_record_list(*, limit: int = 50, action: str = "") -> QuerySet[AuditRec
 
 def audit_record_search(
     *,
-    actor: str = "",
+    actor_name: str = "",
     role: str = "",
     action: str = "",
     object_type: str = "",
@@ -40,12 +40,12 @@ def audit_record_search(
     recorded_to: dt.datetime | None = None,
 ) -> QuerySet[AuditRecord]:
     """The audit records, newest first, with their terminals: those whose actor's name contains
-    ``actor`` (any case), of exactly ``role``, whose action starts with ``action``, about exactly
+    ``actor_name`` (any case), of exactly ``role``, whose action starts with ``action``, about exactly
     ``object_type`` and ``object_id``, recorded from ``recorded_from`` (included) to
     ``recorded_to`` (excluded). An empty filter filters nothing."""
     records = AuditRecord.objects.select_related("terminal").order_by("-sequence")
-    if actor:
-        records = records.filter(actor_name__icontains=actor)
+    if actor_name:
+        records = records.filter(actor_name__icontains=actor_name)
     if role:
         records = records.filter(role=role)
     if action:

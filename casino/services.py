@@ -22,6 +22,7 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.utils import timezone
 
+from casino.actors import Actor, require_staff
 from casino.audit import audit_append
 from casino.errors import ConflictError, NotFoundError, PermissionRefusedError, ServiceError, reason_required
 from casino.locking import credential_lock, row_lock, staff_login_state_lock, terminal_credentials_lock
@@ -32,7 +33,7 @@ from casino.sql import credential_with_terminal
 
 # The staff accounts: AUTH_USER_MODEL, Django's own User (asked of get_user_model() when running).
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser, User
+    from django.contrib.auth.models import User
 else:
     User = get_user_model()
 
@@ -92,18 +93,18 @@ def roles_sync() -> list[str]:
     return changed
 
 
-def staff_role_assign(*, user: User, role: str, by: User | None = None) -> None:
+def staff_role_assign(*, user: User, role: str, actor: Actor) -> None:
     """Give a staff account exactly one role (replacing any other role group).
 
-    ``by`` None is the system (seeding, setup). A person needs ``manage_staff`` and may give any
+    ``actor`` is a person or the system (seeding, setup). A person needs ``manage_staff`` and may give any
     role to any account but their own and a superuser's (see "staff accounts" below). Locks the
     account's row, then the audit chain. Raises ``unknown_role``, ``permission_denied``,
     ``self_role_grant_refused``, ``superuser_not_managed``.
     """
     if role not in ROLE_PERMISSIONS:
         raise ServiceError(f"unknown role {role!r}", code="unknown_role")
-    if by is not None:
-        _staff_may_manage(by=by, user=user, self_refusal=SelfRoleGrantRefusedError)
+    if not actor.system:
+        _staff_may_manage(actor=actor, user=user, self_refusal=SelfRoleGrantRefusedError)
     # Audited here with before and after, not by the signal (casino.signals reads the flag).
     user._audit_by_service = True  # type: ignore[attr-defined]  # an instance flag, not a field
     with transaction.atomic():
@@ -113,10 +114,8 @@ def staff_role_assign(*, user: User, role: str, by: User | None = None) -> None:
         user.groups.add(Group.objects.get(name=role))
         after = sorted(user.groups.values_list("name", flat=True))
         if before != after:
-            audit_append(
+            actor.audit(
                 action="staff.role_assigned",
-                actor=by,
-                actor_name="" if by else "system",
                 object_type="auth.user",
                 object_id=user.pk,
                 before={"groups": before},
@@ -206,23 +205,22 @@ def _record_failure(user: User | None, username: str, now: dt.datetime) -> None:
         raise AccountLockedError(_locked_message(state.locked_until), locked_until=state.locked_until)
 
 
-def staff_unlock(*, user: User, by: User | None) -> None:
+def staff_unlock(*, user: User, actor: Actor) -> None:
     """Clear a staff account's login lock and its count of failed logins.
 
-    ``by`` None is the system; a person needs ``manage_staff``. Locks the login state, then the
-    audit chain. Raises ``permission_denied``.
+    ``actor`` is a person or the system; a person needs ``manage_staff``. Locks the login state,
+    then the audit chain. Raises ``permission_denied``.
     """
-    if by is not None:
-        require_permission(by, "manage_staff")
+    if not actor.system:
+        require_staff(actor, "manage_staff")
     with transaction.atomic():
         state = staff_login_state_lock(user_id=user.pk)
         before = {"locked_until": state.locked_until, "failed_attempts": state.failed_attempts}
         state.locked_until = None
         state.failed_attempts = 0
         state.save()
-        audit_append(
+        actor.audit(
             action="staff.unlocked",
-            actor=by,
             object_type="auth.user",
             object_id=user.pk,
             before=before,
@@ -236,9 +234,7 @@ PLAYER_MAX_PIN_FAILURES = 5
 PLAYER_LOCK_MINUTES = 15
 
 
-def player_create(
-    *, casino: Casino, card_number: str, display_name: str, pin: str, by: User | None = None
-) -> Player:
+def player_create(*, casino: Casino, card_number: str, display_name: str, pin: str, actor: Actor) -> Player:
     if not pin.isdigit() or not 4 <= len(pin) <= 8:
         raise ServiceError("A PIN is 4 to 8 digits.", code="invalid_pin")
     if Player.objects.filter(card_number=card_number).exists():
@@ -247,10 +243,8 @@ def player_create(
         player = Player.objects.create(
             casino=casino, card_number=card_number, display_name=display_name, pin_hash=make_password(pin)
         )
-        audit_append(
+        actor.audit(
             action="player.created",
-            actor=by,
-            actor_name="" if by else "system",
             object_type="casino.player",
             object_id=player.pk,
             after={"card_number": card_number, "display_name": display_name},
@@ -314,7 +308,7 @@ class PlayerCardNotLockedError(ConflictError):
     code = "card_not_locked"
 
 
-def player_card_lock(*, player: Player, reason: str, by: User | AnonymousUser) -> Player:
+def player_card_lock(*, player: Player, reason: str, actor: Actor) -> Player:
     """The cage locks a player's card (lost, stolen, the player's own request): ``is_active``
     becomes False, so the card is refused at terminal sign-in (``player_check_pin`` finds no
     active card) and an open player session is refused on its next request (``player_inactive``).
@@ -322,7 +316,7 @@ def player_card_lock(*, player: Player, reason: str, by: User | AnonymousUser) -
     Needs ``casino.operate_cage`` and a reason. Locks the player row, then the audit chain.
     Raises ``permission_denied``, ``reason_required``, ``card_already_locked``.
     """
-    require_permission(by, "operate_cage")
+    require_staff(actor, "operate_cage")
     reason = reason_required(reason, "A reason is required to lock a card.")
     with transaction.atomic():
         locked = row_lock(Player.objects.filter(pk=player.pk))
@@ -332,9 +326,8 @@ def player_card_lock(*, player: Player, reason: str, by: User | AnonymousUser) -
             raise PlayerCardAlreadyLockedError(f"Card {locked.card_number} is locked already.")
         locked.is_active = False
         locked.save(update_fields=["is_active"])
-        audit_append(
+        actor.audit(
             action="player.card_locked",
-            actor=by if isinstance(by, User) else None,
             object_type="casino.player",
             object_id=locked.pk,
             before={"is_active": True},
@@ -343,14 +336,14 @@ def player_card_lock(*, player: Player, reason: str, by: User | AnonymousUser) -
     return locked
 
 
-def player_card_unlock(*, player: Player, by: User | AnonymousUser) -> Player:
+def player_card_unlock(*, player: Player, actor: Actor) -> Player:
     """The cage unlocks a player's card: active again, and the PIN lockout cleared
     (``failed_pin_attempts`` 0, ``locked_until`` None), so the player may sign in at once.
 
     Needs ``casino.operate_cage``. Locks the player row, then the audit chain. Raises
     ``permission_denied``, ``card_not_locked`` (active and not PIN-locked: nothing to undo).
     """
-    require_permission(by, "operate_cage")
+    require_staff(actor, "operate_cage")
     with transaction.atomic():
         locked = row_lock(Player.objects.filter(pk=player.pk))
         if locked is None:
@@ -366,9 +359,8 @@ def player_card_unlock(*, player: Player, by: User | AnonymousUser) -> Player:
         locked.failed_pin_attempts = 0
         locked.locked_until = None
         locked.save(update_fields=["is_active", "failed_pin_attempts", "locked_until"])
-        audit_append(
+        actor.audit(
             action="player.card_unlocked",
-            actor=by if isinstance(by, User) else None,
             object_type="casino.player",
             object_id=locked.pk,
             before=before,
@@ -386,9 +378,7 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def terminal_register(
-    *, casino: Casino, name: str, kind: str, table: Any = None, by: User | None = None
-) -> Terminal:
+def terminal_register(*, casino: Casino, name: str, kind: str, actor: Actor, table: Any = None) -> Terminal:
     """``table``: a tables.Table or None (the venue's services do not import the tables app)."""
     if kind not in Terminal.Kind.values:
         raise ServiceError(f"unknown terminal kind {kind!r}", code="invalid_terminal_kind")
@@ -398,9 +388,8 @@ def terminal_register(
         raise ServiceError(f"A terminal named {name!r} exists.", code="terminal_name_taken")
     with transaction.atomic():
         terminal = Terminal.objects.create(casino=casino, name=name, kind=kind, table=table)
-        audit_append(
+        actor.audit(
             action="terminal.registered",
-            actor=by,
             object_type="casino.terminal",
             object_id=terminal.pk,
             after={"name": name, "kind": kind, "table_id": table.pk if table else None},
@@ -411,7 +400,7 @@ def terminal_register(
 def terminal_credential_issue(
     *,
     terminal: Terminal,
-    by: User | None = None,
+    actor: Actor,
     valid_for: dt.timedelta | None = None,
     keep_earlier: bool = False,
 ) -> tuple[TerminalCredential, str]:
@@ -429,7 +418,7 @@ def terminal_credential_issue(
     if lifetime <= dt.timedelta(0):
         raise ServiceError("A credential must be valid for some time.", code="invalid_lifetime")
     token = secrets.token_urlsafe(32)
-    issuer = by if getattr(by, "is_authenticated", False) else None
+    issuer = actor.user
     with transaction.atomic():
         earlier = terminal_credentials_lock(terminal_id=terminal.pk)
         now = timezone.now()
@@ -441,12 +430,11 @@ def terminal_credential_issue(
             token_prefix=token[:TOKEN_PREFIX_LENGTH],
             token_digest=_digest(token),
             issued_at=now,
-            issued_by=issuer,
+            issued_by=actor.user,
             expires_at=now + lifetime,
         )
-        audit_append(
+        actor.audit(
             action="terminal.credential_issued",
-            actor=by,
             object_type="casino.terminal",
             object_id=terminal.pk,
             before={"valid_credential_ids": earlier_ids},
@@ -461,19 +449,16 @@ def terminal_credential_issue(
     return credential, token
 
 
-def terminal_credential_revoke(
-    *, credential: TerminalCredential, by: User | None = None
-) -> TerminalCredential:
+def terminal_credential_revoke(*, credential: TerminalCredential, actor: Actor) -> TerminalCredential:
     with transaction.atomic():
         credential = credential_lock(credential_id=credential.pk)
         if credential.revoked_at is not None:
             raise ServiceError("The credential is already revoked.", code="credential_already_revoked")
         credential.revoked_at = timezone.now()
-        credential.revoked_by = by if getattr(by, "is_authenticated", False) else None
+        credential.revoked_by = actor.user
         credential.save(update_fields=["revoked_at", "revoked_by"])
-        audit_append(
+        actor.audit(
             action="terminal.credential_revoked",
-            actor=by,
             object_type="casino.terminal",
             object_id=credential.terminal_id,
             after={"credential_id": credential.pk, "revoked_at": credential.revoked_at},
@@ -499,11 +484,6 @@ def terminal_authenticate(*, token: str) -> TerminalCredential:
     if not credential.terminal.is_active:
         raise TerminalCredentialError("This terminal is deactivated.", code="terminal_inactive")
     return credential
-
-
-def require_permission(user: User | AnonymousUser, codename: str) -> None:
-    if not user.has_perm(f"casino.{codename}"):
-        raise PermissionRefusedError("You do not have permission to do that.")
 
 
 # ---------------------------------------------------------------- staff accounts
@@ -572,8 +552,8 @@ def _staff_account_lock(user: User) -> User:
     return locked
 
 
-def _staff_may_manage(*, by: User | AnonymousUser, user: User, self_refusal: type[ServiceError]) -> None:
-    require_permission(by, "manage_staff")
+def _staff_may_manage(*, actor: Actor, user: User, self_refusal: type[ServiceError]) -> None:
+    by = require_staff(actor, "manage_staff")
     if by.pk == user.pk:
         raise self_refusal("You cannot do that to your own account; ask another operator.")
     if user.is_superuser:
@@ -597,7 +577,7 @@ def _staff_sessions_end(user_id: int) -> int:
 
 
 def staff_create(
-    *, username: str, first_name: str, last_name: str, role: str, password: str, by: User | AnonymousUser
+    *, username: str, first_name: str, last_name: str, role: str, password: str, actor: Actor
 ) -> User:
     """Create a staff account with one role and an initial password, which the new member must
     change at their first login when a person (not the system) created the account.
@@ -609,7 +589,7 @@ def staff_create(
     ``username_taken``, ``unknown_role``, ``invalid_password`` (``details["messages"]``: the
     validators' messages).
     """
-    require_permission(by, "manage_staff")
+    require_staff(actor, "manage_staff")
     username = (username or "").strip()
     first_name = (first_name or "").strip()[:150]
     last_name = (last_name or "").strip()[:150]
@@ -638,19 +618,18 @@ def staff_create(
                 )
         except IntegrityError as error:
             raise UsernameTakenError(f"The username {username} is taken.") from error
-        audit_append(
+        actor.audit(
             action="staff.created",
-            actor=by if isinstance(by, User) else None,
             object_type="auth.user",
             object_id=user.pk,
             after={"username": username, "first_name": first_name, "last_name": last_name, "role": role},
         )
-        staff_role_assign(user=user, role=role, by=by if isinstance(by, User) else None)
-        _password_change_require(user, required=isinstance(by, User))  # the creator knows it
+        staff_role_assign(user=user, role=role, actor=actor)
+        _password_change_require(user, required=True)  # the creator knows it
     return user
 
 
-def staff_disable(*, user: User, reason: str, by: User | AnonymousUser) -> User:
+def staff_disable(*, user: User, reason: str, actor: Actor) -> User:
     """Disable a staff account: it can no longer log in (``staff_login`` refuses it with
     ``account_disabled``), and its sessions end: they are deleted here, and any session left (a
     store that cannot be listed) is refused on its next request, as Django's ModelBackend finds
@@ -660,7 +639,7 @@ def staff_disable(*, user: User, reason: str, by: User | AnonymousUser) -> User:
     ``permission_denied``, ``self_disable_refused``, ``superuser_not_managed``,
     ``reason_required``, ``account_already_disabled``.
     """
-    _staff_may_manage(by=by, user=user, self_refusal=SelfDisableRefusedError)
+    _staff_may_manage(actor=actor, user=user, self_refusal=SelfDisableRefusedError)
     reason = reason_required(reason, "A reason is required to disable an account.")
     with transaction.atomic():
         locked = _staff_account_lock(user)
@@ -669,9 +648,8 @@ def staff_disable(*, user: User, reason: str, by: User | AnonymousUser) -> User:
         locked.is_active = False
         locked.save(update_fields=["is_active"])
         sessions_ended = _staff_sessions_end(locked.pk)
-        audit_append(
+        actor.audit(
             action="staff.disabled",
-            actor=by if isinstance(by, User) else None,
             object_type="auth.user",
             object_id=locked.pk,
             before={"is_active": True},
@@ -680,23 +658,22 @@ def staff_disable(*, user: User, reason: str, by: User | AnonymousUser) -> User:
     return locked
 
 
-def staff_enable(*, user: User, by: User | AnonymousUser) -> User:
+def staff_enable(*, user: User, actor: Actor) -> User:
     """Enable a disabled staff account again (its role and password are as they were).
 
     Needs ``manage_staff``. Locks the account's row, then the audit chain. Raises
     ``permission_denied``, ``superuser_not_managed``, ``account_already_enabled`` (and
     ``self_disable_refused`` for one's own account, which is active while one uses it).
     """
-    _staff_may_manage(by=by, user=user, self_refusal=SelfDisableRefusedError)
+    _staff_may_manage(actor=actor, user=user, self_refusal=SelfDisableRefusedError)
     with transaction.atomic():
         locked = _staff_account_lock(user)
         if locked.is_active:
             raise AccountAlreadyEnabledError(f"The account {locked.username} is enabled already.")
         locked.is_active = True
         locked.save(update_fields=["is_active"])
-        audit_append(
+        actor.audit(
             action="staff.enabled",
-            actor=by if isinstance(by, User) else None,
             object_type="auth.user",
             object_id=locked.pk,
             before={"is_active": False},
@@ -705,7 +682,7 @@ def staff_enable(*, user: User, by: User | AnonymousUser) -> User:
     return locked
 
 
-def staff_password_reset(*, user: User, by: User | AnonymousUser) -> str:
+def staff_password_reset(*, user: User, actor: Actor) -> str:
     """Give a staff account a new random temporary password and return it (to be shown once; only
     its hash is stored, and the audit record says a reset happened, never the password). The old
     password stops working and the account's sessions end (Django checks each session against a
@@ -715,7 +692,7 @@ def staff_password_reset(*, user: User, by: User | AnonymousUser) -> str:
     Needs ``manage_staff``. Locks the account's row, then the audit chain. Raises
     ``permission_denied``, ``self_password_reset_refused``, ``superuser_not_managed``.
     """
-    _staff_may_manage(by=by, user=user, self_refusal=SelfPasswordResetRefusedError)
+    _staff_may_manage(actor=actor, user=user, self_refusal=SelfPasswordResetRefusedError)
     password = "-".join(
         "".join(secrets.choice(TEMPORARY_PASSWORD_ALPHABET) for _ in range(4))
         for _ in range(TEMPORARY_PASSWORD_GROUPS)
@@ -725,9 +702,8 @@ def staff_password_reset(*, user: User, by: User | AnonymousUser) -> str:
         locked.set_password(password)
         locked.save(update_fields=["password"])
         _password_change_require(locked, required=True)
-        audit_append(
+        actor.audit(
             action="staff.password_reset",
-            actor=by if isinstance(by, User) else None,
             object_type="auth.user",
             object_id=locked.pk,
             after={"temporary_password_issued": True},

@@ -22,6 +22,7 @@ from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import StaffLoginState
 from casino.roles import ROLE_LABELS, ROLE_ORDER, ROLE_PERMISSIONS
@@ -120,7 +121,9 @@ def staff_create_view(request: HtmxHttpRequest) -> HttpResponse:
         "role": request.POST.get("role", ""),
     }
     try:
-        user = staff_create(**form, password=request.POST.get("password", ""), by=staff_user(request))
+        user = staff_create(
+            **form, password=request.POST.get("password", ""), actor=Actor.staff(staff_user(request))
+        )
     except ServiceError as error:
         # The form comes back with what was typed (never the password) and the refusal.
         context = _list_context(error=error, form=form)
@@ -144,18 +147,18 @@ def staff_member(request: HtmxHttpRequest, user_id: int) -> HttpResponse:
 
 def _perform(request: HtmxHttpRequest, user: User, action: str) -> str:
     """Run the one service of ``action``; returns what was done, in words."""
-    by = staff_user(request)
+    actor = Actor.staff(staff_user(request))
     if action == "disable":
-        staff_disable(user=user, reason=request.POST.get("reason", ""), by=by)
+        staff_disable(user=user, reason=request.POST.get("reason", ""), actor=actor)
         return _("Account %(username)s disabled; its sessions have ended.") % {"username": user.username}
     if action == "enable":
-        staff_enable(user=user, by=by)
+        staff_enable(user=user, actor=actor)
         return _("Account %(username)s enabled.") % {"username": user.username}
     if action == "unlock":
-        staff_unlock(user=user, by=by)
+        staff_unlock(user=user, actor=actor)
         return _("Account %(username)s unlocked.") % {"username": user.username}
     role = request.POST.get("role", "")
-    staff_role_assign(user=user, role=role, by=by)
+    staff_role_assign(user=user, role=role, actor=actor)
     return _("%(username)s is now %(role)s.") % {
         "username": user.username,
         "role": ROLE_LABELS.get(role, role),
@@ -186,7 +189,7 @@ def staff_member_action(request: HtmxHttpRequest, user_id: int, action: str) -> 
 def staff_password_reset_view(request: HtmxHttpRequest, user_id: int) -> HttpResponse:
     user = _member(user_id)
     try:
-        password = staff_password_reset(user=user, by=staff_user(request))
+        password = staff_password_reset(user=user, actor=Actor.staff(staff_user(request)))
     except ServiceError as error:
         context = _member_context(user, error=error, is_self=user.pk == request.user.pk)
         template = f"{MEMBER}#member" if request.htmx else MEMBER

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.middleware import (
     STAFF_PASSWORD_CHANGE_SESSION_KEY,
@@ -169,7 +170,7 @@ def terminals(request: HttpRequest) -> HttpResponse:
                 name=request.POST.get("name", "").strip(),
                 kind=request.POST.get("kind", ""),
                 table=table,
-                by=staff_user(request),
+                actor=Actor.staff(staff_user(request)),
             )
         except ServiceError as error:
             messages.error(request, refusal_text(error))
@@ -186,7 +187,9 @@ def terminal_credential_issue_view(request: HttpRequest, terminal_id: int) -> Ht
     terminal = get_object_or_404(casino.terminals if casino else Terminal.objects.none(), pk=terminal_id)
     try:
         credential, token = terminal_credential_issue(
-            terminal=terminal, by=staff_user(request), keep_earlier=request.POST.get("keep_earlier") == "on"
+            terminal=terminal,
+            actor=Actor.staff(staff_user(request)),
+            keep_earlier=request.POST.get("keep_earlier") == "on",
         )
     except ServiceError as error:
         messages.error(request, refusal_text(error))
@@ -210,7 +213,7 @@ def terminal_credential_revoke_view(request: HttpRequest, credential_id: int) ->
     casino = casino_for_user(request.user)
     credential = get_object_or_404(TerminalCredential, pk=credential_id, terminal__casino=casino)
     try:
-        terminal_credential_revoke(credential=credential, by=staff_user(request))
+        terminal_credential_revoke(credential=credential, actor=Actor.staff(staff_user(request)))
     except ServiceError as error:
         messages.error(request, refusal_text(error))
     else:

@@ -22,6 +22,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.formats import number_format
 
+from casino.actors import Actor
 from casino.jobs import Progress, job_latest, job_run, job_start, register
 from casino.models import BackgroundJob
 from tables.games.blackjack.rules import (
@@ -93,19 +94,19 @@ def main_game_edge_job(version: RuleSetVersion) -> BackgroundJob | None:
     )
 
 
-def main_game_edge_start(version: RuleSetVersion, *, by: Any) -> BackgroundJob:
+def main_game_edge_start(version: RuleSetVersion, *, actor: Actor) -> BackgroundJob:
     """The version's edge: the finished or running job, else a new one (audited by job_start),
     run once the caller's transaction commits (at once with ``BACKGROUND_JOBS_INLINE``)."""
-    return main_game_edge_job(version) or job_start(kind=MAIN_GAME_ODDS, params=_params(version), by=by)
+    return main_game_edge_job(version) or job_start(kind=MAIN_GAME_ODDS, params=_params(version), actor=actor)
 
 
-def main_game_edge_compute(version: RuleSetVersion, *, by: Any) -> BackgroundJob | None:
+def main_game_edge_compute(version: RuleSetVersion, *, actor: Actor) -> BackgroundJob | None:
     """The version's edge computed before this returns, for a command (the seeds), whose threads
     end with it: the job is started and run here, so the commit's dispatch finds it done. A
     version whose edge is known already starts nothing (None). Blackjack versions only."""
     if version.rule_set.game != Game.BLACKJACK or main_game_edge(version) is not None:
         return None
-    job = main_game_edge_start(version, by=by)
+    job = main_game_edge_start(version, actor=actor)
     return job if job.is_finished else job_run(job.pk)
 
 

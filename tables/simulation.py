@@ -51,14 +51,14 @@ class SimulationResult:
 def _fund(player: Player) -> None:
     account = Account.objects.filter(player=player, kind=AccountKind.PLAYER).first()
     if account is None or account.available_minor < PLAYER_FUNDS_MINOR // 10:
-        system_buy_in(player=player, amount_minor=PLAYER_FUNDS_MINOR, by="simulation")
+        system_buy_in(player=player, amount_minor=PLAYER_FUNDS_MINOR, actor=Actor.automatic("simulation"))
 
 
 def _tray(table: Table) -> None:
     accounts = table_accounts_open(table=table)
     tray = accounts[AccountKind.TABLE_TRAY]
     if tray.balance_minor < TRAY_FLOOR_MINOR:
-        system_table_fill(table=table, amount_minor=TRAY_FLOOR_MINOR, by="simulation")
+        system_table_fill(table=table, amount_minor=TRAY_FLOOR_MINOR, actor=Actor.automatic("simulation"))
 
 
 def simulation_players(table: Table, count: int) -> list[Player]:

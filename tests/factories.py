@@ -6,6 +6,7 @@ import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 
+from casino.actors import Actor
 from casino.models import Casino, Player, Terminal
 
 
@@ -53,7 +54,7 @@ def staff_user(role: str, username: str | None = None):  # type: ignore[no-untyp
 
     roles_sync()
     user = UserFactory(username=username or f"{role}-{UserFactory._meta.model.objects.count() + 1}")
-    staff_role_assign(user=user, role=role)
+    staff_role_assign(user=user, role=role, actor=Actor.automatic("system"))
     return get_user_model().objects.get(pk=user.pk)
 
 

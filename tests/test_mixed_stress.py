@@ -182,25 +182,37 @@ def _venue() -> Venue:
         if table.name == "BJ2":
             settings.update(decision_seconds=3, betting_seconds=8)
         table_settings_change(table=table, actor=Actor.staff(operator), settings=settings)
-        system_table_fill(table=table, amount_minor=1_000_000_000, by="stress")
+        system_table_fill(table=table, amount_minor=1_000_000_000, actor=Actor.automatic("stress"))
     casino = tables[0].casino
     players = [
-        player_create(casino=casino, card_number=f"77{index:08d}", display_name=f"Stress {index}", pin=PIN)
+        player_create(
+            casino=casino,
+            card_number=f"77{index:08d}",
+            display_name=f"Stress {index}",
+            pin=PIN,
+            actor=Actor.automatic("system"),
+        )
         for index in range(PLAYERS)
     ]
     for player in players:
-        system_buy_in(player=player, amount_minor=500_000, by="stress")
+        system_buy_in(player=player, amount_minor=500_000, actor=Actor.automatic("stress"))
     terminals = {
         table.pk: [
             terminal_register(
-                casino=casino, name=f"{table.name}-T{number}", kind=Terminal.Kind.PLAYER_TERMINAL, table=table
+                casino=casino,
+                name=f"{table.name}-T{number}",
+                kind=Terminal.Kind.PLAYER_TERMINAL,
+                table=table,
+                actor=Actor.automatic("system"),
             ).pk
             for number in range(TERMINALS_PER_TABLE)
         ]
         for table in tables
     }
     credentials = {
-        terminal_id: terminal_credential_issue(terminal=Terminal.objects.get(pk=terminal_id))[1]
+        terminal_id: terminal_credential_issue(
+            terminal=Terminal.objects.get(pk=terminal_id), actor=Actor.automatic("system")
+        )[1]
         for ids in terminals.values()
         for terminal_id in ids
     }
@@ -277,33 +289,33 @@ class Worker:
 
     def buy_in(self) -> None:
         player, amount = self.player(), self.amount(1_000, 50_000)
-        transfer = cage_buy_in(player=player, amount_minor=amount, cashier=self.cashier)
+        transfer = cage_buy_in(player=player, amount_minor=amount, actor=Actor.staff(self.cashier))
         self.ledger.move({self.venue.account_of[player.pk]: amount, self.venue.cage: -amount})
         self.remember(transfer)
 
     def cash_out(self) -> None:
         player, amount = self.player(), self.amount(1_000, 50_000)
-        transfer = cage_cash_out(player=player, amount_minor=amount, cashier=self.cashier)
+        transfer = cage_cash_out(player=player, amount_minor=amount, actor=Actor.staff(self.cashier))
         self.ledger.move({self.venue.account_of[player.pk]: -amount, self.venue.cage: amount})
         self.remember(transfer)
 
     def player_transfer(self) -> None:
         payer, payee, amount = self.player(), self.player(), self.amount(100, 20_000)
         transfer = transfer_between_players(
-            from_player=payer, to_player=payee, amount_minor=amount, by=self.cashier
+            from_player=payer, to_player=payee, amount_minor=amount, actor=Actor.staff(self.cashier)
         )
         self.ledger.move({self.venue.account_of[payer.pk]: -amount, self.venue.account_of[payee.pk]: amount})
         self.remember(transfer)
 
     def fill(self) -> None:
         table, amount = self.table(), self.amount(10_000, 100_000)
-        transfer = table_fill(table=table, amount_minor=amount, cashier=self.cashier)
+        transfer = table_fill(table=table, amount_minor=amount, actor=Actor.staff(self.cashier))
         self.ledger.move({self.venue.tray[table.pk]: amount, self.venue.cage: -amount})
         self.remember(transfer)
 
     def credit(self) -> None:
         table, amount = self.table(), self.amount(10_000, 100_000)
-        transfer = table_credit(table=table, amount_minor=amount, cashier=self.cashier)
+        transfer = table_credit(table=table, amount_minor=amount, actor=Actor.staff(self.cashier))
         self.ledger.move({self.venue.tray[table.pk]: -amount, self.venue.cage: amount})
         self.remember(transfer)
 
@@ -314,7 +326,7 @@ class Worker:
         amount = self.amount(60_000, 90_000) if large else self.amount(100, 5_000)
         amount = amount if self.rng.random() < 0.7 else -amount
         adjustment = balance_adjust(
-            player=player, amount_minor=amount, reason="stress", requested_by=self.pit_boss()
+            player=player, amount_minor=amount, reason="stress", actor=Actor.staff(self.pit_boss())
         )
         if adjustment.status == "applied":
             self.ledger.move({self.venue.account_of[player.pk]: amount, self.venue.house: -amount})
@@ -330,9 +342,9 @@ class Worker:
             adjustment_id = self.rng.choice(self.ledger.pending_adjustments)
         adjustment = BalanceAdjustment.objects.select_related("account").get(pk=adjustment_id)
         if self.rng.random() < 0.25:
-            adjustment_reject(adjustment=adjustment, rejected_by=self.pit_boss(), reason="stress")
+            adjustment_reject(adjustment=adjustment, actor=Actor.staff(self.pit_boss()), reason="stress")
         else:
-            approved = adjustment_approve(adjustment=adjustment, approved_by=self.pit_boss())
+            approved = adjustment_approve(adjustment=adjustment, actor=Actor.staff(self.pit_boss()))
             self.ledger.move(
                 {adjustment.account_id: adjustment.amount_minor, self.venue.house: -adjustment.amount_minor}
             )
@@ -346,7 +358,9 @@ class Worker:
             if not self.ledger.transfers:
                 raise _Skipped
             transfer_id = self.rng.choice(self.ledger.transfers[-200:])
-        transfer_reverse(transfer=Transfer.objects.get(pk=transfer_id), reason="stress", by=self.pit_boss())
+        transfer_reverse(
+            transfer=Transfer.objects.get(pk=transfer_id), reason="stress", actor=Actor.staff(self.pit_boss())
+        )
         postings = Posting.objects.filter(transfer_id=transfer_id).values_list("account_id", "amount_minor")
         self.ledger.move({account_id: -amount for account_id, amount in postings})
 
@@ -367,7 +381,7 @@ class Worker:
         if not self.holds:
             raise _Skipped
         hold_id, account_id, amount = self.holds.pop(self.rng.randrange(len(self.holds)))
-        holds_void(hold_ids=[hold_id], reason="stress")
+        holds_void(hold_ids=[hold_id], reason="stress", actor=Actor.automatic("test"))
         with self.ledger.lock:
             self.ledger.direct_held[account_id] -= amount
 

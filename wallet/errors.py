@@ -14,11 +14,9 @@ from wallet.idempotency import IdempotencyKeyReusedError
 
 __all__ = [
     "AccountNotFoundError",
-    "AdjustmentNotPendingError",
     "CashOutConfirmationRequiredError",
     "CasinoMismatchError",
     "CurrencyMismatchError",
-    "FourEyesRequiredError",
     "HoldMismatchError",
     "HoldNotOpenError",
     "IdempotencyKeyReusedError",
@@ -91,19 +89,9 @@ class PayoutNotPendingError(ConflictError):
     code = "payout_not_pending"
 
 
-class AdjustmentNotPendingError(ConflictError):
-    code = "adjustment_not_pending"
-
-
 class TransferAlreadyReversedError(ConflictError):
     code = "transfer_already_reversed"
 
 
 class TransferNotReversibleError(ConflictError):
     code = "transfer_not_reversible"
-
-
-class FourEyesRequiredError(PermissionRefusedError):
-    """An adjustment above the threshold must be approved by another pit boss than its requester."""
-
-    code = "four_eyes_required"

@@ -262,7 +262,8 @@ class AdjustmentStatus(models.TextChoices):
 
 class BalanceAdjustment(models.Model):
     """A pit boss's correction of a player's balance, with a reason. Above the approval threshold
-    it waits for a second pit boss (four eyes) before it moves money."""
+    it waits for a second person (a four-eyes ``casino.Approval``, kind ``balance_adjustment``)
+    before it moves money."""
 
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="adjustments")
     amount_minor = models.BigIntegerField()
@@ -276,6 +277,10 @@ class BalanceAdjustment(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
     transfer = models.OneToOneField(
         Transfer, on_delete=models.PROTECT, null=True, blank=True, related_name="adjustment"
+    )
+    # The four-eyes approval it waited for (above the threshold); None when it applied at once.
+    approval = models.OneToOneField(
+        "casino.Approval", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
 
     class Meta:

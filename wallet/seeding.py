@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from casino.actors import Actor
 from casino.models import Casino, Player
 from tables.models import Game, Table
 from wallet.idempotency import Outcome, idempotent
@@ -49,7 +50,7 @@ def _fill_once(casino: Casino, table: Table) -> bool:
         perform=lambda: Outcome(
             {
                 "transfer_id": system_table_fill(
-                    table=table, amount_minor=DEMO_TRAY_FILL_MINOR, by=SEED_SCOPE
+                    table=table, amount_minor=DEMO_TRAY_FILL_MINOR, actor=Actor.automatic(SEED_SCOPE)
                 ).pk
             }
         ),
@@ -64,7 +65,11 @@ def _buy_in_once(player: Player, amount_minor: int) -> bool:
         key=f"buy-in:{player.card_number}",
         payload={"command": "cage_buy_in", "player_id": player.pk, "amount_minor": amount_minor},
         perform=lambda: Outcome(
-            {"transfer_id": system_buy_in(player=player, amount_minor=amount_minor, by=SEED_SCOPE).pk}
+            {
+                "transfer_id": system_buy_in(
+                    player=player, amount_minor=amount_minor, actor=Actor.automatic(SEED_SCOPE)
+                ).pk
+            }
         ),
     )
     return not result.replayed

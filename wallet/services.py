@@ -8,8 +8,8 @@ command (``ServiceError``) leaves balances, postings, holds and audit records as
 No service takes an idempotency key: the edge that receives a request (the terminal API, the
 seed) wraps the service call in ``wallet.idempotency.idempotent``, one record per request. A
 command the back office itself may repeat is refused by the state of its rows: a hold that is not
-open (``hold_not_open``), a payout or an adjustment that is not pending (``payout_not_pending``,
-``adjustment_not_pending``), a transfer already reversed (``transfer_already_reversed``), a round
+open (``hold_not_open``), a payout that is not pending (``payout_not_pending``), an adjustment
+decided already (``approval_decided``), a transfer already reversed (``transfer_already_reversed``), a round
 already settled (``round_already_settled``).
 
 Hot path for a live table: ``hold_place`` touches only the bettor's own account row (a
@@ -23,24 +23,22 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from casino.audit import audit_append
+from casino.actors import Actor, require_staff
 from casino.errors import ServiceError, reason_required
+from casino.four_eyes import ApprovalNotFoundError, approval_audit_fields, approval_decide, approval_request
 from casino.models import Casino, Player
-from casino.services import require_permission
 from tables.models import Table
 from wallet.errors import (
     AccountNotFoundError,
-    AdjustmentNotPendingError,
     CashOutConfirmationRequiredError,
     CasinoMismatchError,
     CurrencyMismatchError,
-    FourEyesRequiredError,
     HoldMismatchError,
     HoldNotOpenError,
     InsufficientFundsError,
@@ -78,7 +76,12 @@ from wallet.models import (
 )
 from wallet.sql import hold_insert
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 DEFAULT_ADJUSTMENT_APPROVAL_THRESHOLD_MINOR = 50_000
+# The four-eyes kind of an adjustment above the threshold (casino/controls.toml).
+ADJUSTMENT_APPROVAL_KIND = "balance_adjustment"
 # The largest amount one command may move. Far above any real stake or buy-in, and far below the
 # bigint range of the balance columns (9.2e18), so sums of many such amounts still fit: a larger
 # number is a keying error and is refused with ``invalid_amount`` instead of a database overflow.
@@ -107,6 +110,13 @@ def _require_amount(amount_minor: Any, *, positive: bool = True) -> int:
             f"The amount is beyond {MAX_AMOUNT_MINOR} minor units.", amount=str(amount_minor)
         )
     return amount_minor
+
+
+def _require_process(actor: Actor) -> None:
+    """The ``system_*`` moves are a process's (no one's permission is checked): a person's or a
+    terminal's command goes through the service that checks theirs."""
+    if actor.user is not None or actor.terminal is not None:
+        raise ValueError(f"{actor.name} is not a process of the back office: use the cage's service")
 
 
 def _require_reason(reason: str) -> str:
@@ -154,7 +164,7 @@ def _transfer_write(
     accounts: Mapping[int, Account],
     amounts: Mapping[int, int],
     held_deltas: Mapping[int, int] | None = None,
-    created_by: Any = None,
+    created_by: User | None = None,
     memo: str = "",
     reference_type: str = "",
     reference_id: Any = "",
@@ -178,7 +188,7 @@ def _transfer_write(
         reference_type=reference_type,
         reference_id=str(reference_id),
         memo=memo[:300],
-        created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
+        created_by=created_by,
     )
     postings = [(account_id, amount) for account_id, amount in sorted(amounts.items()) if amount]
     Posting.objects.bulk_create(
@@ -206,9 +216,8 @@ def _simple_move(
     source: AccountSpec,
     destination: AccountSpec,
     amount_minor: int,
-    actor: Any,
+    actor: Actor,
     audit_action: str,
-    actor_name: str = "",
     memo: str = "",
     audit_after: dict[str, Any] | None = None,
     reference_type: str = "",
@@ -225,16 +234,14 @@ def _simple_move(
             kind=kind,
             accounts=_by_id(locked),
             amounts={source_account.pk: -amount_minor, destination_account.pk: amount_minor},
-            created_by=actor,
+            created_by=actor.user,
             memo=memo,
             reference_type=reference_type,
             reference_id=reference_id,
         )
         transfer = written.transfer
-        audit_append(
+        actor.audit(
             action=audit_action,
-            actor=actor,
-            actor_name=actor_name,
             object_type="wallet.transfer",
             object_id=transfer.pk,
             after={
@@ -253,17 +260,17 @@ def _simple_move(
 # ---------------------------------------------------------------- cage
 
 
-def cage_buy_in(*, player: Player, amount_minor: int, cashier: Any) -> Transfer:
+def cage_buy_in(*, player: Player, amount_minor: int, actor: Actor) -> Transfer:
     """A player buys in at the cage: cage -> player wallet.
 
     Needs ``casino.operate_cage``. Locks the cage and player accounts (id order), then the audit
     chain. Raises ``permission_denied``, ``invalid_amount``.
     """
-    require_permission(cashier, "operate_cage")
-    return _buy_in(player=player, amount_minor=amount_minor, actor=cashier)
+    require_staff(actor, "operate_cage")
+    return _buy_in(player=player, amount_minor=amount_minor, actor=actor)
 
 
-def _buy_in(*, player: Player, amount_minor: int, actor: Any, actor_name: str = "") -> Transfer:
+def _buy_in(*, player: Player, amount_minor: int, actor: Actor) -> Transfer:
     _require_amount(amount_minor)
     return _simple_move(
         casino=player.casino,
@@ -272,27 +279,28 @@ def _buy_in(*, player: Player, amount_minor: int, actor: Any, actor_name: str = 
         destination=_player_spec(player),
         amount_minor=amount_minor,
         actor=actor,
-        actor_name=actor_name,
         audit_action="wallet.buy_in",
         audit_after={"player_id": player.pk},
     )
 
 
-def system_buy_in(*, player: Player, amount_minor: int, by: str) -> Transfer:
+def system_buy_in(*, player: Player, amount_minor: int, actor: Actor) -> Transfer:
     """Cage -> player wallet for a process of the back office itself, with no cashier: the demo
-    seed, the table simulation, test fixtures. ``by`` names the process: it is the transfer's
-    actor in the audit trail. Raises ``invalid_amount``. A process that may run twice (the seed)
-    wraps the call in ``idempotent``."""
-    return _buy_in(player=player, amount_minor=amount_minor, actor=None, actor_name=by)
+    seed, the table simulation, test fixtures. ``actor`` is the process
+    (``Actor.automatic(name)``): the transfer's actor in the audit trail; a person's buy-in is
+    ``cage_buy_in``. Raises ``invalid_amount``. A process that may run twice (the seed) wraps the
+    call in ``idempotent``."""
+    _require_process(actor)
+    return _buy_in(player=player, amount_minor=amount_minor, actor=actor)
 
 
-def cage_cash_out(*, player: Player, amount_minor: int, cashier: Any, confirmed: bool = False) -> Transfer:
+def cage_cash_out(*, player: Player, amount_minor: int, actor: Actor, confirmed: bool = False) -> Transfer:
     """A player cashes out at the cage: player wallet -> cage. Only available money (balance minus
     open holds) can leave. An amount above the casino's ``cash_out_confirmation_above_minor`` is
     paid only ``confirmed`` by the cashier (the audit record says so). Needs ``casino.operate_cage``.
     Raises ``permission_denied``, ``invalid_amount``, ``cash_out_confirmation_required``,
     ``insufficient_funds``."""
-    require_permission(cashier, "operate_cage")
+    require_staff(actor, "operate_cage")
     _require_amount(amount_minor)
     above_minor = player.casino.cash_out_confirmation_above_minor
     needs_confirmation = amount_minor > above_minor
@@ -308,7 +316,7 @@ def cage_cash_out(*, player: Player, amount_minor: int, cashier: Any, confirmed:
         source=_player_spec(player),
         destination=_venue_spec(AccountKind.CAGE),
         amount_minor=amount_minor,
-        actor=cashier,
+        actor=actor,
         audit_action="wallet.cash_out",
         audit_after={
             "player_id": player.pk,
@@ -318,16 +326,16 @@ def cage_cash_out(*, player: Player, amount_minor: int, cashier: Any, confirmed:
 
 
 def table_fill(
-    *, table: Table, amount_minor: int, cashier: Any, reference_type: str = "", reference_id: Any = ""
+    *, table: Table, amount_minor: int, actor: Actor, reference_type: str = "", reference_id: Any = ""
 ) -> Transfer:
     """Chips from the cage to a table's tray (cage -> tray), naming the record it belongs to
     (a fill slip: ``reference_type="accounting.slip"``), when there is one. Needs
     ``casino.operate_cage``. Raises ``permission_denied``, ``invalid_amount``."""
-    require_permission(cashier, "operate_cage")
+    require_staff(actor, "operate_cage")
     return _fill(
         table=table,
         amount_minor=amount_minor,
-        actor=cashier,
+        actor=actor,
         reference_type=reference_type,
         reference_id=reference_id,
     )
@@ -337,8 +345,7 @@ def _fill(
     *,
     table: Table,
     amount_minor: int,
-    actor: Any,
-    actor_name: str = "",
+    actor: Actor,
     reference_type: str = "",
     reference_id: Any = "",
 ) -> Transfer:
@@ -350,7 +357,6 @@ def _fill(
         destination=_table_spec(table, AccountKind.TABLE_TRAY),
         amount_minor=amount_minor,
         actor=actor,
-        actor_name=actor_name,
         audit_action="wallet.table_fill",
         audit_after={"table_id": table.pk},
         reference_type=reference_type,
@@ -358,18 +364,19 @@ def _fill(
     )
 
 
-def system_table_fill(*, table: Table, amount_minor: int, by: str) -> Transfer:
+def system_table_fill(*, table: Table, amount_minor: int, actor: Actor) -> Transfer:
     """Cage -> table tray for a process of the back office itself (see ``system_buy_in``)."""
-    return _fill(table=table, amount_minor=amount_minor, actor=None, actor_name=by)
+    _require_process(actor)
+    return _fill(table=table, amount_minor=amount_minor, actor=actor)
 
 
 def table_credit(
-    *, table: Table, amount_minor: int, cashier: Any, reference_type: str = "", reference_id: Any = ""
+    *, table: Table, amount_minor: int, actor: Actor, reference_type: str = "", reference_id: Any = ""
 ) -> Transfer:
     """Chips from a table's tray back to the cage (tray -> cage), naming the record it belongs
     to (a credit slip), when there is one. The tray may not go negative: raises
     ``insufficient_funds``. Needs ``casino.operate_cage``."""
-    require_permission(cashier, "operate_cage")
+    require_staff(actor, "operate_cage")
     _require_amount(amount_minor)
     return _simple_move(
         casino=table.casino,
@@ -377,7 +384,7 @@ def table_credit(
         source=_table_spec(table, AccountKind.TABLE_TRAY),
         destination=_venue_spec(AccountKind.CAGE),
         amount_minor=amount_minor,
-        actor=cashier,
+        actor=actor,
         audit_action="wallet.table_credit",
         audit_after={"table_id": table.pk},
         reference_type=reference_type,
@@ -386,13 +393,13 @@ def table_credit(
 
 
 def transfer_between_players(
-    *, from_player: Player, to_player: Player, amount_minor: int, by: Any
+    *, from_player: Player, to_player: Player, amount_minor: int, actor: Actor
 ) -> Transfer:
     """Move available money from one player's wallet to another's, at the cage.
 
     Needs ``casino.operate_cage``. Raises ``insufficient_funds``, ``same_account``,
     ``casino_mismatch``, ``invalid_amount``, ``permission_denied``."""
-    require_permission(by, "operate_cage")
+    require_staff(actor, "operate_cage")
     _require_amount(amount_minor)
     if from_player.pk == to_player.pk:
         raise SameAccountError("A player cannot transfer to themselves.")
@@ -404,18 +411,18 @@ def transfer_between_players(
         source=_player_spec(from_player),
         destination=_player_spec(to_player),
         amount_minor=amount_minor,
-        actor=by,
+        actor=actor,
         audit_action="wallet.player_transfer",
     )
 
 
 def tip_from_wallet(
-    *, player: Player, amount_minor: int, actor: Any = None, actor_name: str = "", round_id: int | None = None
+    *, player: Player, amount_minor: int, actor: Actor, round_id: int | None = None
 ) -> Transfer:
     """A player tips the dealers from their wallet: player wallet -> the casino's tips pool (an
     account of the venue that may not go negative; what leaves it for the dealers is a cage action
-    at the shift's end). Only available money (balance minus open holds) can leave. ``actor`` /
-    ``actor_name`` name who asked (a terminal's player: no staff member); ``round_id`` the round
+    at the shift's end). Only available money (balance minus open holds) can leave. ``actor`` is
+    who asked (a terminal with its player: the audit record names both); ``round_id`` the round
     the tip is for, kept in the audit record. The caller (``accounting.tips``) checks who may
     tip whom; this moves the money only. Locks the player's and the pool's accounts (id order),
     then the audit chain. Raises ``insufficient_funds``, ``invalid_amount``."""
@@ -427,7 +434,6 @@ def tip_from_wallet(
         destination=_venue_spec(AccountKind.TIPS_POOL),
         amount_minor=amount_minor,
         actor=actor,
-        actor_name=actor_name,
         audit_action="wallet.tip",
         audit_after={"player_id": player.pk, "round_id": round_id},
     )
@@ -436,17 +442,18 @@ def tip_from_wallet(
 # ---------------------------------------------------------------- adjustments
 
 
-def balance_adjust(*, player: Player, amount_minor: int, reason: str, requested_by: Any) -> BalanceAdjustment:
+def balance_adjust(*, player: Player, amount_minor: int, reason: str, actor: Actor) -> BalanceAdjustment:
     """A pit boss corrects a player's balance (house <-> player) with a reason.
 
     Up to the threshold (setting ``ADJUSTMENT_APPROVAL_THRESHOLD_MINOR``, default 50 000, compared
-    with the absolute amount) it applies at once; above it, it is recorded as pending and moves
-    nothing until another pit boss approves it (``adjustment_approve``). Needs
-    ``casino.adjust_balance``. Locks the player and house accounts (id order), then the audit
-    chain. Raises ``reason_required``, ``invalid_amount`` (zero), ``insufficient_funds`` (a debit
-    beyond the available balance), ``permission_denied``.
+    with the absolute amount) it applies at once; above it, it is recorded as pending, waits for a
+    second person as a four-eyes approval (``casino.four_eyes``, kind ``balance_adjustment``,
+    linked by ``BalanceAdjustment.approval``) and moves nothing until it is approved
+    (``adjustment_approve``). Needs ``casino.adjust_balance``. Locks the player and house accounts
+    (id order), then the audit chain. Raises ``reason_required``, ``invalid_amount`` (zero),
+    ``insufficient_funds`` (a debit beyond the available balance), ``permission_denied``.
     """
-    require_permission(requested_by, "adjust_balance")
+    requested_by = require_staff(actor, "adjust_balance")
     _require_amount(amount_minor, positive=False)
     reason = _require_reason(reason)
     casino = player.casino
@@ -462,7 +469,7 @@ def balance_adjust(*, player: Player, amount_minor: int, reason: str, requested_
                 player_account=player_account,
                 amount_minor=amount_minor,
                 reason=reason,
-                actor=requested_by,
+                actor=actor,
             )
         transfer = written.transfer if written else None
         adjustment = BalanceAdjustment.objects.create(
@@ -475,9 +482,24 @@ def balance_adjust(*, player: Player, amount_minor: int, reason: str, requested_
             decided_at=timezone.now() if applies_now else None,
             transfer=transfer,
         )
-        audit_append(
+        approval = None
+        if not applies_now:
+            approval = approval_request(
+                actor=actor,
+                casino=casino,
+                kind=ADJUSTMENT_APPROVAL_KIND,
+                subject_type="wallet.balanceadjustment",
+                subject_id=adjustment.pk,
+                place=player.card_number,
+                summary=f"{player.display_name}: {reason}",
+                amount_minor=amount_minor,
+                after={"player_id": player.pk, "amount_minor": amount_minor},
+                reason=reason,
+            )
+            BalanceAdjustment.objects.filter(pk=adjustment.pk).update(approval=approval)
+            adjustment.approval = approval
+        actor.audit(
             action="wallet.adjustment_applied" if applies_now else "wallet.adjustment_requested",
-            actor=requested_by,
             object_type="wallet.balanceadjustment",
             object_id=adjustment.pk,
             after={
@@ -487,6 +509,7 @@ def balance_adjust(*, player: Player, amount_minor: int, reason: str, requested_
                 "player_id": player.pk,
                 "amount_minor": amount_minor,
                 "reason": reason,
+                "approval_id": approval.pk if approval else None,
                 **_audited(written),
             },
         )
@@ -500,7 +523,7 @@ def _adjustment_transfer(
     player_account: Account,
     amount_minor: int,
     reason: str,
-    actor: Any,
+    actor: Actor,
 ) -> _Written:
     house = _by_spec(accounts)[_venue_spec(AccountKind.HOUSE)]
     return _transfer_write(
@@ -508,81 +531,75 @@ def _adjustment_transfer(
         kind=TransferKind.ADJUSTMENT,
         accounts=_by_id(accounts),
         amounts={house.pk: -amount_minor, player_account.pk: amount_minor},
-        created_by=actor,
+        created_by=actor.user,
         memo=reason,
     )
 
 
-def adjustment_approve(*, adjustment: BalanceAdjustment, approved_by: Any) -> BalanceAdjustment:
-    """A second pit boss approves a pending adjustment; its money moves now.
+def adjustment_approve(*, adjustment: BalanceAdjustment, actor: Actor) -> BalanceAdjustment:
+    """A second person approves a pending adjustment; its money moves now.
 
-    Four eyes: the approver must hold ``casino.adjust_balance`` and must not be the requester
-    (``four_eyes_required``). Locks the adjustment row, then the accounts, then the audit chain.
-    An adjustment is approved once: a second approval finds it applied and is refused with
-    ``adjustment_not_pending``, moving nothing. Raises ``adjustment_not_pending``,
-    ``insufficient_funds``, ``permission_denied``."""
-    require_permission(approved_by, "adjust_balance")
-    if adjustment.requested_by_id == approved_by.pk:
-        raise FourEyesRequiredError("Another pit boss than the requester must approve this adjustment.")
+    Who may decide is the four-eyes capability's rule (``casino.four_eyes.approval_decide``): the
+    approver holds ``casino.adjust_balance`` (``permission_denied``) and is not the requester
+    (``four_eyes_required``). Locks the adjustment's approval, then the adjustment row, then the
+    accounts, then the audit chain. An adjustment is decided once: a second approval finds it
+    decided and is refused with ``approval_decided``, moving nothing; one applied at once waits
+    for no one (``approval_not_found``). Raises those, and ``insufficient_funds``."""
+    return _adjustment_decide(adjustment=adjustment, actor=actor, approve=True)
+
+
+def adjustment_reject(*, adjustment: BalanceAdjustment, actor: Actor, reason: str) -> BalanceAdjustment:
+    """A second person rejects a pending adjustment, with a reason (moves nothing). The same
+    rules and locks as ``adjustment_approve`` (nobody decides their own request, not even to
+    withdraw it), and ``reason_required``."""
+    return _adjustment_decide(adjustment=adjustment, actor=actor, approve=False, reason=reason)
+
+
+def _adjustment_decide(
+    *, adjustment: BalanceAdjustment, actor: Actor, approve: bool, reason: str = ""
+) -> BalanceAdjustment:
     with transaction.atomic():
+        if adjustment.approval_id is None:
+            raise ApprovalNotFoundError(f"Adjustment {adjustment.pk} waits for no one's approval.")
+        approval = approval_decide(
+            approval_id=adjustment.approval_id, actor=actor, approve=approve, reason=reason
+        )
         locked_adjustment = adjustment_lock(adjustment.pk)
-        if locked_adjustment.status != AdjustmentStatus.PENDING:
-            raise AdjustmentNotPendingError(f"Adjustment {adjustment.pk} is {locked_adjustment.status}.")
         player_account = locked_adjustment.account
-        casino = Casino.objects.get(pk=player_account.casino_id)
-        locked = accounts_lock(casino=casino, specs=[spec_of(player_account), _venue_spec(AccountKind.HOUSE)])
-        written = _adjustment_transfer(
-            casino=casino,
-            accounts=locked,
-            player_account=_by_id(locked)[player_account.pk],
-            amount_minor=locked_adjustment.amount_minor,
-            reason=locked_adjustment.reason,
-            actor=approved_by,
-        )
-        transfer = written.transfer
+        written = None
+        if approve:
+            casino = Casino.objects.get(pk=player_account.casino_id)
+            locked = accounts_lock(
+                casino=casino, specs=[spec_of(player_account), _venue_spec(AccountKind.HOUSE)]
+            )
+            written = _adjustment_transfer(
+                casino=casino,
+                accounts=locked,
+                player_account=_by_id(locked)[player_account.pk],
+                amount_minor=locked_adjustment.amount_minor,
+                reason=locked_adjustment.reason,
+                actor=actor,
+            )
+        status = AdjustmentStatus.APPLIED if approve else AdjustmentStatus.REJECTED
         BalanceAdjustment.objects.filter(pk=adjustment.pk).update(
-            status=AdjustmentStatus.APPLIED,
-            decided_by=approved_by,
-            decided_at=timezone.now(),
-            transfer=transfer,
+            status=status,
+            decided_by=approval.decided_by,
+            decided_at=approval.decided_at,
+            transfer=written.transfer if written else None,
         )
-        audit_append(
-            action="wallet.adjustment_approved",
-            actor=approved_by,
+        actor.audit(
+            action="wallet.adjustment_approved" if approve else "wallet.adjustment_rejected",
             object_type="wallet.balanceadjustment",
             object_id=adjustment.pk,
             before={"status": AdjustmentStatus.PENDING},
             after={
                 "adjustment_id": adjustment.pk,
-                "transfer_id": transfer.pk,
+                "transfer_id": written.transfer.pk if written else None,
                 "amount_minor": locked_adjustment.amount_minor,
-                "status": AdjustmentStatus.APPLIED,
+                "status": status,
+                **approval_audit_fields(approval),
                 **_audited(written),
             },
-        )
-    return BalanceAdjustment.objects.get(pk=adjustment.pk)
-
-
-def adjustment_reject(*, adjustment: BalanceAdjustment, rejected_by: Any, reason: str) -> BalanceAdjustment:
-    """Reject a pending adjustment (moves nothing). Needs ``casino.adjust_balance``; the requester
-    may withdraw their own request. Locks the adjustment row, then the audit chain. Raises
-    ``adjustment_not_pending`` (it was decided already), ``reason_required``."""
-    require_permission(rejected_by, "adjust_balance")
-    reason = _require_reason(reason)
-    with transaction.atomic():
-        locked = adjustment_lock(adjustment.pk)
-        if locked.status != AdjustmentStatus.PENDING:
-            raise AdjustmentNotPendingError(f"Adjustment {adjustment.pk} is {locked.status}.")
-        BalanceAdjustment.objects.filter(pk=adjustment.pk).update(
-            status=AdjustmentStatus.REJECTED, decided_by=rejected_by, decided_at=timezone.now()
-        )
-        audit_append(
-            action="wallet.adjustment_rejected",
-            actor=rejected_by,
-            object_type="wallet.balanceadjustment",
-            object_id=adjustment.pk,
-            before={"status": AdjustmentStatus.PENDING},
-            after={"status": AdjustmentStatus.REJECTED, "reason": reason},
         )
     return BalanceAdjustment.objects.get(pk=adjustment.pk)
 
@@ -590,7 +607,7 @@ def adjustment_reject(*, adjustment: BalanceAdjustment, rejected_by: Any, reason
 # ---------------------------------------------------------------- reversals
 
 
-def transfer_reverse(*, transfer: Transfer, reason: str, by: Any) -> Transfer:
+def transfer_reverse(*, transfer: Transfer, reason: str, actor: Actor) -> Transfer:
     """Correct a transfer by a new one with every posting negated, pointing to it (``reverses``).
 
     Needs ``casino.adjust_balance``. Locks the original transfer row (so two reversals cannot
@@ -600,7 +617,7 @@ def transfer_reverse(*, transfer: Transfer, reason: str, by: Any) -> Transfer:
     (a reversal is not reversed again; a transfer that moves money on a table's payouts-pending
     account, i.e. a settlement with a parked payout or a payout release or reject, is corrected by
     an adjustment instead), ``insufficient_funds``, ``reason_required``, ``permission_denied``."""
-    require_permission(by, "adjust_balance")
+    require_staff(actor, "adjust_balance")
     reason = _require_reason(reason)
     with transaction.atomic():
         original = transfer_lock(transfer.pk)
@@ -626,16 +643,15 @@ def transfer_reverse(*, transfer: Transfer, reason: str, by: Any) -> Transfer:
             kind=TransferKind.REVERSAL,
             accounts=_by_id(locked),
             amounts=amounts,
-            created_by=by,
+            created_by=actor.user,
             memo=reason,
             reverses=original,
             reference_type=original.reference_type,
             reference_id=original.reference_id,
         )
         reversal = written.transfer
-        audit_append(
+        actor.audit(
             action="wallet.transfer_reversed",
-            actor=by,
             object_type="wallet.transfer",
             object_id=reversal.pk,
             after={
@@ -709,7 +725,7 @@ def _holds_lock(hold_ids: Sequence[int]) -> list[Hold]:
     return holds
 
 
-def holds_void(*, hold_ids: Sequence[int], reason: str, actor: Any = None, actor_name: str = "") -> list[int]:
+def holds_void(*, hold_ids: Sequence[int], reason: str, actor: Actor) -> list[int]:
     """Void open holds in bulk (a voided round, cancelled bets): the stakes become available again.
 
     Constant number of statements whatever the number of holds: lock the holds (id order), lock
@@ -730,10 +746,8 @@ def holds_void(*, hold_ids: Sequence[int], reason: str, actor: Any = None, actor
         check_and_apply(locked, {}, held)
         voided = [hold.pk for hold in holds]
         Hold.objects.filter(pk__in=voided).update(status=HoldStatus.VOIDED, closed_at=timezone.now())
-        audit_append(
+        actor.audit(
             action="wallet.holds_voided",
-            actor=actor,
-            actor_name=actor_name,
             object_type="wallet.hold",
             object_id=voided[0],
             after={"hold_ids": voided, "amount_minor": -sum(held.values()), "reason": reason},
@@ -781,8 +795,7 @@ def round_settle(
     table: Table,
     reference: str,
     lines: Sequence[SettlementLine],
-    actor: Any = None,
-    actor_name: str = "",
+    actor: Actor,
     savepoint: bool = True,
 ) -> RoundSettlement:
     """Settle a round in bulk: one transfer for the whole round (reference ``round:<reference>``).
@@ -843,7 +856,7 @@ def round_settle(
             accounts=accounts,
             amounts=amounts,
             held_deltas=held,
-            created_by=actor,
+            created_by=actor.user,
             reference_type="round",
             reference_id=reference,
             memo=f"{table.name} round {reference}",
@@ -854,10 +867,8 @@ def round_settle(
                 status=HoldStatus.POSTED, closed_at=timezone.now(), closed_by_transfer=transfer
             )
         pending_ids = _payouts_park(table, reference, transfer, waiting)
-        audit_append(
+        actor.audit(
             action="wallet.round_settled",
-            actor=actor,
-            actor_name=actor_name,
             object_type="wallet.transfer",
             object_id=transfer.pk,
             after={
@@ -967,8 +978,8 @@ def _settlement_amounts(
     return amounts, held, waiting
 
 
-def _payout_decide(*, payout: PendingPayout, by: Any, release: bool, reason: str = "") -> Transfer:
-    require_permission(by, "approve_payout")
+def _payout_decide(*, payout: PendingPayout, actor: Actor, release: bool, reason: str = "") -> Transfer:
+    require_staff(actor, "approve_payout")
     with transaction.atomic():
         locked_payout = payout_lock(payout.pk)
         if locked_payout.status != PayoutStatus.PENDING:
@@ -992,7 +1003,7 @@ def _payout_decide(*, payout: PendingPayout, by: Any, release: bool, reason: str
                 specs[pending_spec].pk: -locked_payout.amount_minor,
                 target_id: locked_payout.amount_minor,
             },
-            created_by=by,
+            created_by=actor.user,
             memo=reason,
             reference_type=locked_payout.reference_type,
             reference_id=locked_payout.reference_id,
@@ -1001,13 +1012,12 @@ def _payout_decide(*, payout: PendingPayout, by: Any, release: bool, reason: str
         PendingPayout.objects.filter(pk=payout.pk).update(
             status=PayoutStatus.RELEASED if release else PayoutStatus.REJECTED,
             decided_transfer=transfer,
-            decided_by=by,
+            decided_by=actor.user,
             decided_at=timezone.now(),
             reason=reason,
         )
-        audit_append(
+        actor.audit(
             action="wallet.payout_released" if release else "wallet.payout_rejected",
-            actor=by,
             object_type="wallet.pendingpayout",
             object_id=payout.pk,
             before={"status": PayoutStatus.PENDING},
@@ -1022,7 +1032,7 @@ def _payout_decide(*, payout: PendingPayout, by: Any, release: bool, reason: str
     return transfer
 
 
-def payout_release(*, payout: PendingPayout, by: Any) -> Transfer:
+def payout_release(*, payout: PendingPayout, actor: Actor) -> Transfer:
     """Release a payout parked by settlement: payouts-pending -> player wallet.
 
     Needs ``casino.approve_payout`` (the caller checks that the approver is not the dealer).
@@ -1030,14 +1040,14 @@ def payout_release(*, payout: PendingPayout, by: Any) -> Transfer:
     second release (or a release after a reject) finds it decided and is refused with
     ``payout_not_pending``, moving nothing. Raises ``payout_not_pending``, ``permission_denied``.
     """
-    return _payout_decide(payout=payout, by=by, release=True)
+    return _payout_decide(payout=payout, actor=actor, release=True)
 
 
-def payout_reject(*, payout: PendingPayout, by: Any, reason: str) -> Transfer:
+def payout_reject(*, payout: PendingPayout, actor: Actor, reason: str) -> Transfer:
     """Reject a parked payout: payouts-pending -> the table's tray. Needs ``casino.approve_payout``
     and a reason; decided once, like ``payout_release``. Raises ``payout_not_pending``,
     ``reason_required``, ``permission_denied``."""
-    return _payout_decide(payout=payout, by=by, release=False, reason=_require_reason(reason))
+    return _payout_decide(payout=payout, actor=actor, release=False, reason=_require_reason(reason))
 
 
 # ---------------------------------------------------------------- card-room game settlement
@@ -1062,8 +1072,7 @@ def game_settle(
     lines: Sequence[GameSettlementLine],
     fee_minor: int,
     rounding_minor: int,
-    actor: Any = None,
-    actor_name: str = "",
+    actor: Actor,
     memo: str = "",
 ) -> Transfer:
     """Settle a game played between players (canasta): one transfer (reference
@@ -1118,7 +1127,7 @@ def game_settle(
             accounts=accounts,
             amounts=amounts,
             held_deltas=held,
-            created_by=actor,
+            created_by=actor.user,
             reference_type="canasta_game",
             reference_id=reference,
             memo=memo or f"{table.name} game {reference}",
@@ -1127,10 +1136,8 @@ def game_settle(
         Hold.objects.filter(pk__in=sorted(holds)).update(
             status=HoldStatus.POSTED, closed_at=timezone.now(), closed_by_transfer=transfer
         )
-        audit_append(
+        actor.audit(
             action="wallet.game_settled",
-            actor=actor,
-            actor_name=actor_name,
             object_type="wallet.transfer",
             object_id=transfer.pk,
             after={

@@ -10,7 +10,9 @@ Who sees what (permissions of ``casino.roles``):
   adjustments of the casino, a player search), the player's page (read, plus the adjustment form
   and the pending adjustments' approve and reject), receipts. ``balance_adjust`` needs
   ``adjust_balance`` too, so a cashier sees a player's pending adjustments but neither requests
-  nor decides one; the service refuses the requester's own approval (``four_eyes_required``).
+  nor decides one. Who may decide one is the four-eyes capability's rule (``casino.four_eyes``):
+  the buttons show to those it lets decide, and its service refuses the others (the requester:
+  ``four_eyes_required``).
 
 Every page works without JavaScript and answers ``Vary: HX-Request``: with htmx, the part of the
 page that changed (the search results, the player's section, the statement, the adjustments);
@@ -42,7 +44,9 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from casino.actors import Actor
 from casino.errors import ServiceError
+from casino.four_eyes import may_decide
 from casino.models import Casino, Player
 from casino.refusals import refusal_text
 from casino.selectors import casino_for_user
@@ -224,10 +228,24 @@ def open_holds(player: Player) -> list[OpenHold]:
 def pending_adjustments(*, casino: Casino, player: Player | None = None) -> list[BalanceAdjustment]:
     adjustments = BalanceAdjustment.objects.filter(
         status=AdjustmentStatus.PENDING, account__casino=casino
-    ).select_related("account__player", "requested_by")
+    ).select_related("account__player", "requested_by", "approval")
     if player is not None:
         adjustments = adjustments.filter(account__player=player)
     return list(adjustments.order_by("pk"))
+
+
+def adjustments_waiting(
+    request: HttpRequest, *, casino: Casino, player: Player | None = None
+) -> dict[str, Any]:
+    """The pending adjustments (of ``player``, or of the casino), and the ids of those the
+    signed-in person may decide now (``casino.four_eyes.may_decide``: not their own request)."""
+    adjustments = pending_adjustments(casino=casino, player=player)
+    decidable = {
+        adjustment.pk
+        for adjustment in adjustments
+        if adjustment.approval is not None and may_decide(approval=adjustment.approval, user=request.user)
+    }
+    return {"adjustments": adjustments, "decidable_adjustment_ids": decidable}
 
 
 @dataclass(frozen=True)
@@ -320,7 +338,7 @@ def player_register(request: HtmxHttpRequest) -> HttpResponse:
                     card_number=data["card_number"],
                     display_name=data["display_name"],
                     pin=data["pin"],
-                    by=staff_user(request),
+                    actor=Actor.staff(staff_user(request)),
                 )
             except ServiceError as refused:
                 error, status = refused, refused.status
@@ -353,7 +371,7 @@ def _player_context(request: HttpRequest, player: Player, **extra: Any) -> dict[
             (line, KIND_LABELS.get(TransferKind(line.kind), line.kind), line.kind in RECEIPT_KINDS)
             for line in page
         ],
-        "adjustments": pending_adjustments(casino=player.casino, player=player),
+        **adjustments_waiting(request, casino=player.casino, player=player),
         "adjustments_player": player,
         "threshold_minor": adjustment_approval_threshold_minor(),
         "can_operate": user.has_perm("casino.operate_cage"),
@@ -467,11 +485,13 @@ def _money_command(request: HtmxHttpRequest, player_id: int, kind: str) -> HttpR
 
     def perform() -> Transfer:
         if kind == "buy_in":
-            return cage_buy_in(player=player, amount_minor=amount_minor, cashier=staff_user(request))
+            return cage_buy_in(
+                player=player, amount_minor=amount_minor, actor=Actor.staff(staff_user(request))
+            )
         return cage_cash_out(
             player=player,
             amount_minor=amount_minor,
-            cashier=staff_user(request),
+            actor=Actor.staff(staff_user(request)),
             confirmed=form.cleaned_data["confirmed"],
         )
 
@@ -519,7 +539,7 @@ def card_lock(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     form = ReasonForm(request.POST, prefix="lock")
     reason = form.cleaned_data["reason"] if form.is_valid() else ""
     try:
-        player_card_lock(player=player, reason=reason, by=staff_user(request))
+        player_card_lock(player=player, reason=reason, actor=Actor.staff(staff_user(request)))
     except ServiceError as error:
         return _answer(request, player, error=error, forms={"lock_form": form})
     return _answer(request, player, done={"card": "locked"})
@@ -530,7 +550,7 @@ def card_lock(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
 def card_unlock(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     player = _staff_player(request, player_id)
     try:
-        player_card_unlock(player=player, by=staff_user(request))
+        player_card_unlock(player=player, actor=Actor.staff(staff_user(request)))
     except ServiceError as error:
         return _answer(request, player, error=error)
     return _answer(request, player, done={"card": "unlocked"})
@@ -553,7 +573,7 @@ def adjust(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
 
     def perform() -> dict[str, Any]:
         adjustment = balance_adjust(
-            player=player, amount_minor=amount_minor, reason=reason, requested_by=staff_user(request)
+            player=player, amount_minor=amount_minor, reason=reason, actor=Actor.staff(staff_user(request))
         )
         return {"adjustment_id": adjustment.pk, "transfer_id": adjustment.transfer_id}
 
@@ -583,17 +603,17 @@ def adjustments(request: HtmxHttpRequest) -> HttpResponse:
     search (to reach a player's page and request one)."""
     casino = _casino(request)
     if request.htmx and request.htmx.target == "adjustments":
-        context = {"adjustments": pending_adjustments(casino=casino), "can_adjust": True}
+        context = {**adjustments_waiting(request, casino=casino), "can_adjust": True}
         return _varied(render(request, f"{ADJUSTMENTS}#adjustments", context))
-    return _search_page(request, ADJUSTMENTS, adjustments=pending_adjustments(casino=casino), can_adjust=True)
+    return _search_page(request, ADJUSTMENTS, **adjustments_waiting(request, casino=casino), can_adjust=True)
 
 
 @staff_page("adjust_balance")
 @require_POST
 def adjustment_decide(request: HtmxHttpRequest, adjustment_id: int, decision: str) -> HttpResponse:
-    """Approve or reject a pending adjustment; the requester may reject (withdraw) their own but
-    not approve it (``four_eyes_required``). Answers where the decision was taken: the player's
-    page (the form sends ``player``) or the adjustments desk."""
+    """Approve or reject a pending adjustment (``adjustment_approve``, ``adjustment_reject``):
+    a second person decides, never its requester (``four_eyes_required``). Answers where the
+    decision was taken: the player's page (the form sends ``player``) or the adjustments desk."""
     casino = _casino(request)
     adjustment = (
         BalanceAdjustment.objects.select_related("account__player")
@@ -608,14 +628,14 @@ def adjustment_decide(request: HtmxHttpRequest, adjustment_id: int, decision: st
     approved: Receipt | None = None
     try:
         if decision == "approve":
-            decided = adjustment_approve(adjustment=adjustment, approved_by=staff_user(request))
+            decided = adjustment_approve(adjustment=adjustment, actor=Actor.staff(staff_user(request)))
             done = str(ADJUSTMENT_DONE_TEXTS["approve"])
             if decided.transfer_id is not None:
                 approved = receipt_for(casino=casino, transfer_id=decided.transfer_id)
         else:
             form = ReasonForm(request.POST)
             reason = form.cleaned_data["reason"] if form.is_valid() else ""
-            adjustment_reject(adjustment=adjustment, rejected_by=staff_user(request), reason=reason)
+            adjustment_reject(adjustment=adjustment, actor=Actor.staff(staff_user(request)), reason=reason)
             done = str(ADJUSTMENT_DONE_TEXTS["reject"])
     except ServiceError as refused:
         error = refused
@@ -628,7 +648,7 @@ def adjustment_decide(request: HtmxHttpRequest, adjustment_id: int, decision: st
             done_params["done"] = str(approved.transfer.pk)
         return _answer(request, player, done=done_params)
     context: dict[str, Any] = {
-        "adjustments": pending_adjustments(casino=casino),
+        **adjustments_waiting(request, casino=casino),
         "can_adjust": True,
         "adjustment_error": error,
         "adjustment_error_text": refusal_text(error) if error else "",

@@ -81,9 +81,7 @@ class TipView(TablePlayerView):
         amount = data.validated_data["amount_minor"]
 
         def perform() -> Response:
-            tip = tip_from_player(
-                table=self.table, player=self.session.player, amount_minor=amount, terminal=self.terminal
-            )
+            tip = tip_from_player(table=self.table, amount_minor=amount, actor=self.actor())
             return Response(_tip_data(tip), status=status.HTTP_201_CREATED)
 
         return run_idempotent(request, command="tip_place", payload={"amount_minor": amount}, perform=perform)

@@ -355,9 +355,7 @@ def canasta_seat_leave(*, game_id: int, seat: int, actor: Actor) -> None:
             raise NotSeatedError(f"nobody sits in seat {seat + 1}", seat_number=seat + 1)
         hold_id = row.hold_id
         row.delete()
-        holds_void(
-            hold_ids=[hold_id], reason=f"left canasta game {game.pk}", actor=actor.user, actor_name=actor.name
-        )
+        holds_void(hold_ids=[hold_id], reason=f"left canasta game {game.pk}", actor=actor)
         actor.audit(
             action="canasta.seat_left",
             object_type="tables.canastagame",

@@ -189,8 +189,7 @@ def game_settle_now(game: CanastaGame, winner: int, margin: int, actor: Actor) -
         ],
         fee_minor=plan.fee_minor,
         rounding_minor=plan.rounding_minor,
-        actor=actor.user,
-        actor_name=actor.name,
+        actor=actor,
         memo=f"{game.table.name} canasta game {game.number}",
     )
     game.status = CanastaGameStatus.ENDED
@@ -319,7 +318,7 @@ def _decide(*, request_id: int, actor: Actor, approve: bool, reason: str) -> Can
             )
             note = f"canasta game {game.pk} voided: {request.reason}"
             if hold_ids:
-                holds_void(hold_ids=hold_ids, reason=note, actor=actor.user, actor_name=actor.name)
+                holds_void(hold_ids=hold_ids, reason=note, actor=actor)
             CanastaDeal.objects.filter(game=game, status=CanastaDealStatus.PLAYING).update(
                 status=CanastaDealStatus.VOIDED
             )

@@ -221,7 +221,7 @@ def bets_release(*, round_: Round, bets: Sequence[Bet], status: str, reason: str
         BetHold.objects.filter(bet_id__in=ids, hold__status=HoldStatus.OPEN).values_list("hold_id", flat=True)
     )
     if hold_ids:
-        holds_void(hold_ids=hold_ids, reason=reason, actor=actor.user, actor_name=actor.name)
+        holds_void(hold_ids=hold_ids, reason=reason, actor=actor)
 
 
 def stake_hold(round_: Round, player: Player, bet_id: int, amount_minor: int) -> Hold:
@@ -297,7 +297,7 @@ def betting_close(round_: Round, work: Work, actor: Actor, *, by_default: bool) 
             EventDraft(
                 "bet_placed",
                 {"action": action.to_dict(), "placed_at": bet.placed_at.isoformat()},
-                by=Actor(terminal=bet.terminal, player=bet.player),
+                actor=Actor(terminal=bet.terminal, player=bet.player),
             )
         )
     state, events = step(

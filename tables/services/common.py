@@ -106,7 +106,9 @@ class EventDraft:
     kind: str
     payload: dict[str, Any]
     snapshot: dict[str, Any] | None = None
-    by: Actor | None = None
+    # Who gave it, when not the command that writes it: a bet, logged when betting closes, is its
+    # bettor's at their terminal.
+    actor: Actor | None = None
 
 
 def events_write(
@@ -122,8 +124,14 @@ def events_write(
     for index, draft in enumerate(drafts):
         round_.version += 1
         if draft.snapshot is None and snapshot is not None and index == len(drafts) - 1:
-            draft = EventDraft(draft.kind, draft.payload, snapshot, draft.by)
-        rows.append(RoundEvent(**event_fields(round_, round_.version, draft, draft.by or actor, now)))
+            draft = EventDraft(draft.kind, draft.payload, snapshot, draft.actor)
+        rows.append(
+            RoundEvent(
+                **event_fields(
+                    round_, round_.version, draft, draft.actor if draft.actor is not None else actor, now
+                )
+            )
+        )
     if snapshot is not None:
         round_.snapshot = snapshot
     if len(rows) > 1:

@@ -667,7 +667,7 @@ def rule_set_version_create(
             reason=source,
         )
         if rule_set.game == Game.BLACKJACK:
-            main_game_edge_start(version, by=actor.user)
+            main_game_edge_start(version, actor=actor)
         actor.audit(
             action="ruleset.version_created",
             object_type="tables.rulesetversion",

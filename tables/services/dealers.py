@@ -24,7 +24,7 @@ from tables.models import Round, Table, TableDealer
 from tables.services.common import require_dealer_or_reader, require_terminal_at, table_dealer_id
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import User
+    pass
 
 
 def table_dealer_current(table: Table) -> TableDealer | None:
@@ -139,7 +139,7 @@ def table_open_for_play(*, table: Table, actor: Actor) -> Table:
     return _table_set_open(table=table, actor=actor, is_open=True)
 
 
-def table_play_by_count(*, table: Table, is_open: bool, by: User, count_id: int) -> Table:
+def table_play_by_count(*, table: Table, is_open: bool, actor: Actor, count_id: int) -> Table:
     """The tray's counts open and close the table: the second signature of its opening count
     opens it for play, of its closing count closes it (``accounting.services.tray_count_sign``,
     in its transaction). The count's two signatures are the authority: no dealer need be signed
@@ -152,7 +152,7 @@ def table_play_by_count(*, table: Table, is_open: bool, by: User, count_id: int)
         if locked.is_open == is_open:
             table.is_open = is_open
             return table
-        return _table_set_open(table=table, actor=Actor.staff(by), is_open=is_open, count_id=count_id)
+        return _table_set_open(table=table, actor=actor, is_open=is_open, count_id=count_id)
 
 
 def table_close_for_play(*, table: Table, actor: Actor) -> Table:

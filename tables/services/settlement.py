@@ -102,8 +102,7 @@ def round_settle(*, round_id: int, actor: Actor) -> Round:
                     table=round_.table,
                     reference=str(round_.pk),
                     lines=wallet_lines,
-                    actor=actor.user,
-                    actor_name=actor.name,
+                    actor=actor,
                     savepoint=False,  # a refusal rolls back the whole settlement
                 )
             # Last: the record carries the hash of every event (the settled one included) and line.
@@ -257,9 +256,9 @@ def _decide(*, payout_line_id: int, actor: Actor, release: bool, reason: str = "
             reason=reason,
         )
         if release:
-            payout_release(payout=payout, by=actor.user)
+            payout_release(payout=payout, actor=actor)
         else:
-            wallet_payout_reject(payout=payout, by=actor.user, reason=reason)
+            wallet_payout_reject(payout=payout, actor=actor, reason=reason)
     return PayoutLine.objects.get(pk=payout_line_id)
 
 

@@ -437,10 +437,12 @@ def _perform(request: HttpRequest, table: Table, action: str) -> None:
         "tip": lambda: tip_record(
             round_=_tipped_round(table, round_id),
             amount_minor=tip_amount_read(request.POST.get("amount", "")),
-            by=staff_user(request),
+            actor=Actor.staff(staff_user(request)),
             box=_number(request, "box") if request.POST.get("box") else None,
         ),
-        "no-tips": lambda: tips_none_record(round_=_tipped_round(table, round_id), by=staff_user(request)),
+        "no-tips": lambda: tips_none_record(
+            round_=_tipped_round(table, round_id), actor=Actor.staff(staff_user(request))
+        ),
         "insurance": lambda: insurance_decide(
             round_id=round_id,
             actor=actor,

@@ -434,7 +434,7 @@ def main_edge(request: HtmxHttpRequest, version_id: int) -> HttpResponse:
     error = None
     if request.method == "POST":
         try:
-            main_game_edge_start(version, by=staff_user(request))
+            main_game_edge_start(version, actor=Actor.staff(staff_user(request)))
         except ServiceError as refused:
             error = refused
         if not request.htmx:

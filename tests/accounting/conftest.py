@@ -17,6 +17,7 @@ from accounting.services import (
     tray_count_record,
     tray_count_sign,
 )
+from casino.actors import Actor
 from casino.models import Approval, AuditRecord
 from tables.models import Table
 from tests.factories import staff_user
@@ -68,8 +69,8 @@ def accountant(seeded: Any) -> Any:
 
 def day_closed(casino: Any, day: Any, pit_boss: Any, accountant: Any) -> GamingDayClose:
     """The gaming day closed by its two signatures: the pit boss's, then the accounting office's."""
-    assert gaming_day_sign(casino=casino, day=day, by=pit_boss) is None
-    closed = gaming_day_sign(casino=casino, day=day, by=accountant)
+    assert gaming_day_sign(casino=casino, day=day, actor=Actor.staff(pit_boss)) is None
+    closed = gaming_day_sign(casino=casino, day=day, actor=Actor.staff(accountant))
     assert closed is not None
     return closed
 
@@ -82,8 +83,8 @@ def bj1_open(table: Table, dealer: Any, pit_boss: Any) -> TrayCount:
 
 def counted(table: Table, kind: str, amounts: dict[int, int], dealer: Any, pit_boss: Any) -> TrayCount:
     """A count recorded by the dealer and signed by the pit boss."""
-    count = tray_count_record(table=table, kind=kind, amounts=amounts, by=dealer)
-    tray_count_sign(count=count, by=pit_boss)
+    count = tray_count_record(table=table, kind=kind, amounts=amounts, actor=Actor.staff(dealer))
+    tray_count_sign(count=count, actor=Actor.staff(pit_boss))
     return count
 
 
@@ -94,9 +95,9 @@ def opened(table: Table, dealer: Any, pit_boss: Any, amounts: dict[int, int] | N
 def received(
     table: Table, kind: str, amounts: dict[int, int], pit_boss: Any, cashier: Any, receiver: Any
 ) -> Slip:
-    slip = slip_request(table=table, kind=kind, amounts=amounts, by=pit_boss)
-    slip_issue(slip=slip, by=cashier)
-    slip_receive(slip=slip, by=receiver)
+    slip = slip_request(table=table, kind=kind, amounts=amounts, actor=Actor.staff(pit_boss))
+    slip_issue(slip=slip, actor=Actor.staff(cashier))
+    slip_receive(slip=slip, actor=Actor.staff(receiver))
     return slip
 
 

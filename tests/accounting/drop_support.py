@@ -8,6 +8,7 @@ from typing import Any
 
 from accounting.models import DropCount, DropCountSignature, HoldAlert, HoldAlertResolution, TableBuyIn
 from accounting.services_drop import drop_count_record, drop_count_sign
+from casino.actors import Actor
 from casino.models import AuditRecord, Player, PlayerSession
 from tables.models import Table
 from tests.factories import TerminalFactory
@@ -20,8 +21,10 @@ def drop_counted(
     table: Table, day: dt.date, shift: int, total_minor: int, cashier: Any, verifier: Any
 ) -> DropCount:
     """The drop box of ``table`` for the shift counted by ``cashier`` and signed by ``verifier``."""
-    count = drop_count_record(table=table, gaming_day=day, shift=shift, total_minor=total_minor, by=cashier)
-    drop_count_sign(count=count, by=verifier)
+    count = drop_count_record(
+        table=table, gaming_day=day, shift=shift, total_minor=total_minor, actor=Actor.staff(cashier)
+    )
+    drop_count_sign(count=count, actor=Actor.staff(verifier))
     return count
 
 

@@ -21,6 +21,7 @@ from accounting.models import (
 )
 from accounting.selectors import slip_state, slip_void_waiting
 from accounting.services import slip_request, slip_void_decide
+from casino.actors import Actor
 from casino.models import Approval
 from tables.models import Table
 from tests.accounting.conftest import TRAY, counted, opened
@@ -57,10 +58,10 @@ def test_the_voids_and_resolutions_recorded_before_get_their_approvals(
         resolved_by=pit_boss,
         resolved_at=timezone.now(),
     )
-    voided = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 500}, by=pit_boss)
+    voided = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 500}, actor=Actor.staff(pit_boss))
     proposed = signed_as_before(voided, SlipStep.VOID_PROPOSED, pit_boss, "asked twice")
     confirmed = signed_as_before(voided, SlipStep.VOIDED, pit_boss_two, "asked twice")
-    waiting = slip_request(table=table, kind=SlipKind.CREDIT, amounts={100: 700}, by=pit_boss)
+    waiting = slip_request(table=table, kind=SlipKind.CREDIT, amounts={100: 700}, actor=Actor.staff(pit_boss))
     pending = signed_as_before(waiting, SlipStep.VOID_PROPOSED, pit_boss_two, "wrong table")
 
     # when the migration runs (twice: the second run finds nothing left to do)
@@ -97,7 +98,7 @@ def test_the_voids_and_resolutions_recorded_before_get_their_approvals(
     )
     assert SlipSignature.objects.get(pk=pending.pk).approval_id == second.pk
     assert slip_void_waiting(waiting) == second
-    slip_void_decide(slip=waiting, approval_id=second.pk, by=accountant, approve=True)
+    slip_void_decide(slip=waiting, approval_id=second.pk, actor=Actor.staff(accountant), approve=True)
     assert slip_state(waiting) == "voided"
     # the resolution: approved when it was written, by nobody else, the opener's signers named
     assert (third.kind, third.subject_id, third.status, third.requested_by, third.decided_by) == (

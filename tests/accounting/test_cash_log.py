@@ -22,6 +22,7 @@ from accounting.cash_log import (
     player_totals,
 )
 from accounting.models import AccountingSettings
+from casino.actors import Actor
 from casino.models import Player
 from tests.factories import PlayerFactory, staff_user
 from wallet.services import cage_buy_in, cage_cash_out, transfer_reverse
@@ -117,14 +118,16 @@ def day_of_cash(seeded: Any) -> dict[str, Any]:
         casino=casino, defaults={"mtl_threshold_minor": MTL, "large_cash_threshold_minor": LARGE}
     )
     transfers = {
-        "zoe_at": cage_buy_in(player=zoe, amount_minor=300_000, cashier=cashier),
-        "zoe_above": cage_buy_in(player=zoe, amount_minor=300_001, cashier=cashier),
-        "zoe_reversed": cage_buy_in(player=zoe, amount_minor=500_000, cashier=cashier),
+        "zoe_at": cage_buy_in(player=zoe, amount_minor=300_000, actor=Actor.staff(cashier)),
+        "zoe_above": cage_buy_in(player=zoe, amount_minor=300_001, actor=Actor.staff(cashier)),
+        "zoe_reversed": cage_buy_in(player=zoe, amount_minor=500_000, actor=Actor.staff(cashier)),
     }
-    transfer_reverse(transfer=transfers["zoe_reversed"], reason="wrong player", by=pit_boss)
+    transfer_reverse(transfer=transfers["zoe_reversed"], reason="wrong player", actor=Actor.staff(pit_boss))
     for index in range(4):
-        transfers[f"yves_{index}"] = cage_buy_in(player=yves, amount_minor=290_000, cashier=cashier)
-    transfers["yves_out"] = cage_cash_out(player=yves, amount_minor=200_000, cashier=cashier)
+        transfers[f"yves_{index}"] = cage_buy_in(
+            player=yves, amount_minor=290_000, actor=Actor.staff(cashier)
+        )
+    transfers["yves_out"] = cage_cash_out(player=yves, amount_minor=200_000, actor=Actor.staff(cashier))
     return {"casino": casino, "zoe": zoe, "yves": yves, "transfers": transfers, "cashier": cashier}
 
 

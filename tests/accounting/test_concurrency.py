@@ -13,6 +13,7 @@ from django.db import connection
 from accounting.models import Slip, SlipCounter, SlipKind
 from accounting.selectors import current_gaming_day
 from accounting.services import gaming_day_sign, slip_request
+from casino.actors import Actor
 from casino.errors import ServiceError
 from tables.models import Table
 from tests.accounting.conftest import opened
@@ -62,7 +63,7 @@ def test_twenty_concurrent_requests_draw_the_numbers_one_to_twenty_without_a_gap
     def request(index: int) -> Callable[[], Any]:
         table = tables[index % len(tables)]
         return lambda: slip_request(
-            table=table, kind=SlipKind.FILL, amounts={2_500: 2_500 * (index + 1)}, by=pit_boss
+            table=table, kind=SlipKind.FILL, amounts={2_500: 2_500 * (index + 1)}, actor=Actor.staff(pit_boss)
         )
 
     calls = [request(index) for index in range(20)]
@@ -81,13 +82,17 @@ def test_a_request_racing_the_close_of_its_day_is_either_refused_or_keeps_the_da
     day = current_gaming_day(tables[0].casino)
     # the accounting office has signed: the pit boss's signature closes the day
     assert (
-        gaming_day_sign(casino=tables[0].casino, day=day, by=staff_user("accountant", "accountant-closer"))
+        gaming_day_sign(
+            casino=tables[0].casino, day=day, actor=Actor.staff(staff_user("accountant", "accountant-closer"))
+        )
         is None
     )
     results = _race(
         [
-            lambda: slip_request(table=tables[0], kind=SlipKind.FILL, amounts={2_500: 2_500}, by=pit_boss),
-            lambda: gaming_day_sign(casino=tables[0].casino, day=day, by=other),
+            lambda: slip_request(
+                table=tables[0], kind=SlipKind.FILL, amounts={2_500: 2_500}, actor=Actor.staff(pit_boss)
+            ),
+            lambda: gaming_day_sign(casino=tables[0].casino, day=day, actor=Actor.staff(other)),
         ]
     )
     codes = sorted(

@@ -10,6 +10,7 @@ from accounting.gaming_days import schedule_of, shift_of
 from accounting.models import DropCount, DropCountSignature, HoldAlert
 from accounting.selectors import current_gaming_day
 from accounting.services_drop import drop_count_record, drop_count_sign, hold_alert_resolve
+from casino.actors import Actor
 from casino.errors import ServiceError
 from tables.models import Table
 from tests.accounting.test_concurrency import _race
@@ -31,7 +32,7 @@ def test_two_cashiers_counting_one_box_at_once_make_one_count(bj1: Table) -> Non
     results = _race(
         [
             lambda cashier=cashier: drop_count_record(
-                table=bj1, gaming_day=day, shift=shift, total_minor=300_000, by=cashier
+                table=bj1, gaming_day=day, shift=shift, total_minor=300_000, actor=Actor.staff(cashier)
             )
             for cashier in cashiers
         ]
@@ -47,12 +48,19 @@ def test_two_verifiers_signing_at_once_sign_once(bj1: Table) -> None:
     day = current_gaming_day(bj1.casino)
     shift = shift_of(schedule_of(bj1.casino), timezone.now()).number
     count = drop_count_record(
-        table=bj1, gaming_day=day, shift=shift, total_minor=300_000, by=staff_user("cashier", "cashier-race")
+        table=bj1,
+        gaming_day=day,
+        shift=shift,
+        total_minor=300_000,
+        actor=Actor.staff(staff_user("cashier", "cashier-race")),
     )
     verifiers = [staff_user("pit_boss", "pitboss-race"), staff_user("accountant", "accountant-race")]
 
     results = _race(
-        [lambda verifier=verifier: drop_count_sign(count=count, by=verifier) for verifier in verifiers]
+        [
+            lambda verifier=verifier: drop_count_sign(count=count, actor=Actor.staff(verifier))
+            for verifier in verifiers
+        ]
     )
 
     assert sorted(result.code for result in results if isinstance(result, ServiceError)) == [
@@ -72,7 +80,10 @@ def test_two_pit_bosses_resolving_one_alert_at_once_resolve_it_once(bj1: Table) 
     bosses = [staff_user("pit_boss", f"pitboss-race-{index}") for index in range(2)]
 
     results = _race(
-        [lambda boss=boss: hold_alert_resolve(alert=alert, note="seen", by=boss) for boss in bosses]
+        [
+            lambda boss=boss: hold_alert_resolve(alert=alert, note="seen", actor=Actor.staff(boss))
+            for boss in bosses
+        ]
     )
 
     assert [result.code for result in results if isinstance(result, ServiceError)] == [

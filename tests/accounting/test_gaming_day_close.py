@@ -18,6 +18,7 @@ from accounting.services import (
     tray_count_record,
     tray_count_sign,
 )
+from casino.actors import Actor
 from casino.errors import ServiceError
 from tests.accounting.conftest import TRAY, counted, day_closed, opened, snapshot
 
@@ -29,9 +30,11 @@ def test_a_closed_gaming_day_refuses_counts_slips_and_signatures(
 ):
     # given an opened table, a received fill, and the day closed by the pit boss and the accountant
     opener = opened(table, dealer, pit_boss)
-    fill = slip_request(table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, by=pit_boss)
-    slip_issue(slip=fill, by=cashier)
-    slip_receive(slip=fill, by=dealer)
+    fill = slip_request(
+        table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, actor=Actor.staff(pit_boss)
+    )
+    slip_issue(slip=fill, actor=Actor.staff(cashier))
+    slip_receive(slip=fill, actor=Actor.staff(dealer))
     today = current_gaming_day(table.casino)
     closed = day_closed(table.casino, today, pit_boss, accountant)
     assert (closed.gaming_day, closed.closed_by) == (today, accountant)
@@ -39,13 +42,22 @@ def test_a_closed_gaming_day_refuses_counts_slips_and_signatures(
     before = snapshot()
     refusals = []
     for attempt in (
-        lambda: tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TRAY, by=dealer),
-        lambda: slip_request(table=table, kind=SlipKind.CREDIT, amounts={100: 100}, by=pit_boss),
         lambda: tray_count_record(
-            table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer, corrects=opener, reason="recount"
+            table=table, kind=CountKind.CLOSER, amounts=TRAY, actor=Actor.staff(dealer)
         ),
-        lambda: slip_void(slip=fill, by=pit_boss, reason="late"),
-        lambda: gaming_day_sign(casino=table.casino, day=today, by=pit_boss),
+        lambda: slip_request(
+            table=table, kind=SlipKind.CREDIT, amounts={100: 100}, actor=Actor.staff(pit_boss)
+        ),
+        lambda: tray_count_record(
+            table=table,
+            kind=CountKind.OPENER,
+            amounts=TRAY,
+            actor=Actor.staff(dealer),
+            corrects=opener,
+            reason="recount",
+        ),
+        lambda: slip_void(slip=fill, actor=Actor.staff(pit_boss), reason="late"),
+        lambda: gaming_day_sign(casino=table.casino, day=today, actor=Actor.staff(pit_boss)),
     ):
         with pytest.raises(ServiceError) as refused:
             attempt()
@@ -58,19 +70,21 @@ def test_a_day_with_a_slip_in_flight_or_a_count_to_sign_does_not_close(
     table, dealer, pit_boss, cashier, accountant
 ):
     today = current_gaming_day(table.casino)
-    count = tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer)
+    count = tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, actor=Actor.staff(dealer))
     with pytest.raises(ServiceError) as unsigned:
-        gaming_day_sign(casino=table.casino, day=today, by=pit_boss)
+        gaming_day_sign(casino=table.casino, day=today, actor=Actor.staff(pit_boss))
     assert unsigned.value.code == "gaming_day_has_open_work"
     assert unsigned.value.details["unsigned_counts"] == [count.pk]
-    tray_count_sign(count=count, by=pit_boss)
-    fill = slip_request(table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, by=pit_boss)
-    slip_issue(slip=fill, by=cashier)
+    tray_count_sign(count=count, actor=Actor.staff(pit_boss))
+    fill = slip_request(
+        table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, actor=Actor.staff(pit_boss)
+    )
+    slip_issue(slip=fill, actor=Actor.staff(cashier))
     with pytest.raises(ServiceError) as in_flight:
-        gaming_day_sign(casino=table.casino, day=today, by=pit_boss)
+        gaming_day_sign(casino=table.casino, day=today, actor=Actor.staff(pit_boss))
     assert in_flight.value.details["open_slips"] == [fill.number]
     assert not GamingDayClose.objects.exists()
-    slip_receive(slip=fill, by=dealer)
+    slip_receive(slip=fill, actor=Actor.staff(dealer))
     day_closed(table.casino, today, pit_boss, accountant)
     assert GamingDayClose.objects.count() == 1
 
@@ -81,10 +95,10 @@ def test_only_a_pit_boss_and_the_accounting_office_sign_a_day_that_has_begun(
     today = current_gaming_day(table.casino)
     for user in (dealer, cashier):
         with pytest.raises(ServiceError) as refused:
-            gaming_day_sign(casino=table.casino, day=today, by=user)
+            gaming_day_sign(casino=table.casino, day=today, actor=Actor.staff(user))
         assert refused.value.code == "permission_denied"
     with pytest.raises(ServiceError) as tomorrow:
-        gaming_day_sign(casino=table.casino, day=today + dt.timedelta(days=1), by=pit_boss)
+        gaming_day_sign(casino=table.casino, day=today + dt.timedelta(days=1), actor=Actor.staff(pit_boss))
     assert tomorrow.value.code == "gaming_day_not_started"
     assert not GamingDayClose.objects.exists()
 
@@ -103,11 +117,11 @@ def test_a_count_of_a_closed_day_is_corrected_by_a_new_record_of_an_open_day(
         table=table,
         kind=CountKind.CLOSER,
         amounts={**TRAY, 100: 9_000},
-        by=dealer,
+        actor=Actor.staff(dealer),
         corrects=closer,
         reason="recount",
     )
-    tray_count_sign(count=correction, by=pit_boss)
+    tray_count_sign(count=correction, actor=Actor.staff(pit_boss))
     assert (correction.corrects_id, correction.gaming_day) == (closer.pk, current_gaming_day(table.casino))
     closer.refresh_from_db()
     assert (closer.gaming_day, closer.total_minor) == (yesterday, 2_000_000)
@@ -121,16 +135,16 @@ def test_a_day_closes_with_two_signatures_by_two_people_in_either_order(
 
     today = current_gaming_day(table.casino)
     # the accounting office first: the day stays open
-    assert gaming_day_sign(casino=table.casino, day=today, by=accountant) is None
+    assert gaming_day_sign(casino=table.casino, day=today, actor=Actor.staff(accountant)) is None
     assert not GamingDayClose.objects.exists()
     before = snapshot()
     # the same person again, or a second pit boss after a first, is refused with nothing written
     with pytest.raises(ServiceError) as twice:
-        gaming_day_sign(casino=table.casino, day=today, by=accountant)
+        gaming_day_sign(casino=table.casino, day=today, actor=Actor.staff(accountant))
     assert twice.value.code == "same_person_signed_twice"
     assert snapshot() == before
     # then a pit boss's signature closes it
-    closed = gaming_day_sign(casino=table.casino, day=today, by=pit_boss)
+    closed = gaming_day_sign(casino=table.casino, day=today, actor=Actor.staff(pit_boss))
     assert closed is not None and closed.closed_by == pit_boss
     roles = sorted(GamingDaySignature.objects.values_list("role", flat=True))
     assert roles == ["accountant", "pit_boss"]
@@ -141,16 +155,16 @@ def test_a_day_closes_with_two_signatures_by_two_people_in_either_order(
         "accounting.gaming_day_signed",
     ]
     with pytest.raises(ServiceError) as again:
-        gaming_day_sign(casino=table.casino, day=today, by=pit_boss_two)
+        gaming_day_sign(casino=table.casino, day=today, actor=Actor.staff(pit_boss_two))
     assert again.value.code == "gaming_day_already_closed"
 
 
 def test_two_pit_bosses_do_not_close_a_day(table, pit_boss, pit_boss_two):
     today = current_gaming_day(table.casino)
-    assert gaming_day_sign(casino=table.casino, day=today, by=pit_boss) is None
+    assert gaming_day_sign(casino=table.casino, day=today, actor=Actor.staff(pit_boss)) is None
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        gaming_day_sign(casino=table.casino, day=today, by=pit_boss_two)
+        gaming_day_sign(casino=table.casino, day=today, actor=Actor.staff(pit_boss_two))
     assert refused.value.code == "signature_not_needed"
     assert snapshot() == before and not GamingDayClose.objects.exists()
 
@@ -165,10 +179,12 @@ def test_a_drop_count_waiting_for_its_second_signature_keeps_the_day_open(
 
     today = current_gaming_day(table.casino)
     shift = shift_of(schedule_of(table.casino), timezone.now()).number
-    count = drop_count_record(table=table, gaming_day=today, shift=shift, total_minor=300_000, by=cashier)
+    count = drop_count_record(
+        table=table, gaming_day=today, shift=shift, total_minor=300_000, actor=Actor.staff(cashier)
+    )
     with pytest.raises(ServiceError) as waiting:
-        gaming_day_sign(casino=table.casino, day=today, by=pit_boss)
+        gaming_day_sign(casino=table.casino, day=today, actor=Actor.staff(pit_boss))
     assert waiting.value.code == "gaming_day_has_open_work"
     assert waiting.value.details["unsigned_drop_counts"] == [count.pk]
-    drop_count_sign(count=count, by=pit_boss)
+    drop_count_sign(count=count, actor=Actor.staff(pit_boss))
     day_closed(table.casino, today, pit_boss, accountant)

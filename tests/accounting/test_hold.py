@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounting.gaming_days import schedule_of, shift_of
 from accounting.hold import (
+    HOLD_CHECK_PROCESS,
     MAIN_GAME_UNIT_VARIANCE,
     Expectation,
     hold_check,
@@ -22,6 +23,7 @@ from accounting.models import AccountingSettings, CountKind, HoldAlert, HoldAler
 from accounting.selectors import current_gaming_day
 from accounting.services_drop import hold_alert_resolve
 from accounting.tasks import hold_check_task
+from casino.actors import Actor
 from casino.jobs import job_latest
 from casino.models import AuditRecord, BackgroundJob
 from tables.models import BetKind, Table
@@ -135,7 +137,7 @@ def test_the_task_raises_a_fixed_band_alert_once_and_a_pit_boss_resolves_it(
     assert (record.actor_id, record.actor_name) == (None, "hold check")
 
     resolution = hold_alert_resolve(
-        alert=alert, note="Two big losses of one player, seen on camera.", by=pit_boss
+        alert=alert, note="Two big losses of one player, seen on camera.", actor=Actor.staff(pit_boss)
     )
 
     assert resolution.resolved_by == pit_boss
@@ -148,7 +150,7 @@ def test_a_hold_inside_the_band_raises_nothing(
     AccountingSettings.objects.update_or_create(casino=table.casino, defaults={"hold_band_high_bp": 6_000})
     _worked_shift(table, dealer, pit_boss, pit_boss_two, cashier)
 
-    assert hold_check(casino=table.casino) == []
+    assert hold_check(casino=table.casino, actor=Actor.automatic(HOLD_CHECK_PROCESS)) == []
 
 
 def test_a_table_not_counted_at_both_ends_raises_no_fixed_band_alert(
@@ -160,7 +162,7 @@ def test_a_table_not_counted_at_both_ends_raises_no_fixed_band_alert(
         table, day, shift_of(schedule_of(table.casino), timezone.now()).number, 300_000, cashier, pit_boss
     )
 
-    assert hold_check(casino=table.casino) == []
+    assert hold_check(casino=table.casino, actor=Actor.automatic(HOLD_CHECK_PROCESS)) == []
 
 
 def test_wallet_rounds_far_from_their_expectation_raise_a_statistical_alert(
@@ -175,7 +177,7 @@ def test_wallet_rounds_far_from_their_expectation_raise_a_statistical_alert(
         settled_round(table, dealer, player=player, sign_on=number == 0)
     counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
 
-    raised = hold_check(casino=table.casino, by=pit_boss)
+    raised = hold_check(casino=table.casino, actor=Actor.staff(pit_boss))
 
     kinds = {alert.kind: alert for alert in raised}
     statistical = kinds[HoldAlertKind.STATISTICAL]
@@ -205,7 +207,7 @@ def test_without_the_main_game_edge_the_statistical_check_waits(
     for number in range(3):
         settled_round(table, dealer, player=player, sign_on=number == 0)
 
-    raised = hold_check(casino=table.casino)
+    raised = hold_check(casino=table.casino, actor=Actor.automatic(HOLD_CHECK_PROCESS))
 
     assert [alert.kind for alert in raised] == []
 
@@ -229,12 +231,18 @@ def test_a_resolution_needs_a_note_a_pit_boss_and_happens_once(
     alert = _alert(table)
     before = drop_written()
 
-    refused("reason_required", hold_alert_resolve, alert=alert, note="  ", by=pit_boss)
-    refused("permission_denied", hold_alert_resolve, alert=alert, note="seen", by=dealer)
-    refused("permission_denied", hold_alert_resolve, alert=alert, note="seen", by=accountant)
+    refused("reason_required", hold_alert_resolve, alert=alert, note="  ", actor=Actor.staff(pit_boss))
+    refused("permission_denied", hold_alert_resolve, alert=alert, note="seen", actor=Actor.staff(dealer))
+    refused("permission_denied", hold_alert_resolve, alert=alert, note="seen", actor=Actor.staff(accountant))
     assert drop_written() == before
 
-    hold_alert_resolve(alert=alert, note="Seen on camera.", by=pit_boss)
+    hold_alert_resolve(alert=alert, note="Seen on camera.", actor=Actor.staff(pit_boss))
     after = drop_written()
-    refused("hold_alert_already_resolved", hold_alert_resolve, alert=alert, note="again", by=pit_boss_two)
+    refused(
+        "hold_alert_already_resolved",
+        hold_alert_resolve,
+        alert=alert,
+        note="again",
+        actor=Actor.staff(pit_boss_two),
+    )
     assert drop_written() == after

@@ -243,7 +243,7 @@ def test_theo_and_actual_win_of_rounds_played_match_the_hand_arithmetic_and_the_
     # given Alice signed in at BJ1 for an hour, the main-game edge computed
     main_edge_known(table)
     alice = PlayerFactory(casino=table.casino, display_name="Alice")
-    system_buy_in(player=alice, amount_minor=100_000, by="test")
+    system_buy_in(player=alice, amount_minor=100_000, actor=Actor.automatic("test"))
     start = timezone.now() - dt.timedelta(minutes=30)
     as_alice, session = signed_in_at(table, alice, start, None)
     box_take(table=table, box_number=1, actor=as_alice)
@@ -284,7 +284,7 @@ def test_without_the_main_edge_theo_holds_the_side_bets_and_names_the_version_it
 ) -> None:
     main_edge_unknown(table)
     alice = PlayerFactory(casino=table.casino)
-    system_buy_in(player=alice, amount_minor=100_000, by="test")
+    system_buy_in(player=alice, amount_minor=100_000, actor=Actor.automatic("test"))
     as_alice, _ = signed_in_at(table, alice, timezone.now() - dt.timedelta(minutes=5), None)
     box_take(table=table, box_number=1, actor=as_alice)
     played_round(table, dealer, as_alice, ["TS", "7H", "9D", "TC"], [("main", 1000), ("perfect_pairs", 311)])
@@ -303,7 +303,7 @@ def test_a_session_across_two_gaming_days_counts_in_each_its_part(table: Table, 
     casino = table.casino
     assert (casino.time_zone, casino.gaming_day_starts_at) == ("Europe/Budapest", dt.time(6, 0))
     alice = PlayerFactory(casino=casino)
-    system_buy_in(player=alice, amount_minor=100_000, by="test")
+    system_buy_in(player=alice, amount_minor=100_000, actor=Actor.automatic("test"))
     start = dt.datetime(2026, 3, 2, 5, 30, tzinfo=BUDAPEST)
     as_alice, session = signed_in_at(table, alice, start, start + dt.timedelta(hours=1))
     box_take(table=table, box_number=1, actor=as_alice)
@@ -360,7 +360,7 @@ def test_a_payout_awaiting_approval_counts_as_paid_and_a_rejected_one_does_not(
     )
     alice = PlayerFactory(casino=table.casino)
     bob = PlayerFactory(casino=table.casino)
-    system_buy_in(player=alice, amount_minor=100_000, by="test")
+    system_buy_in(player=alice, amount_minor=100_000, actor=Actor.automatic("test"))
     as_alice, _ = signed_in_at(table, alice, timezone.now() - dt.timedelta(minutes=5), None)
     box_take(table=table, box_number=1, actor=as_alice)
     first = played_round(table, dealer, as_alice, ["TS", "7H", "9D", "TC"], [("main", 1000)])

@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from casino.actors import Actor
 from casino.models import Player
 from tables.models import Table
 from tables.services import box_take
@@ -33,7 +34,7 @@ def alice_played(table: Table, dealer: Any) -> Player:
     """Alice signed in at BJ1 twenty minutes ago: 10.00 won and 20.00 lost, edge computed."""
     main_edge_known(table)
     alice = PlayerFactory(casino=table.casino, display_name="Alice Ambler", card_number="7100000001")
-    system_buy_in(player=alice, amount_minor=100_000, by="test")
+    system_buy_in(player=alice, amount_minor=100_000, actor=Actor.automatic("test"))
     as_alice, _ = signed_in_at(table, alice, timezone.now() - dt.timedelta(minutes=20), None)
     box_take(table=table, box_number=1, actor=as_alice)
     played_round(table, dealer, as_alice, ["TS", "7H", "9D", "TC"], [("main", 1000)])
@@ -84,7 +85,7 @@ def test_a_rating_waiting_for_its_edge_says_so_and_offers_the_pit_boss_to_comput
 ) -> None:
     main_edge_unknown(table)
     alice = PlayerFactory(casino=table.casino, card_number="7100000002")
-    system_buy_in(player=alice, amount_minor=100_000, by="test")
+    system_buy_in(player=alice, amount_minor=100_000, actor=Actor.automatic("test"))
     as_alice, _ = signed_in_at(table, alice, timezone.now() - dt.timedelta(minutes=5), None)
     box_take(table=table, box_number=1, actor=as_alice)
     played_round(table, dealer, as_alice, ["TS", "7H", "9D", "TC"], [("main", 1000)])

@@ -13,6 +13,7 @@ from django.contrib.auth.models import Permission
 from accounting.models import AccountingSettings
 from accounting.selectors import chip_values, settings_change_waiting, settings_of
 from accounting.services import accounting_configure, accounting_settings_change, accounting_settings_decide
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import Approval, AuditRecord
 from tables.models import Table
@@ -55,7 +56,7 @@ def test_a_change_that_weakens_nothing_applies_at_once(table: Table, operator: A
         hold_band_low_bp=800,  # a narrower band alerts more
         hold_band_sigmas=2,
         mtl_threshold_minor=250_000,  # more transactions logged
-        by=operator,
+        actor=Actor.staff(operator),
     )
     assert change.waiting is None
     assert values(table) == {
@@ -89,7 +90,7 @@ def test_a_change_that_weakens_a_control_waits_for_the_accounting_office(
 ) -> None:
     # when the operator weakens one control and moves the shift times in the same change
     change = accounting_settings_change(
-        casino=table.casino, shift_starts=["06:00", "18:00"], by=operator, **{field: value}
+        casino=table.casino, shift_starts=["06:00", "18:00"], actor=Actor.staff(operator), **{field: value}
     )
     # then nothing of the thresholds applies (the shift times do): it waits, before and after
     waiting = change.waiting
@@ -107,7 +108,9 @@ def test_a_change_that_weakens_a_control_waits_for_the_accounting_office(
     assert record.after["waiting"]["approval_id"] == waiting.pk
     assert record.after["waiting"]["after"] == {field: value}
     # and the accounting office approves it: it applies, audited before and after
-    accounting_settings_decide(casino=table.casino, approval_id=waiting.pk, by=accountant, approve=True)
+    accounting_settings_decide(
+        casino=table.casino, approval_id=waiting.pk, actor=Actor.staff(accountant), approve=True
+    )
     assert values(table) == {**DEFAULTS, field: value}
     approved = AuditRecord.objects.filter(action="accounting.settings_change_approved").get()
     assert (approved.actor_name, approved.before, approved.after[field]) == (
@@ -126,7 +129,7 @@ def test_the_whole_change_of_the_thresholds_waits_when_part_of_it_weakens_a_cont
         shift_starts=SHIFTS,
         mtl_threshold_minor=200_000,  # stronger
         large_cash_threshold_minor=3_000_000,  # weaker
-        by=operator,
+        actor=Actor.staff(operator),
     )
     assert change.waiting is not None
     assert change.waiting.after == {"mtl_threshold_minor": 200_000, "large_cash_threshold_minor": 3_000_000}
@@ -135,14 +138,14 @@ def test_the_whole_change_of_the_thresholds_waits_when_part_of_it_weakens_a_cont
     before = snapshot()
     with pytest.raises(ServiceError) as no_reason:
         accounting_settings_decide(
-            casino=table.casino, approval_id=change.waiting.pk, by=accountant, approve=False
+            casino=table.casino, approval_id=change.waiting.pk, actor=Actor.staff(accountant), approve=False
         )
     assert no_reason.value.code == "reason_required"
     assert snapshot() == before
     accounting_settings_decide(
         casino=table.casino,
         approval_id=change.waiting.pk,
-        by=accountant,
+        actor=Actor.staff(accountant),
         approve=False,
         reason="the report stays",
     )
@@ -155,7 +158,7 @@ def test_who_may_not_decide_a_waiting_change_and_what_it_leaves(
     table: Table, operator: Any, pit_boss: Any, accountant: Any
 ) -> None:
     change = accounting_settings_change(
-        casino=table.casino, shift_starts=SHIFTS, variance_threshold_minor=10_000, by=operator
+        casino=table.casino, shift_starts=SHIFTS, variance_threshold_minor=10_000, actor=Actor.staff(operator)
     )
     assert change.waiting is not None
     # the operator, even holding the accounting office's permission, does not approve their own
@@ -166,12 +169,15 @@ def test_who_may_not_decide_a_waiting_change_and_what_it_leaves(
     for person in (both, pit_boss):
         with pytest.raises(ServiceError) as refused:
             accounting_settings_decide(
-                casino=table.casino, approval_id=change.waiting.pk, by=person, approve=True
+                casino=table.casino, approval_id=change.waiting.pk, actor=Actor.staff(person), approve=True
             )
         refusals.append(refused.value.code)
     with pytest.raises(ServiceError) as missing:
         accounting_settings_decide(
-            casino=table.casino, approval_id=change.waiting.pk + 1000, by=accountant, approve=True
+            casino=table.casino,
+            approval_id=change.waiting.pk + 1000,
+            actor=Actor.staff(accountant),
+            approve=True,
         )
     refusals.append(missing.value.code)
     assert refusals == ["four_eyes_required", "permission_denied", "approval_not_found"]
@@ -184,7 +190,7 @@ def test_who_may_not_decide_a_waiting_change_and_what_it_leaves(
             chip_values_minor=[100, 500],
             shift_starts=SHIFTS,
             hold_band_high_bp=9_000,
-            by=operator,
+            actor=Actor.staff(operator),
         )
     assert pending.value.code == "approval_pending"
     assert snapshot() == before
@@ -196,17 +202,20 @@ def test_a_waiting_change_no_longer_valid_is_not_approved(
 ) -> None:
     # given a raise of the log's threshold waiting, and then the report's threshold lowered below it
     change = accounting_settings_change(
-        casino=table.casino, shift_starts=SHIFTS, mtl_threshold_minor=900_000, by=operator
+        casino=table.casino, shift_starts=SHIFTS, mtl_threshold_minor=900_000, actor=Actor.staff(operator)
     )
     assert change.waiting is not None
     accounting_settings_change(
-        casino=table.casino, shift_starts=SHIFTS, large_cash_threshold_minor=500_000, by=operator
+        casino=table.casino,
+        shift_starts=SHIFTS,
+        large_cash_threshold_minor=500_000,
+        actor=Actor.staff(operator),
     )
     before = snapshot()
     # when the accounting office approves it, it is refused: the settings would not hold
     with pytest.raises(ServiceError) as refused:
         accounting_settings_decide(
-            casino=table.casino, approval_id=change.waiting.pk, by=accountant, approve=True
+            casino=table.casino, approval_id=change.waiting.pk, actor=Actor.staff(accountant), approve=True
         )
     assert refused.value.code == "invalid_settings"
     assert snapshot() == before

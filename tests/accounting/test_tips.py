@@ -49,7 +49,7 @@ def test_the_dealer_records_chips_handed_over_after_a_settled_round(table, deale
     # given a settled round dealt by dealer-1, still signed on
     transfers = Transfer.objects.count()
     # when the dealer records 5.00 in chips from box 1
-    tip = tip_record(round_=settled, amount_minor=500, by=dealer, box=1)
+    tip = tip_record(round_=settled, amount_minor=500, actor=Actor.staff(dealer), box=1)
     # then the tip names the round, its table, its dealer, the gaming day and shift it opened in
     shift = shift_of(schedule_of(table.casino), settled.opened_at)
     tip.refresh_from_db()
@@ -71,33 +71,37 @@ def test_the_dealer_records_chips_handed_over_after_a_settled_round(table, deale
         settled.pk,
     )
     # and a second tip of the round is recorded too
-    tip_record(round_=settled, amount_minor=250, by=dealer)
+    tip_record(round_=settled, amount_minor=250, actor=Actor.staff(dealer))
     assert [tip.amount_minor for tip in round_tips(settled.pk)] == [500, 250]
 
 
 @pytest.mark.parametrize("amount", [0, -500, True, "5"])
 def test_a_tip_not_above_zero_is_refused_with_nothing_written(settled, dealer, amount):
     before = written()
-    refused("invalid_tip_amount", tip_record, round_=settled, amount_minor=amount, by=dealer)
+    refused("invalid_tip_amount", tip_record, round_=settled, amount_minor=amount, actor=Actor.staff(dealer))
     assert written() == before
 
 
 def test_a_box_the_table_has_not_is_refused(settled, dealer):
     before = written()
-    refused("invalid_tip_amount", tip_record, round_=settled, amount_minor=500, by=dealer, box=8)
+    refused(
+        "invalid_tip_amount", tip_record, round_=settled, amount_minor=500, actor=Actor.staff(dealer), box=8
+    )
     assert written() == before
 
 
 def test_only_the_dealer_signed_on_at_the_table_records_its_tips(settled, dealer, dealer_two, cashier):
     before = written()
     # another dealer, not signed on at BJ1
-    refused("not_the_tables_dealer", tip_record, round_=settled, amount_minor=500, by=dealer_two)
-    refused("not_the_tables_dealer", tips_none_record, round_=settled, by=dealer_two)
+    refused(
+        "not_the_tables_dealer", tip_record, round_=settled, amount_minor=500, actor=Actor.staff(dealer_two)
+    )
+    refused("not_the_tables_dealer", tips_none_record, round_=settled, actor=Actor.staff(dealer_two))
     # a cashier holds no dealer's permission at all
-    refused("permission_denied", tip_record, round_=settled, amount_minor=500, by=cashier)
+    refused("permission_denied", tip_record, round_=settled, amount_minor=500, actor=Actor.staff(cashier))
     assert written() == before
     # yes: the dealer signed on
-    tip_record(round_=settled, amount_minor=500, by=dealer)
+    tip_record(round_=settled, amount_minor=500, actor=Actor.staff(dealer))
     assert written()["tips"] == before["tips"] + 1
 
 
@@ -105,7 +109,7 @@ def test_a_dealer_who_took_over_records_the_tips_for_the_round_of_the_one_before
     from tables.services import dealer_sign_on
 
     dealer_sign_on(table=table, actor=Actor.staff(dealer_two))
-    tip = tip_record(round_=settled, amount_minor=300, by=dealer_two)
+    tip = tip_record(round_=settled, amount_minor=300, actor=Actor.staff(dealer_two))
     assert (tip.dealer_id, tip.recorded_by_id) == (settled.dealer_id, dealer_two.pk)
 
 
@@ -113,29 +117,28 @@ def test_a_round_not_settled_takes_no_tips_from_the_dealer(table, dealer, settle
     # given the next round open (betting)
     current = round_open(table=table, actor=Actor.staff(dealer))
     before = written()
-    refused("round_not_settled", tip_record, round_=current, amount_minor=500, by=dealer)
-    refused("round_not_settled", tips_none_record, round_=current, by=dealer)
+    refused("round_not_settled", tip_record, round_=current, amount_minor=500, actor=Actor.staff(dealer))
+    refused("round_not_settled", tips_none_record, round_=current, actor=Actor.staff(dealer))
     # and the settled round before it takes none any more
-    refused("tips_round_closed", tip_record, round_=settled, amount_minor=500, by=dealer)
+    refused("tips_round_closed", tip_record, round_=settled, amount_minor=500, actor=Actor.staff(dealer))
     assert written() == before
     assert tippable_round(table) is None
 
 
 def test_a_closed_gaming_day_takes_no_tips(table, dealer, settled, pit_boss, accountant):
-    tip_record(round_=settled, amount_minor=500, by=dealer)
+    tip_record(round_=settled, amount_minor=500, actor=Actor.staff(dealer))
     day = shift_of(schedule_of(table.casino), settled.opened_at).gaming_day
     day_closed(table.casino, day, pit_boss, accountant)
     player = funded_player(table, 5_000)
     before = written()
-    refused("gaming_day_closed", tip_record, round_=settled, amount_minor=500, by=dealer)
-    refused("gaming_day_closed", tips_none_record, round_=settled, by=dealer)
+    refused("gaming_day_closed", tip_record, round_=settled, amount_minor=500, actor=Actor.staff(dealer))
+    refused("gaming_day_closed", tips_none_record, round_=settled, actor=Actor.staff(dealer))
     refused(
         "gaming_day_closed",
         tip_from_player,
         table=table,
-        player=player,
         amount_minor=500,
-        terminal=_terminal(table),
+        actor=Actor.at_terminal(_terminal(table), player),
     )
     assert written() == before
     assert wallet_of(player) == 5_000
@@ -143,18 +146,18 @@ def test_a_closed_gaming_day_takes_no_tips(table, dealer, settled, pit_boss, acc
 
 def test_no_tips_closes_the_step_once(table, dealer, settled):
     # yes: the round brought none
-    record = tips_none_record(round_=settled, by=dealer)
+    record = tips_none_record(round_=settled, actor=Actor.staff(dealer))
     assert (record.source, record.amount_minor, record.dealer_id) == (TipSource.NONE, 0, dealer.pk)
     before = written()
     # no: twice
-    refused("tips_already_recorded", tips_none_record, round_=settled, by=dealer)
+    refused("tips_already_recorded", tips_none_record, round_=settled, actor=Actor.staff(dealer))
     assert written() == before
 
 
 def test_no_tips_is_refused_once_the_round_has_a_tip(dealer, settled):
-    tip_record(round_=settled, amount_minor=500, by=dealer)
+    tip_record(round_=settled, amount_minor=500, actor=Actor.staff(dealer))
     before = written()
-    refused("tips_already_recorded", tips_none_record, round_=settled, by=dealer)
+    refused("tips_already_recorded", tips_none_record, round_=settled, actor=Actor.staff(dealer))
     assert written() == before
 
 
@@ -166,7 +169,7 @@ def test_a_player_tips_the_dealer_of_the_last_settled_round_from_the_wallet(tabl
     alice = settled.bets.first().player
     assert wallet_of(alice) == 11_000
     # when she tips 5.00 at her terminal
-    tip = tip_from_player(table=table, player=alice, amount_minor=500, terminal=_terminal(table))
+    tip = tip_from_player(table=table, amount_minor=500, actor=Actor.at_terminal(_terminal(table), alice))
     # then 5.00 moved from her wallet to the casino's tips pool, in one balanced transfer
     assert (wallet_of(alice), pool_balance(table.casino)) == (10_500, 500)
     transfer = Transfer.objects.get(pk=tip.transfer_id)
@@ -183,7 +186,7 @@ def test_a_player_tips_the_dealer_of_the_last_settled_round_from_the_wallet(tabl
 
 def test_a_wallet_tip_is_named_by_one_audit_record_and_the_ledger_verifies(table, settled):
     alice = settled.bets.first().player
-    tip = tip_from_player(table=table, player=alice, amount_minor=500, terminal=_terminal(table))
+    tip = tip_from_player(table=table, amount_minor=500, actor=Actor.at_terminal(_terminal(table), alice))
     naming = [
         record.action
         for record in AuditRecord.objects.filter(after__has_key="transfers")
@@ -197,7 +200,7 @@ def test_a_wallet_tip_is_named_by_one_audit_record_and_the_ledger_verifies(table
 def test_a_player_tips_the_dealer_of_the_round_in_play(table, dealer, settled):
     current = round_open(table=table, actor=Actor.staff(dealer))
     alice = settled.bets.first().player
-    tip = tip_from_player(table=table, player=alice, amount_minor=100, terminal=_terminal(table))
+    tip = tip_from_player(table=table, amount_minor=100, actor=Actor.at_terminal(_terminal(table), alice))
     assert (tip.round_id, tip.dealer_id) == (current.pk, dealer.pk)
 
 
@@ -208,9 +211,8 @@ def test_a_wallet_tip_above_the_available_money_is_refused_with_nothing_written(
         "insufficient_funds",
         tip_from_player,
         table=table,
-        player=alice,
         amount_minor=11_001,
-        terminal=_terminal(table),
+        actor=Actor.at_terminal(_terminal(table), alice),
     )
     assert written() == before
     assert (wallet_of(alice), pool_balance(table.casino)) == (11_000, 0)
@@ -223,9 +225,8 @@ def test_a_wallet_tip_not_above_zero_is_refused(table, settled):
         "invalid_tip_amount",
         tip_from_player,
         table=table,
-        player=alice,
         amount_minor=0,
-        terminal=_terminal(table),
+        actor=Actor.at_terminal(_terminal(table), alice),
     )
     assert written() == before
 
@@ -238,9 +239,8 @@ def test_a_table_without_a_round_has_no_dealer_to_tip(seeded):
         "no_round_to_tip",
         tip_from_player,
         table=table,
-        player=player,
         amount_minor=100,
-        terminal=_terminal(table),
+        actor=Actor.at_terminal(_terminal(table), player),
     )
     assert written() == before
     assert wallet_of(player) == 5_000

@@ -32,7 +32,7 @@ def test_the_next_round_waits_for_a_tip_being_recorded(bj1):
     settled = settled_round(bj1, dealer)
     # the tip holds the table row until it commits; the next round's opening waits for it
     tip, opened = committing_while(
-        lambda: tip_record(round_=settled, amount_minor=500, by=dealer),
+        lambda: tip_record(round_=settled, amount_minor=500, actor=Actor.staff(dealer)),
         lambda: round_open(table=bj1, actor=Actor.staff(dealer)),
     )
     no_error(tip, opened)
@@ -45,7 +45,7 @@ def test_a_tip_waiting_on_the_next_round_is_refused_once_it_opened(bj1):
     settled = settled_round(bj1, dealer)
     opened, tip = committing_while(
         lambda: round_open(table=bj1, actor=Actor.staff(dealer)),
-        lambda: tip_record(round_=settled, amount_minor=500, by=dealer),
+        lambda: tip_record(round_=settled, amount_minor=500, actor=Actor.staff(dealer)),
     )
     assert isinstance(opened, Round)
     assert isinstance(tip, TipsRoundClosedError)
@@ -64,7 +64,9 @@ def test_two_wallet_tips_never_spend_the_same_money_twice(bj1):
     def tip(index: int) -> None:
         try:
             barrier.wait()
-            results[index] = tip_from_player(table=bj1, player=alice, amount_minor=6_000, terminal=terminal)
+            results[index] = tip_from_player(
+                table=bj1, amount_minor=6_000, actor=Actor.at_terminal(terminal, alice)
+            )
         except ServiceError as error:
             results[index] = error
         finally:

@@ -13,6 +13,7 @@ from django.test import Client
 
 from accounting.gaming_days import schedule_of, shift_of
 from accounting.tips import tip_from_player, tip_record
+from casino.actors import Actor
 from tables.models import Round, Table
 from tests.accounting.tips_support import settled_round
 from tests.factories import TerminalFactory, staff_user
@@ -35,17 +36,16 @@ def tipped(table: Table, dealer: Any, dealer_two: Any) -> Round:
     """Round 1 at BJ1 dealt by dealer-1, tipped 5.00 in chips and 2.50 from alice's wallet;
     dealer-2 deals a round at BJ2 and is tipped 1.00."""
     round_ = settled_round(table, dealer)
-    tip_record(round_=round_, amount_minor=500, by=dealer, box=1)
+    tip_record(round_=round_, amount_minor=500, actor=Actor.staff(dealer), box=1)
     alice = round_.bets.get().player
     tip_from_player(
         table=table,
-        player=alice,
         amount_minor=250,
-        terminal=TerminalFactory(casino=table.casino, table=table),
+        actor=Actor.at_terminal(TerminalFactory(casino=table.casino, table=table), alice),
     )
     bj2 = Table.objects.select_related("casino").get(name="BJ2")
     other = settled_round(bj2, dealer_two)
-    tip_record(round_=other, amount_minor=100, by=dealer_two)
+    tip_record(round_=other, amount_minor=100, actor=Actor.staff(dealer_two))
     return round_
 
 

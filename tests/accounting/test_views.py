@@ -11,6 +11,7 @@ from django.test import Client
 from accounting.models import CountKind, Slip, SlipKind, TrayCount
 from accounting.selectors import slip_state
 from accounting.services import slip_issue, slip_request, slip_void, tray_count_record
+from casino.actors import Actor
 from casino.models import Approval
 from tests.accounting.conftest import TRAY, opened, snapshot, tray_balance
 
@@ -172,7 +173,9 @@ def test_a_resolution_is_rejected_on_the_table_page_with_a_reason(
     counted(table, CountKind.CLOSER, TRAY, dealer, pit_boss)
     opened(table, dealer, pit_boss, {**TRAY, 100: 9_000})
     investigation = VarianceInvestigation.objects.get()
-    approval = investigation_resolve(investigation=investigation, note="miscounted", by=pit_boss_two)
+    approval = investigation_resolve(
+        investigation=investigation, note="miscounted", actor=Actor.staff(pit_boss_two)
+    )
     decide = f"/accounting/tables/BJ1/investigations/{investigation.pk}/approvals/{approval.pk}"
     no_reason = client_of(accountant).post(f"{decide}/reject/", {"reason": ""}, headers=HTMX)
     assert no_reason.status_code == 422 and "reason_required" in no_reason.text
@@ -212,7 +215,7 @@ def test_the_desk_requests_issues_and_receives_a_fill(table, pit_boss, cashier, 
 
 @pytest.mark.usefixtures("bj1_open")
 def test_a_void_on_the_desk_takes_a_reason_and_two_people(table, pit_boss, pit_boss_two, cashier, accountant):
-    slip = slip_request(table=table, kind=SlipKind.CREDIT, amounts={100: 500}, by=pit_boss)
+    slip = slip_request(table=table, kind=SlipKind.CREDIT, amounts={100: 500}, actor=Actor.staff(pit_boss))
     url = f"/accounting/slips/{slip.pk}/void/"
     no_reason = client_of(pit_boss).post(url, {"reason": ""}, headers=HTMX)
     assert no_reason.status_code == 422 and "A void says why." in no_reason.text
@@ -241,8 +244,8 @@ def test_a_void_on_the_desk_takes_a_reason_and_two_people(table, pit_boss, pit_b
 
 @pytest.mark.usefixtures("bj1_open")
 def test_a_void_rejected_on_the_desk_leaves_the_slip_to_the_cage(table, pit_boss, pit_boss_two, cashier):
-    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 500}, by=pit_boss)
-    proposal = slip_void(slip=slip, by=pit_boss, reason="asked twice")
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 500}, actor=Actor.staff(pit_boss))
+    proposal = slip_void(slip=slip, actor=Actor.staff(pit_boss), reason="asked twice")
     decide = f"/accounting/slips/{slip.pk}/void/{proposal.approval_id}"
     second = client_of(pit_boss_two)
     rejected = second.post(f"{decide}/reject/", {"reason": "it was asked once"})
@@ -258,10 +261,12 @@ def test_a_void_rejected_on_the_desk_leaves_the_slip_to_the_cage(table, pit_boss
 def test_the_report_names_the_void_that_was_approved(table, pit_boss, pit_boss_two):
     from accounting.services import slip_void_decide
 
-    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 500}, by=pit_boss)
-    first = slip_void(slip=slip, by=pit_boss, reason="asked twice")
-    slip_void_decide(slip=slip, approval_id=first.approval_id, by=pit_boss_two, approve=False, reason="no")
-    again = slip_void(slip=slip, by=pit_boss_two, reason="the table closed early")
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 500}, actor=Actor.staff(pit_boss))
+    first = slip_void(slip=slip, actor=Actor.staff(pit_boss), reason="asked twice")
+    slip_void_decide(
+        slip=slip, approval_id=first.approval_id, actor=Actor.staff(pit_boss_two), approve=False, reason="no"
+    )
+    again = slip_void(slip=slip, actor=Actor.staff(pit_boss_two), reason="the table closed early")
     client_of(pit_boss).post(f"/accounting/slips/{slip.pk}/void/{again.approval_id}/approve/")
     assert slip_state(slip) == "voided"
     report = client_of(pit_boss).get("/accounting/slips/report/").text
@@ -273,7 +278,9 @@ def test_the_report_names_the_void_that_was_approved(table, pit_boss, pit_boss_t
 
 @pytest.mark.usefixtures("bj1_open")
 def test_a_credit_the_tray_cannot_cover_is_refused_on_the_desk(table, pit_boss, cashier):
-    slip = slip_request(table=table, kind=SlipKind.CREDIT, amounts={50_000: 5_000_000}, by=pit_boss)
+    slip = slip_request(
+        table=table, kind=SlipKind.CREDIT, amounts={50_000: 5_000_000}, actor=Actor.staff(pit_boss)
+    )
     before = snapshot()
     answer = client_of(cashier).post(f"/accounting/slips/{slip.pk}/issue/")
     assert answer.status_code == 409 and "insufficient_funds" in answer.text
@@ -284,7 +291,7 @@ def test_the_gaming_day_is_closed_on_its_page(table, pit_boss, dealer, accountan
     from accounting.selectors import current_gaming_day
 
     today = current_gaming_day(table.casino).isoformat()
-    tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer)
+    tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, actor=Actor.staff(dealer))
     by_dealer = client_of(dealer).post("/accounting/day/close/", {"day": today}, headers=HTMX)
     assert by_dealer.status_code == 403
     open_work = client_of(pit_boss).post("/accounting/day/close/", {"day": today}, headers=HTMX)
@@ -292,7 +299,7 @@ def test_the_gaming_day_is_closed_on_its_page(table, pit_boss, dealer, accountan
     count = TrayCount.objects.get()
     from accounting.services import tray_count_sign
 
-    tray_count_sign(count=count, by=pit_boss)
+    tray_count_sign(count=count, actor=Actor.staff(pit_boss))
     signed = client_of(pit_boss).post("/accounting/day/close/", {"day": today}, headers=HTMX)
     assert signed.status_code == 200 and "closes with the second signature" in signed.text
     assert 'id="day-state">Open' in signed.text and "signed for the pit by pitboss-1" in signed.text
@@ -312,8 +319,8 @@ def test_the_gaming_day_is_closed_on_its_page(table, pit_boss, dealer, accountan
 
 @pytest.mark.usefixtures("bj1_open")
 def test_a_slip_of_another_casino_or_no_slip_is_not_found_in_words(table, cashier, pit_boss):
-    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 100}, by=pit_boss)
-    slip_issue(slip=slip, by=cashier)
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 100}, actor=Actor.staff(pit_boss))
+    slip_issue(slip=slip, actor=Actor.staff(cashier))
     answer = client_of(cashier).post("/accounting/slips/999999/issue/", headers=HTMX)
     assert answer.status_code == 404 and "No such slip" in answer.text and "slip_not_found" in answer.text
 
@@ -449,7 +456,7 @@ def test_the_slips_in_flight_are_drawn_again_only_when_they_change(table, pit_bo
     version = desk.context["open_version"]
     unchanged = client_of(cashier).get(f"/accounting/slips/live/?version={version}", headers=HTMX)
     assert unchanged.status_code == 204
-    slip_request(table=table, kind=SlipKind.FILL, amounts={100: 100}, by=pit_boss)
+    slip_request(table=table, kind=SlipKind.FILL, amounts={100: 100}, actor=Actor.staff(pit_boss))
     changed = client_of(cashier).get(f"/accounting/slips/live/?version={version}", headers=HTMX)
     assert changed.status_code == 200 and 'id="open-slips"' in changed.text and "button" in changed.text
     assert "<html" not in changed.text and changed.context["open_version"] != version
@@ -478,7 +485,7 @@ def test_a_refusal_is_swapped_in_even_on_the_development_server(operator, settin
 def test_a_closer_with_a_fill_on_its_way_is_refused_on_the_table_page_in_words(table, dealer, pit_boss):
     # given BJ1 open and a fill requested, not yet received
     opened(table, dealer, pit_boss)
-    slip_request(table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, by=pit_boss)
+    slip_request(table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, actor=Actor.staff(pit_boss))
     before = snapshot()
     # when the dealer sends the closing count from the table's page
     answer = client_of(dealer).post(
@@ -501,9 +508,11 @@ def test_the_closing_count_is_blind_and_the_comparison_shows_once_it_is_signed(
     from accounting.services import slip_issue, slip_receive
 
     opened(table, dealer, pit_boss)
-    fill = slip_request(table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, by=pit_boss)
-    slip_issue(slip=fill, by=cashier)
-    slip_receive(slip=fill, by=dealer)
+    fill = slip_request(
+        table=table, kind=SlipKind.FILL, amounts={10_000: 100_000}, actor=Actor.staff(pit_boss)
+    )
+    slip_issue(slip=fill, actor=Actor.staff(cashier))
+    slip_receive(slip=fill, actor=Actor.staff(dealer))
     # when the dealer opens the page to count the closer: the ledger's tray is not in view
     counting = client_of(dealer).get("/accounting/tables/BJ1/").text
     assert 'id="count-form"' in counting and 'name="kind" value="closer"' in counting
@@ -532,7 +541,7 @@ def test_the_closing_count_is_blind_and_the_comparison_shows_once_it_is_signed(
 def test_a_slip_of_a_closed_table_is_refused_on_the_desk_in_words(table, pit_boss, dealer, cashier):
     from tests.accounting.conftest import closer_signed_as_before
 
-    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 500}, by=pit_boss)
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts={100: 500}, actor=Actor.staff(pit_boss))
     closer_signed_as_before(table, TRAY, dealer, pit_boss)
     before = snapshot()
     issued = client_of(cashier).post(f"/accounting/slips/{slip.pk}/issue/", headers=HTMX)

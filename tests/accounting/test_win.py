@@ -16,6 +16,7 @@ from accounting.models import CountKind, SignatureRole, TrayCount, TrayCountSign
 from accounting.selectors import current_gaming_day
 from accounting.services_drop import table_buy_in_record
 from accounting.win import Figures, hold_percent, round_half_even, shift_figures, table_records
+from casino.actors import Actor
 from tables.models import Table
 from tests.accounting.conftest import TRAY, counted, opened, received
 from tests.accounting.drop_support import CLOSER, drop_counted, signed_in
@@ -100,8 +101,8 @@ def test_a_chip_shift_worked_example(
     opened(table, dealer, pit_boss)  # 20 000.00
     received(table, "fill", {10_000: 100_000}, pit_boss, cashier, dealer)  # 1 000.00
     received(table, "credit", {2_500: 50_000}, pit_boss, cashier, dealer)  # 500.00
-    table_buy_in_record(table=table, amount_minor=200_000, by=dealer)
-    table_buy_in_record(table=table, amount_minor=80_000, by=pit_boss)
+    table_buy_in_record(table=table, amount_minor=200_000, actor=Actor.staff(dealer))
+    table_buy_in_record(table=table, amount_minor=80_000, actor=Actor.staff(pit_boss))
     drop_counted(table, day, shift, 300_000, cashier, pit_boss_two)  # 3 000.00
     counted(table, CountKind.CLOSER, CLOSER, dealer, pit_boss)  # 19 000.00
 
@@ -177,7 +178,9 @@ def test_an_unsigned_drop_count_is_not_drop(table: Table, dealer: Any, pit_boss:
     from accounting.services_drop import drop_count_record
 
     day, shift = _now(table)
-    drop_count_record(table=table, gaming_day=day, shift=shift, total_minor=300_000, by=cashier)
+    drop_count_record(
+        table=table, gaming_day=day, shift=shift, total_minor=300_000, actor=Actor.staff(cashier)
+    )
 
     figures = table_records(table.casino, day, day).figures(table.pk)
 
@@ -194,13 +197,13 @@ def test_a_corrected_drop_count_counts_as_corrected(table: Table, pit_boss: Any,
         gaming_day=day,
         shift=shift,
         total_minor=310_000,
-        by=cashier,
+        actor=Actor.staff(cashier),
         corrects=first,
         reason="recount",
     )
     assert table_records(table.casino, day, day).figures(table.pk).drop_box_minor == 300_000
 
-    drop_count_sign(count=correction, by=pit_boss)
+    drop_count_sign(count=correction, actor=Actor.staff(pit_boss))
 
     assert table_records(table.casino, day, day).figures(table.pk).drop_box_minor == 310_000
 
@@ -267,7 +270,7 @@ def test_a_buy_in_while_signed_in_goes_to_that_table(table: Table) -> None:
     day, _shift = _now(table)
     player = funded_player(table, 1_000, name="Dan Dole")
     signed_in(table, player, timezone.now() - dt.timedelta(minutes=5))
-    system_buy_in(player=player, amount_minor=25_000, by="test")
+    system_buy_in(player=player, amount_minor=25_000, actor=Actor.automatic("test"))
 
     records = table_records(table.casino, day, day)
 

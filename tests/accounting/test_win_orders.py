@@ -35,6 +35,7 @@ from accounting.services import (
     tray_count_sign,
 )
 from accounting.win import Figures, table_records
+from casino.actors import Actor
 from casino.errors import ServiceError
 from tables.models import Table
 from tests.accounting.conftest import (
@@ -89,9 +90,9 @@ def test_a_slip_requested_issued_and_received_before_the_closer_is_in_the_days_w
     clock: Clock, table: Table, dealer: Any, pit_boss: Any, cashier: Any, kind: str
 ) -> None:
     opened_on_ten(table, dealer, pit_boss)
-    slip = slip_request(table=table, kind=kind, amounts=SLIP, by=pit_boss)
-    slip_issue(slip=slip, by=cashier)
-    slip_receive(slip=slip, by=dealer)
+    slip = slip_request(table=table, kind=kind, amounts=SLIP, actor=Actor.staff(pit_boss))
+    slip_issue(slip=slip, actor=Actor.staff(cashier))
+    slip_receive(slip=slip, actor=Actor.staff(dealer))
     counted(table, CountKind.CLOSER, AFTER[kind], dealer, pit_boss)
 
     figures = day_figures_of(table)
@@ -105,17 +106,17 @@ def test_a_slip_requested_before_the_closer_holds_the_closer_until_it_is_receive
     clock: Clock, table: Table, dealer: Any, pit_boss: Any, cashier: Any, kind: str
 ) -> None:
     opened_on_ten(table, dealer, pit_boss)
-    slip = slip_request(table=table, kind=kind, amounts=SLIP, by=pit_boss)
+    slip = slip_request(table=table, kind=kind, amounts=SLIP, actor=Actor.staff(pit_boss))
     # requested, then issued: the closer is refused each time, nothing written
     for step in ("requested", "issued"):
         before = snapshot()
         with pytest.raises(ServiceError) as refused:
-            tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TEN, by=dealer)
+            tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TEN, actor=Actor.staff(dealer))
         assert refused.value.code == "slip_in_flight", step
         assert snapshot() == before
         if step == "requested":
-            slip_issue(slip=slip, by=cashier)
-    slip_receive(slip=slip, by=dealer)
+            slip_issue(slip=slip, actor=Actor.staff(cashier))
+    slip_receive(slip=slip, actor=Actor.staff(dealer))
     counted(table, CountKind.CLOSER, AFTER[kind], dealer, pit_boss)
 
     figures = day_figures_of(table)
@@ -129,16 +130,16 @@ def test_a_slip_requested_after_the_closer_is_counted_or_signed_is_refused(
     clock: Clock, table: Table, dealer: Any, pit_boss: Any, kind: str
 ) -> None:
     opened_on_ten(table, dealer, pit_boss)
-    closer = tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TEN, by=dealer)
+    closer = tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TEN, actor=Actor.staff(dealer))
     refusals = []
     for moment in ("counted", "signed"):
         before = snapshot()
         with pytest.raises(ServiceError) as refused:
-            slip_request(table=table, kind=kind, amounts=SLIP, by=pit_boss)
+            slip_request(table=table, kind=kind, amounts=SLIP, actor=Actor.staff(pit_boss))
         refusals.append(refused.value.code)
         assert snapshot() == before
         if moment == "counted":
-            tray_count_sign(count=closer, by=pit_boss)
+            tray_count_sign(count=closer, actor=Actor.staff(pit_boss))
     assert refusals == ["slip_table_closed", "slip_table_closed"]
 
     figures = day_figures_of(table)
@@ -152,22 +153,26 @@ def test_a_voided_slip_is_in_no_win_and_its_void_waits_for_a_second_person(
     clock: Clock, table: Table, dealer: Any, pit_boss: Any, pit_boss_two: Any, accountant: Any, kind: str
 ) -> None:
     opened_on_ten(table, dealer, pit_boss)
-    slip = slip_request(table=table, kind=kind, amounts=SLIP, by=pit_boss)
-    proposal = slip_void(slip=slip, by=pit_boss, reason="asked for the wrong table")
+    slip = slip_request(table=table, kind=kind, amounts=SLIP, actor=Actor.staff(pit_boss))
+    proposal = slip_void(slip=slip, actor=Actor.staff(pit_boss), reason="asked for the wrong table")
     # the void waits: the slip is in flight, the closer refused
     with pytest.raises(ServiceError) as waiting:
-        tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TEN, by=dealer)
+        tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TEN, actor=Actor.staff(dealer))
     assert waiting.value.code == "slip_in_flight"
     # rejected, the slip is in flight still
     slip_void_decide(
-        slip=slip, approval_id=proposal.approval_id, by=accountant, approve=False, reason="not so"
+        slip=slip,
+        approval_id=proposal.approval_id,
+        actor=Actor.staff(accountant),
+        approve=False,
+        reason="not so",
     )
     with pytest.raises(ServiceError) as rejected:
-        tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TEN, by=dealer)
+        tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TEN, actor=Actor.staff(dealer))
     assert rejected.value.code == "slip_in_flight"
     # proposed again and approved: voided, the closer counts the tray as it was
-    again = slip_void(slip=slip, by=pit_boss_two, reason="asked for the wrong table")
-    slip_void_decide(slip=slip, approval_id=again.approval_id, by=accountant, approve=True)
+    again = slip_void(slip=slip, actor=Actor.staff(pit_boss_two), reason="asked for the wrong table")
+    slip_void_decide(slip=slip, approval_id=again.approval_id, actor=Actor.staff(accountant), approve=True)
     counted(table, CountKind.CLOSER, TEN, dealer, pit_boss)
 
     figures = day_figures_of(table)
@@ -183,10 +188,10 @@ def test_a_slip_over_the_gaming_day_change_is_in_the_win_of_the_days_together(
     # opened and the slip requested on one day, issued and received the next, then the closer
     today = current_gaming_day(table.casino)
     opened_on_ten(table, dealer, pit_boss)
-    slip = slip_request(table=table, kind=kind, amounts=SLIP, by=pit_boss)
+    slip = slip_request(table=table, kind=kind, amounts=SLIP, actor=Actor.staff(pit_boss))
     clock.advance(days=1)
-    slip_issue(slip=slip, by=cashier)
-    slip_receive(slip=slip, by=dealer)
+    slip_issue(slip=slip, actor=Actor.staff(cashier))
+    slip_receive(slip=slip, actor=Actor.staff(dealer))
     counted(table, CountKind.CLOSER, AFTER[kind], dealer, pit_boss)
     tomorrow = today + dt.timedelta(days=1)
 
@@ -206,17 +211,17 @@ def test_a_days_win_stands_beside_the_next_days_opener(
     # a day: opened on 10 000.00, a fill of 1 000.00, closed on 10 500.00 (500.00 of it lost)
     today = current_gaming_day(table.casino)
     opened_on_ten(table, dealer, pit_boss)
-    fill = slip_request(table=table, kind=SlipKind.FILL, amounts=SLIP, by=pit_boss)
-    slip_issue(slip=fill, by=cashier)
-    slip_receive(slip=fill, by=dealer)
+    fill = slip_request(table=table, kind=SlipKind.FILL, amounts=SLIP, actor=Actor.staff(pit_boss))
+    slip_issue(slip=fill, actor=Actor.staff(cashier))
+    slip_receive(slip=fill, actor=Actor.staff(dealer))
     counted(table, CountKind.CLOSER, {10_000: 1_050_000}, dealer, pit_boss)
     # the next day opens on what the closer counted, and a credit of 1 000.00 goes back
     clock.advance(days=1)
     tomorrow = today + dt.timedelta(days=1)
     counted(table, CountKind.OPENER, {10_000: 1_050_000}, dealer, pit_boss)
-    credit = slip_request(table=table, kind=SlipKind.CREDIT, amounts=SLIP, by=pit_boss)
-    slip_issue(slip=credit, by=cashier)
-    slip_receive(slip=credit, by=dealer)
+    credit = slip_request(table=table, kind=SlipKind.CREDIT, amounts=SLIP, actor=Actor.staff(pit_boss))
+    slip_issue(slip=credit, actor=Actor.staff(cashier))
+    slip_receive(slip=credit, actor=Actor.staff(dealer))
 
     first = day_figures_of(table, today)
     second = day_figures_of(table, tomorrow)
@@ -255,17 +260,17 @@ def test_an_opener_off_the_closer_opens_an_investigation_and_moves_no_win(
     counted(table, CountKind.CLOSER, {10_000: 990_000}, dealer, pit_boss)
     # resolving it: proposed by a pit boss; the opener's signers may not approve it
     proposal = investigation_resolve(
-        investigation=investigation, note="a chip of 100.00 fell", by=pit_boss_two
+        investigation=investigation, note="a chip of 100.00 fell", actor=Actor.staff(pit_boss_two)
     )
     before = snapshot()
     with pytest.raises(ServiceError) as signer:
         investigation_resolution_decide(
-            investigation=investigation, approval_id=proposal.pk, by=pit_boss, approve=True
+            investigation=investigation, approval_id=proposal.pk, actor=Actor.staff(pit_boss), approve=True
         )
     assert signer.value.code == "four_eyes_required"
     assert snapshot() == before
     investigation_resolution_decide(
-        investigation=investigation, approval_id=proposal.pk, by=accountant, approve=True
+        investigation=investigation, approval_id=proposal.pk, actor=Actor.staff(accountant), approve=True
     )
 
     # the day's win is the formula's, before and after the investigation alike: 0.00; the next
@@ -286,14 +291,14 @@ def test_the_fill_on_its_way_at_the_closer_is_refused_and_the_day_wins_what_the_
     day's opener's variance."""
     today = current_gaming_day(table.casino)
     opened_on_ten(table, dealer, pit_boss)
-    fill = slip_request(table=table, kind=SlipKind.FILL, amounts=SLIP, by=pit_boss)
+    fill = slip_request(table=table, kind=SlipKind.FILL, amounts=SLIP, actor=Actor.staff(pit_boss))
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TEN, by=dealer)
+        tray_count_record(table=table, kind=CountKind.CLOSER, amounts=TEN, actor=Actor.staff(dealer))
     assert refused.value.code == "slip_in_flight"
     assert snapshot() == before
-    slip_issue(slip=fill, by=cashier)
-    slip_receive(slip=fill, by=dealer)
+    slip_issue(slip=fill, actor=Actor.staff(cashier))
+    slip_receive(slip=fill, actor=Actor.staff(dealer))
     counted(table, CountKind.CLOSER, AFTER[SlipKind.FILL], dealer, pit_boss)
     clock.advance(days=1)
     counted(table, CountKind.OPENER, AFTER[SlipKind.FILL], dealer, pit_boss)
@@ -330,17 +335,17 @@ def test_a_slip_that_reached_the_table_after_its_closer_is_in_no_days_win(
     variance changes neither day."""
     today = current_gaming_day(table.casino)
     opened_on_ten(table, dealer, pit_boss)
-    slip = slip_request(table=table, kind=kind, amounts=SLIP, by=pit_boss)
+    slip = slip_request(table=table, kind=kind, amounts=SLIP, actor=Actor.staff(pit_boss))
     if issued_before_the_closer:
-        slip_issue(slip=slip, by=cashier)
+        slip_issue(slip=slip, actor=Actor.staff(cashier))
     closer_signed_as_before(table, TEN, dealer, pit_boss)
     # today the cage and the table refuse the slip at the closed table, nothing written
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
         if issued_before_the_closer:
-            slip_receive(slip=slip, by=dealer)
+            slip_receive(slip=slip, actor=Actor.staff(dealer))
         else:
-            slip_issue(slip=slip, by=cashier)
+            slip_issue(slip=slip, actor=Actor.staff(cashier))
     assert refused.value.code == "slip_table_closed"
     assert snapshot() == before
     # as it happened then
@@ -359,10 +364,12 @@ def test_a_slip_that_reached_the_table_after_its_closer_is_in_no_days_win(
     assert (figures.is_complete, figures.win_minor) == (True, 0)
     # the investigation resolved through four eyes leaves the day's win as the formula gives it
     proposal = investigation_resolve(
-        investigation=investigation, note="the slip reached the table after its closer", by=pit_boss_two
+        investigation=investigation,
+        note="the slip reached the table after its closer",
+        actor=Actor.staff(pit_boss_two),
     )
     investigation_resolution_decide(
-        investigation=investigation, approval_id=proposal.pk, by=accountant, approve=True
+        investigation=investigation, approval_id=proposal.pk, actor=Actor.staff(accountant), approve=True
     )
     assert day_figures_of(table, today).win_minor == 0
     tomorrow = day_figures_of(table, today + dt.timedelta(days=1))
@@ -374,7 +381,7 @@ def test_the_win_page_reads_the_formulas_win_for_the_day_a_fill_reached_the_clos
 ) -> None:
     today = current_gaming_day(table.casino)
     opened_on_ten(table, dealer, pit_boss)
-    fill = slip_request(table=table, kind=SlipKind.FILL, amounts=SLIP, by=pit_boss)
+    fill = slip_request(table=table, kind=SlipKind.FILL, amounts=SLIP, actor=Actor.staff(pit_boss))
     closer_signed_as_before(table, TEN, dealer, pit_boss)
     slip_step_as_before(fill, SlipStep.ISSUED, cashier)
     slip_step_as_before(fill, SlipStep.RECEIVED, dealer)

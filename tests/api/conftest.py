@@ -10,6 +10,7 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
+from casino.actors import Actor
 from casino.models import Casino, Terminal
 from casino.services import terminal_credential_issue, terminal_register
 from tables.models import Table
@@ -65,9 +66,13 @@ class ApiClient:
 def make_device(name: str, kind: str, table_name: str) -> Device:
     casino = Casino.objects.get(code="demo")
     terminal = terminal_register(
-        casino=casino, name=name, kind=kind, table=Table.objects.get(name=table_name)
+        casino=casino,
+        name=name,
+        kind=kind,
+        table=Table.objects.get(name=table_name),
+        actor=Actor.automatic("system"),
     )
-    _, token = terminal_credential_issue(terminal=terminal)
+    _, token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
     return Device(terminal, token)
 
 
@@ -128,7 +133,6 @@ def staff(username: str) -> Any:
 def open_round(table_name: str = "BJ1", **settings: Any) -> Any:
     """The dealer's side, which is the dealer console's job and not the terminal API's: a table on
     a physical shoe (cards come from its card reader), shuffled, betting open."""
-    from casino.actors import Actor
     from tables.services.rounds import round_open
     from tables.services.shoes import shoe_shuffle
     from tests.factories import table_settings_applied

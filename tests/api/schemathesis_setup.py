@@ -28,17 +28,29 @@ def main() -> None:
     casino = Casino.objects.get(code="demo")
     table = Table.objects.get(name="BJ1")
     terminal = Terminal.objects.filter(casino=casino, name="SCHEMA-T1").first() or terminal_register(
-        casino=casino, name="SCHEMA-T1", kind=Terminal.Kind.PLAYER_TERMINAL, table=table
+        casino=casino,
+        name="SCHEMA-T1",
+        kind=Terminal.Kind.PLAYER_TERMINAL,
+        table=table,
+        actor=Actor.automatic("system"),
     )
-    _, terminal_token = terminal_credential_issue(terminal=terminal)
+    _, terminal_token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
     reader = Terminal.objects.filter(casino=casino, name="SCHEMA-R1").first() or terminal_register(
-        casino=casino, name="SCHEMA-R1", kind=Terminal.Kind.CARD_READER, table=table
+        casino=casino,
+        name="SCHEMA-R1",
+        kind=Terminal.Kind.CARD_READER,
+        table=table,
+        actor=Actor.automatic("system"),
     )
-    _, reader_token = terminal_credential_issue(terminal=reader)
+    _, reader_token = terminal_credential_issue(terminal=reader, actor=Actor.automatic("system"))
     dealer = Terminal.objects.filter(casino=casino, name="SCHEMA-D1").first() or terminal_register(
-        casino=casino, name="SCHEMA-D1", kind=Terminal.Kind.DEALER_TERMINAL, table=table
+        casino=casino,
+        name="SCHEMA-D1",
+        kind=Terminal.Kind.DEALER_TERMINAL,
+        table=table,
+        actor=Actor.automatic("system"),
     )
-    _, dealer_token = terminal_credential_issue(terminal=dealer)
+    _, dealer_token = terminal_credential_issue(terminal=dealer, actor=Actor.automatic("system"))
     session, player_token = player_session_start(terminal=terminal, card_number="1000000005", pin="5555")
     operator = Actor.staff(get_user_model().objects.get(username="operator"))
     table_settings_change(

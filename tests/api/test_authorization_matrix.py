@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from casino.actors import Actor
 from casino.models import TerminalCredential
 from casino.services import terminal_credential_revoke
 from tests.api.conftest import ApiClient, make_device, open_round, sign_in
@@ -52,7 +53,10 @@ def world(seeded) -> World:
     revoked_reader = make_device("R-BJ1-old", "card_reader", "BJ1")
     revoked_dealer = make_device("D-BJ1-old", "dealer_terminal", "BJ1")
     for device in (revoked_terminal, revoked_reader, revoked_dealer):
-        terminal_credential_revoke(credential=TerminalCredential.objects.get(terminal=device.terminal))
+        terminal_credential_revoke(
+            credential=TerminalCredential.objects.get(terminal=device.terminal),
+            actor=Actor.automatic("system"),
+        )
     return World(
         round=round_,
         bet_id=placed.json()["id"],

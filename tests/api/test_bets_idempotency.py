@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from casino.actors import Actor
 from casino.models import Player
 from tables.models import Bet, Seat
 from tests.api.conftest import staff
@@ -85,7 +86,7 @@ def test_a_refusal_after_a_write_leaves_nothing_and_is_replayed(agi_on_box_1, ba
     is stored, so a retry after a top-up still hears it; a new key then succeeds."""
     player = Player.objects.get(card_number="1000000002")
     cashier = staff("cashier")
-    cage_cash_out(player=player, amount_minor=250_000 - 300, cashier=cashier)
+    cage_cash_out(player=player, amount_minor=250_000 - 300, actor=Actor.staff(cashier))
     assert (
         agi_on_box_1.post(
             bets_url(bj1_round),
@@ -108,7 +109,7 @@ def test_a_refusal_after_a_write_leaves_nothing_and_is_replayed(agi_on_box_1, ba
     assert after.pop("idempotency") == [*before.pop("idempotency"), IdempotencyRecord.objects.latest("pk").pk]
     assert after == before
 
-    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier)
+    cage_buy_in(player=player, amount_minor=10_000, actor=Actor.staff(cashier))
     retry = bartek.post(bets_url(bj1_round), body, headers=headers)
     fresh = bartek.post(bets_url(bj1_round), body, headers={"Idempotency-Key": "behind-2"})
 
@@ -194,7 +195,7 @@ def test_a_duplicate_committed_while_a_refusal_is_being_stored_is_what_both_hear
     token = sign_in(device, "1000000001", "1111")
     player = Player.objects.get(card_number="1000000001")
     cashier = staff("cashier")
-    cage_cash_out(player=player, amount_minor=500_000 - 300, cashier=cashier)
+    cage_cash_out(player=player, amount_minor=500_000 - 300, actor=Actor.staff(cashier))
     assert ApiClient(device, token).post(f"/api/v1/tables/{round_.table_id}/boxes/1/take/").status_code == 200
     body = {"box": 1, "kind": "main", "stake_minor": 1000}
     paused, release = threading.Event(), threading.Event()
@@ -221,7 +222,7 @@ def test_a_duplicate_committed_while_a_refusal_is_being_stored_is_what_both_hear
     assert paused.wait(10)
 
     # when the player tops up and the terminal's retry of the same key runs meanwhile
-    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier)
+    cage_buy_in(player=player, amount_minor=10_000, actor=Actor.staff(cashier))
     monkeypatch.setattr(wallet_idempotency, "_refusal_store", store)
     second = ApiClient(device, token).post(bets_url(round_), body, headers={"Idempotency-Key": "k"})
     release.set()

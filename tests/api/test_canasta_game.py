@@ -226,7 +226,7 @@ def test_a_player_without_the_balance_for_the_hold_cannot_sit_down(room):
         and Hold.objects.filter(reference_type="canasta_game").count() == 0
     )
     # and with the balance she sits
-    system_buy_in(player=_player(eva), amount_minor=10_000, by="test")
+    system_buy_in(player=_player(eva), amount_minor=10_000, actor=Actor.automatic("test"))
     assert eva.post(f"{base}seats/0/", headers=keys()).status_code == 201
     assert balance(_player(eva)) == (30_000, 30_000)
     assert table.pk == CanastaGamePlayer.objects.get().game.table_id

@@ -8,6 +8,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from casino.actors import Actor
 from casino.models import AuditRecord, Casino, Pit, Player, PlayerSession, Terminal
 from casino.services import terminal_credential_issue, terminal_credential_revoke, terminal_register
 from tables.models import Table
@@ -132,7 +133,10 @@ def test_signing_in_again_at_the_terminal_replaces_the_previous_session(agi, bj1
 def test_revoked_terminal_credential_ends_what_its_player_can_do(agi):
     from casino.models import TerminalCredential
 
-    terminal_credential_revoke(credential=TerminalCredential.objects.get(terminal=agi.device.terminal))
+    terminal_credential_revoke(
+        credential=TerminalCredential.objects.get(terminal=agi.device.terminal),
+        actor=Actor.automatic("system"),
+    )
 
     response = agi.get("/api/v1/player/balance/")
 
@@ -198,8 +202,14 @@ def _terminal_of_another_casino(seeded_table: Table) -> Device:
     table = Table.objects.create(
         casino=other, pit=pit, name="OX1", game=seeded_table.game, rule_set=seeded_table.rule_set
     )
-    terminal = terminal_register(casino=other, name="T-OX1", kind=Terminal.Kind.PLAYER_TERMINAL, table=table)
-    _, token = terminal_credential_issue(terminal=terminal)
+    terminal = terminal_register(
+        casino=other,
+        name="T-OX1",
+        kind=Terminal.Kind.PLAYER_TERMINAL,
+        table=table,
+        actor=Actor.automatic("system"),
+    )
+    _, token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
     return Device(terminal, token)
 
 

@@ -126,7 +126,7 @@ def test_the_operator_changes_bj2_and_the_pit_boss_approves(
     round_ = round_open(table=table, actor=Actor.staff(dealer))
     assert round_.config_id == current.pk
     player = Player.objects.get(card_number="1000000001")
-    system_buy_in(player=player, amount_minor=2_000_000, by="test")
+    system_buy_in(player=player, amount_minor=2_000_000, actor=Actor.automatic("test"))
     device = make_device("T-BJ2-1", Terminal.Kind.PLAYER_TERMINAL, "BJ2")
     agi = ApiClient(device, sign_in(device, "1000000001", "1111"))
     api = f"/api/v1/tables/{table.pk}"

@@ -13,6 +13,7 @@ from playwright import sync_api
 
 from accounting.models import Tip
 from accounting.tips import tip_from_player
+from casino.actors import Actor
 from tables.models import Table
 from tests.accounting.tips_support import settled_round
 from tests.browser.conftest import Screens, signed_in
@@ -51,9 +52,8 @@ def test_the_dealer_records_a_tip_by_keyboard_and_the_report_shows_it(
     # When: the round's player tips 2.50 from their wallet at a terminal of the table
     tip_from_player(
         table=table,
-        player=round_.bets.get().player,
         amount_minor=250,
-        terminal=TerminalFactory(casino=table.casino, table=table),
+        actor=Actor.at_terminal(TerminalFactory(casino=table.casino, table=table), round_.bets.get().player),
     )
 
     # Then: the console, not reloaded, shows it on the tips step at its next poll

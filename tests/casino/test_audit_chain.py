@@ -25,6 +25,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 
+from casino.actors import Actor
 from casino.anchors import Anchor
 from casino.audit import (
     GENESIS_HASH,
@@ -99,7 +100,7 @@ def _rehash_from(sequence: int, digest: Callable[[bytes], str]) -> None:
 
 def _buy_in_record(amount_minor: int) -> AuditRecord:
     player = PlayerFactory()
-    system_buy_in(player=player, amount_minor=amount_minor, by="test")
+    system_buy_in(player=player, amount_minor=amount_minor, actor=Actor.automatic("test"))
     return AuditRecord.objects.get(action="wallet.buy_in", after__player_id=player.pk)
 
 

@@ -400,9 +400,9 @@ def test_the_application_role_buys_in_and_reverses_at_the_cage(roles, seeded):
     player = PlayerFactory(casino=Table.objects.get(name="BJ1").casino)
 
     with as_application():
-        bought = cage_buy_in(player=player, amount_minor=7_000, cashier=cashier)
+        bought = cage_buy_in(player=player, amount_minor=7_000, actor=Actor.staff(cashier))
         assert Account.objects.get(player=player, kind=AccountKind.PLAYER).balance_minor == 7_000
-        reversal = transfer_reverse(transfer=bought, reason="wrong player", by=pit_boss)
+        reversal = transfer_reverse(transfer=bought, reason="wrong player", actor=Actor.staff(pit_boss))
 
     assert Account.objects.get(player=player, kind=AccountKind.PLAYER).balance_minor == 0
     assert Transfer.objects.get(pk=reversal.pk).reverses_id == bought.pk

@@ -13,6 +13,7 @@ import pytest
 from django.db import transaction
 
 from casino import jobs
+from casino.actors import Actor
 from casino.audit import audit_verify
 from casino.audit_jobs import CHAIN_CHECK, LEDGER_CHECK, ROUND_REPLAY, chain_check, ledger_check, round_replay
 from casino.jobs import UnknownJobKindError, job_latest, job_run, job_start, register
@@ -56,7 +57,7 @@ def failing() -> Any:
 def test_a_job_is_started_audited_and_run_inline(counting: Any) -> None:
     auditor = staff_user("auditor", "auditor-jobs")
 
-    job = job_start(kind="test.count", params={"n": 21}, by=auditor)
+    job = job_start(kind="test.count", params={"n": 21}, actor=Actor.staff(auditor))
 
     job.refresh_from_db()
     assert (job.kind, job.params, job.status, job.result, job.error) == (
@@ -83,7 +84,7 @@ def test_a_job_is_started_audited_and_run_inline(counting: Any) -> None:
 
 def test_an_unknown_kind_is_refused_and_records_nothing() -> None:
     with pytest.raises(UnknownJobKindError) as refused:
-        job_start(kind="test.nothing", params={}, by=None)
+        job_start(kind="test.nothing", params={}, actor=Actor.automatic("test"))
 
     assert refused.value.code == "unknown_job_kind"
     assert refused.value.message == "There is no job of the kind “test.nothing”."
@@ -92,7 +93,7 @@ def test_an_unknown_kind_is_refused_and_records_nothing() -> None:
 
 
 def test_a_failing_runner_fails_the_job_with_its_error_and_no_result(failing: Any) -> None:
-    job = job_start(kind="test.fail", params={}, by=None)
+    job = job_start(kind="test.fail", params={}, actor=Actor.automatic("test"))
 
     assert (job.status, job.result, job.error) == ("failed", None, "RuntimeError: the disk is full")
     assert (job.done, job.total, job.stage) == (1, 2, "half way")
@@ -103,8 +104,8 @@ def test_a_result_that_is_no_json_object_fails_the_job() -> None:
     register("test.set", lambda params, progress: {"ids": {1, 2}})
     register("test.list", lambda params, progress: [1, 2])  # type: ignore[arg-type, return-value]
     try:
-        unencodable = job_start(kind="test.set", params={}, by=None)
-        listed = job_start(kind="test.list", params={}, by=None)
+        unencodable = job_start(kind="test.set", params={}, actor=Actor.automatic("test"))
+        listed = job_start(kind="test.list", params={}, actor=Actor.automatic("test"))
     finally:
         jobs._runners.pop("test.set", None)
         jobs._runners.pop("test.list", None)
@@ -118,7 +119,7 @@ def test_a_result_that_is_no_json_object_fails_the_job() -> None:
 
 
 def test_a_finished_job_is_not_run_again(counting: Any) -> None:
-    job = job_start(kind="test.count", params={"n": 1}, by=None)
+    job = job_start(kind="test.count", params={"n": 1}, actor=Actor.automatic("test"))
     finished_at = job.finished_at
 
     again = job_run(job.pk)
@@ -147,15 +148,15 @@ def test_a_job_whose_kind_is_gone_fails() -> None:
 def test_job_latest_is_the_newest_succeeded_job_with_exactly_these_params(
     counting: Any, failing: Any
 ) -> None:
-    first = job_start(kind="test.count", params={"n": 1}, by=None)
-    second = job_start(kind="test.count", params={"n": 1}, by=None)
-    job_start(kind="test.count", params={"n": 2}, by=None)
+    first = job_start(kind="test.count", params={"n": 1}, actor=Actor.automatic("test"))
+    second = job_start(kind="test.count", params={"n": 1}, actor=Actor.automatic("test"))
+    job_start(kind="test.count", params={"n": 2}, actor=Actor.automatic("test"))
     BackgroundJob.objects.create(kind="test.count", params={"n": 1})  # queued, never run
 
     assert job_latest(kind="test.count", params={"n": 1}) == second
     assert job_latest(kind="test.count", params={"n": 1}) != first
     assert job_latest(kind="test.count", params={"n": 3}) is None
-    job_start(kind="test.fail", params={}, by=None)
+    job_start(kind="test.fail", params={}, actor=Actor.automatic("test"))
     assert job_latest(kind="test.fail", params={}) is None
 
 
@@ -165,7 +166,7 @@ def test_without_a_broker_the_job_runs_in_a_thread_after_the_commit(counting: An
     settings.CELERY_BROKER_URL = ""
 
     with transaction.atomic():
-        job = job_start(kind="test.count", params={"n": 5}, by=None)
+        job = job_start(kind="test.count", params={"n": 5}, actor=Actor.automatic("test"))
         assert BackgroundJob.objects.get(pk=job.pk).status == "queued"
     deadline = time.monotonic() + 10
     while BackgroundJob.objects.get(pk=job.pk).status != "succeeded" and time.monotonic() < deadline:
@@ -182,7 +183,7 @@ def test_with_a_broker_the_job_is_a_celery_task_queued_on_commit(
     settings.CELERY_BROKER_URL = "memory://"
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        job = job_start(kind="test.count", params={"n": 4}, by=None)
+        job = job_start(kind="test.count", params={"n": 4}, actor=Actor.automatic("test"))
     assert (BackgroundJob.objects.get(pk=job.pk).status, len(callbacks)) == ("queued", 1)
     callbacks[0]()  # the commit: the task is sent (and, CELERY_TASK_ALWAYS_EAGER in the tests, run)
 
@@ -326,7 +327,11 @@ def test_the_round_replay_names_the_rounds_that_do_not_reproduce(seeded: Any) ->
 
 
 def test_the_round_replay_fails_on_a_range_without_an_offset(seeded: Any) -> None:
-    job = job_start(kind=ROUND_REPLAY, params={"casino_id": 1, "from": "2026-01-01T00:00", "to": ""}, by=None)
+    job = job_start(
+        kind=ROUND_REPLAY,
+        params={"casino_id": 1, "from": "2026-01-01T00:00", "to": ""},
+        actor=Actor.automatic("test"),
+    )
 
     assert (job.status, job.result) == ("failed", None)
     assert job.error == "ValueError: from must be an ISO datetime with its offset, not '2026-01-01T00:00'"

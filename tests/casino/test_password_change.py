@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import AuditRecord, StaffPreference
 from casino.services import staff_create, staff_password_change, staff_password_reset
@@ -31,7 +32,7 @@ def _login(username: str, password: str) -> tuple[Client, Any]:
 
 def test_after_a_reset_every_page_leads_to_the_password_change_until_it_is_done(operator):
     dealer = get_user_model().objects.get(username="dealer")
-    temporary = staff_password_reset(user=dealer, by=operator)
+    temporary = staff_password_reset(user=dealer, actor=Actor.staff(operator))
     client, answer = _login("dealer", temporary)
     assert (answer.status_code, answer["Location"]) == (302, "/account/password/")
     page = client.get("/account/password/")
@@ -66,7 +67,7 @@ def test_a_new_account_changes_its_initial_password_at_the_first_login(operator)
         last_name="D",
         role="dealer",
         password="given-by-op-77",
-        by=operator,
+        actor=Actor.staff(operator),
     )
     _client, answer = _login("newdealer", "given-by-op-77")
     assert answer["Location"] == "/account/password/"

@@ -11,6 +11,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import AuditRecord, Player
 from casino.services import (
@@ -50,7 +51,7 @@ def test_a_locked_card_is_refused_at_sign_in_and_signs_in_again_once_unlocked(ca
     # given a card that signs in with its PIN
     assert player_check_pin(card_number="7000000001", pin="1234").pk == player.pk
     # when the cage locks it
-    locked = player_card_lock(player=player, reason="card reported lost", by=cashier)
+    locked = player_card_lock(player=player, reason="card reported lost", actor=Actor.staff(cashier))
     # then it is inactive, and the right PIN is refused as for an unknown card
     assert locked.is_active is False and _state(player) == (False, 0, None)
     error = _refused("player_sign_in_failed", player_check_pin, card_number="7000000001", pin="1234")
@@ -59,15 +60,15 @@ def test_a_locked_card_is_refused_at_sign_in_and_signs_in_again_once_unlocked(ca
     _refused("player_sign_in_failed", player_check_pin, card_number="7000000001", pin="9999")
     assert _state(player) == (False, 0, None)
     # when the cage unlocks it, it signs in again
-    player_card_unlock(player=player, by=cashier)
+    player_card_unlock(player=player, actor=Actor.staff(cashier))
     assert _state(player) == (True, 0, None)
     assert player_check_pin(card_number="7000000001", pin="1234").pk == player.pk
 
 
 @pytest.mark.django_db
 def test_lock_and_unlock_are_audited_with_before_and_after(cashier, player):
-    player_card_lock(player=player, reason="  card reported lost  ", by=cashier)
-    player_card_unlock(player=player, by=cashier)
+    player_card_lock(player=player, reason="  card reported lost  ", actor=Actor.staff(cashier))
+    player_card_unlock(player=player, actor=Actor.staff(cashier))
     records = list(
         AuditRecord.objects.filter(action__startswith="player.card_")
         .order_by("sequence")
@@ -105,7 +106,7 @@ def test_unlock_clears_a_pin_lockout(cashier, player):
     assert (is_active, attempts) == (True, 0) and until is not None and until > timezone.now()
     _refused("player_locked", player_check_pin, card_number="7000000001", pin="1234")
     # when the cage unlocks it
-    player_card_unlock(player=player, by=cashier)
+    player_card_unlock(player=player, actor=Actor.staff(cashier))
     # then the lockout is gone and the right PIN signs in
     assert _state(player) == (True, 0, None)
     assert player_check_pin(card_number="7000000001", pin="1234").pk == player.pk
@@ -119,23 +120,31 @@ def test_unlock_clears_a_pin_lockout(cashier, player):
 def test_only_the_cage_locks_and_unlocks_cards(player, role):
     staff = staff_user(role, f"{role}-1")
     audit = AuditRecord.objects.count()
-    _refused("permission_denied", player_card_lock, player=player, reason="lost", by=staff)
+    _refused("permission_denied", player_card_lock, player=player, reason="lost", actor=Actor.staff(staff))
     Player.objects.filter(pk=player.pk).update(is_active=False)
-    _refused("permission_denied", player_card_unlock, player=player, by=staff)
+    _refused("permission_denied", player_card_unlock, player=player, actor=Actor.staff(staff))
     assert _state(player) == (False, 0, None) and AuditRecord.objects.count() == audit
 
 
 @pytest.mark.django_db
 def test_refusals_leave_the_card_as_it_was(cashier, player):
     audit = AuditRecord.objects.count()
-    error = _refused("reason_required", player_card_lock, player=player, reason="   ", by=cashier)
+    error = _refused(
+        "reason_required", player_card_lock, player=player, reason="   ", actor=Actor.staff(cashier)
+    )
     assert error.status == 422
-    error = _refused("card_not_locked", player_card_unlock, player=player, by=cashier)
+    error = _refused("card_not_locked", player_card_unlock, player=player, actor=Actor.staff(cashier))
     assert (error.status, error.message) == (409, "Card 7000000001 is not locked.")
     assert _state(player) == (True, 0, None) and AuditRecord.objects.count() == audit
-    player_card_lock(player=player, reason="lost", by=cashier)
+    player_card_lock(player=player, reason="lost", actor=Actor.staff(cashier))
     audit = AuditRecord.objects.count()
-    error = _refused("card_already_locked", player_card_lock, player=player, reason="lost again", by=cashier)
+    error = _refused(
+        "card_already_locked",
+        player_card_lock,
+        player=player,
+        reason="lost again",
+        actor=Actor.staff(cashier),
+    )
     assert (error.status, error.message) == (409, "Card 7000000001 is locked already.")
     assert _state(player) == (False, 0, None) and AuditRecord.objects.count() == audit
 
@@ -155,14 +164,14 @@ def test_at_a_terminal_a_locked_card_neither_signs_in_nor_keeps_its_session(seed
     session = ApiClient(device, sign_in(device, "1000000001", "1111"))
     assert session.get("/api/v1/player/balance/").status_code == 200
     # when the cage locks her card
-    player_card_lock(player=agi, reason="card reported stolen", by=cashier)
+    player_card_lock(player=agi, reason="card reported stolen", actor=Actor.staff(cashier))
     # then her open session is refused, and so is a new sign-in with the right PIN
     refused = session.get("/api/v1/player/balance/")
     assert (refused.status_code, refused.json()["code"]) == (401, "player_inactive")
     again = ApiClient(device).post("/api/v1/player-sessions/", {"card_number": "1000000001", "pin": "1111"})
     assert (again.status_code, again.json()["code"]) == (401, "player_sign_in_failed")
     # and once unlocked she signs in again
-    player_card_unlock(player=agi, by=cashier)
+    player_card_unlock(player=agi, actor=Actor.staff(cashier))
     assert (
         ApiClient(device, sign_in(device, "1000000001", "1111")).get("/api/v1/player/balance/").status_code
         == 200

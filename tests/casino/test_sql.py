@@ -6,6 +6,7 @@ import hashlib
 
 import pytest
 
+from casino.actors import Actor
 from casino.models import Casino, Player, PlayerSession, Terminal, TerminalCredential
 from casino.services import terminal_credential_issue, terminal_register
 from casino.sql import credential_with_terminal, session_with_player
@@ -21,10 +22,18 @@ def _digest(token: str) -> str:
 def test_a_credential_comes_with_its_terminal_and_table_as_the_orm_loads_them(seeded):
     casino = Casino.objects.get()
     table = Table.objects.get(name="BJ1")
-    placed = terminal_register(casino=casino, name="T-SQL-1", kind=Terminal.Kind.PLAYER_TERMINAL, table=table)
-    loose = terminal_register(casino=casino, name="T-SQL-2", kind=Terminal.Kind.CARD_READER)
-    credential, token = terminal_credential_issue(terminal=placed)
-    _, loose_token = terminal_credential_issue(terminal=loose)
+    placed = terminal_register(
+        casino=casino,
+        name="T-SQL-1",
+        kind=Terminal.Kind.PLAYER_TERMINAL,
+        table=table,
+        actor=Actor.automatic("system"),
+    )
+    loose = terminal_register(
+        casino=casino, name="T-SQL-2", kind=Terminal.Kind.CARD_READER, actor=Actor.automatic("system")
+    )
+    credential, token = terminal_credential_issue(terminal=placed, actor=Actor.automatic("system"))
+    _, loose_token = terminal_credential_issue(terminal=loose, actor=Actor.automatic("system"))
 
     found = credential_with_terminal(_digest(token))
     orm = TerminalCredential.objects.select_related("terminal__table").get(pk=credential.pk)
@@ -43,7 +52,11 @@ def test_a_credential_comes_with_its_terminal_and_table_as_the_orm_loads_them(se
 def test_a_session_comes_with_its_player_and_casino_and_not_the_pin_hash(seeded):
     table = Table.objects.get(name="BJ1")
     terminal = terminal_register(
-        casino=table.casino, name="T-SQL-3", kind=Terminal.Kind.PLAYER_TERMINAL, table=table
+        casino=table.casino,
+        name="T-SQL-3",
+        kind=Terminal.Kind.PLAYER_TERMINAL,
+        table=table,
+        actor=Actor.automatic("system"),
     )
     session, token = player_session_start(terminal=terminal, card_number="1000000001", pin="1111")
 

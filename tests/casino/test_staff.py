@@ -14,6 +14,7 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 from django.utils import timezone
 
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import AuditRecord, StaffLoginState
 from casino.roles import role_of
@@ -69,7 +70,7 @@ def test_an_operator_creates_an_account_with_its_role_and_password(operator):
         last_name="Dealer",
         role="dealer",
         password=STRONG,
-        by=operator,
+        actor=Actor.staff(operator),
     )
 
     user = _fresh(user)
@@ -136,7 +137,7 @@ def test_a_refused_account_is_not_created_and_not_audited(operator, fields, code
         **fields,
     }
 
-    error = refused(code, staff_create, **arguments, by=operator)
+    error = refused(code, staff_create, **arguments, actor=Actor.staff(operator))
 
     assert error.message == message
     assert (User.objects.count(), AuditRecord.objects.count()) == (before_users, before_audit)
@@ -151,7 +152,7 @@ def test_invalid_password_carries_each_validator_message(operator):
         last_name="",
         role="dealer",
         password="abc",
-        by=operator,
+        actor=Actor.staff(operator),
     )
 
     assert error.details["messages"] == [
@@ -174,7 +175,7 @@ def test_only_a_staff_manager_creates_accounts(seeded, role):
         last_name="",
         role="dealer",
         password=STRONG,
-        by=by,
+        actor=Actor.staff(by),
     )
 
     assert (error.status, error.message) == (403, "You do not have permission to do that.")
@@ -188,7 +189,7 @@ def test_a_disabled_account_cannot_log_in_and_its_sessions_end(operator, dealer)
     client = _signed_in("dealer", "dealer-demo")
     assert client.get("/dealer/").status_code == 200
 
-    staff_disable(user=dealer, reason="left the company", by=operator)
+    staff_disable(user=dealer, reason="left the company", actor=Actor.staff(operator))
 
     assert _fresh(dealer).is_active is False
     response = client.get("/dealer/")
@@ -215,7 +216,7 @@ def test_a_disabled_account_cannot_log_in_and_its_sessions_end(operator, dealer)
 
 
 def test_the_login_page_refuses_a_disabled_account_in_words(client, operator, dealer):
-    staff_disable(user=dealer, reason="suspended", by=operator)
+    staff_disable(user=dealer, reason="suspended", actor=Actor.staff(operator))
 
     response = client.post("/login/", {"username": "dealer", "password": "dealer-demo"})
 
@@ -226,9 +227,9 @@ def test_the_login_page_refuses_a_disabled_account_in_words(client, operator, de
 
 def test_an_enabled_account_logs_in_again_but_old_sessions_stay_ended(operator, dealer):
     old = _signed_in("dealer", "dealer-demo")
-    staff_disable(user=dealer, reason="suspended", by=operator)
+    staff_disable(user=dealer, reason="suspended", actor=Actor.staff(operator))
 
-    staff_enable(user=dealer, by=operator)
+    staff_enable(user=dealer, actor=Actor.staff(operator))
 
     assert _fresh(dealer).is_active is True
     assert old.get("/dealer/").status_code == 302
@@ -264,7 +265,7 @@ def test_disable_refusals_change_nothing(operator, target, reason, code, message
     user = User.objects.get(username=target)
     before = AuditRecord.objects.count()
 
-    error = refused(code, staff_disable, user=user, reason=reason, by=operator)
+    error = refused(code, staff_disable, user=user, reason=reason, actor=Actor.staff(operator))
 
     assert error.message == message
     assert _fresh(user).is_active is True
@@ -272,12 +273,14 @@ def test_disable_refusals_change_nothing(operator, target, reason, code, message
 
 
 def test_disabling_twice_and_enabling_an_active_account_are_refused(operator, dealer):
-    staff_disable(user=dealer, reason="suspended", by=operator)
+    staff_disable(user=dealer, reason="suspended", actor=Actor.staff(operator))
     before = AuditRecord.objects.count()
 
-    again = refused("account_already_disabled", staff_disable, user=dealer, reason="again", by=operator)
-    staff_enable(user=dealer, by=operator)
-    active = refused("account_already_enabled", staff_enable, user=dealer, by=operator)
+    again = refused(
+        "account_already_disabled", staff_disable, user=dealer, reason="again", actor=Actor.staff(operator)
+    )
+    staff_enable(user=dealer, actor=Actor.staff(operator))
+    active = refused("account_already_enabled", staff_enable, user=dealer, actor=Actor.staff(operator))
 
     assert again.message == "The account dealer is disabled already."
     assert (again.status, active.status) == (409, 409)
@@ -290,9 +293,9 @@ def test_only_a_staff_manager_disables_and_enables(seeded, dealer, role):
     by = staff_user(role, f"{role}-x")
     before = AuditRecord.objects.count()
 
-    refused("permission_denied", staff_disable, user=dealer, reason="x", by=by)
+    refused("permission_denied", staff_disable, user=dealer, reason="x", actor=Actor.staff(by))
     User.objects.filter(pk=dealer.pk).update(is_active=False)
-    refused("permission_denied", staff_enable, user=dealer, by=by)
+    refused("permission_denied", staff_enable, user=dealer, actor=Actor.staff(by))
 
     assert _fresh(dealer).is_active is False
     assert AuditRecord.objects.count() == before
@@ -304,7 +307,7 @@ def test_only_a_staff_manager_disables_and_enables(seeded, dealer, role):
 def test_a_reset_gives_a_temporary_password_once_and_ends_the_old_one(operator, dealer):
     client = _signed_in("dealer", "dealer-demo")
 
-    password = staff_password_reset(user=dealer, by=operator)
+    password = staff_password_reset(user=dealer, actor=Actor.staff(operator))
 
     assert re.fullmatch(r"[a-hjkmnp-z2-9]{4}(-[a-hjkmnp-z2-9]{4}){3}", password)
     user = _fresh(dealer)
@@ -322,7 +325,9 @@ def test_a_reset_gives_a_temporary_password_once_and_ends_the_old_one(operator, 
 
 
 def test_two_resets_give_two_different_passwords(operator, dealer):
-    assert staff_password_reset(user=dealer, by=operator) != staff_password_reset(user=dealer, by=operator)
+    assert staff_password_reset(user=dealer, actor=Actor.staff(operator)) != staff_password_reset(
+        user=dealer, actor=Actor.staff(operator)
+    )
 
 
 @pytest.mark.parametrize(
@@ -340,7 +345,7 @@ def test_reset_refusals_keep_the_password(seeded, target, by, code):
     password_hash = user.password
     before = AuditRecord.objects.count()
 
-    refused(code, staff_password_reset, user=user, by=User.objects.get(username=by))
+    refused(code, staff_password_reset, user=user, actor=Actor.staff(User.objects.get(username=by)))
 
     assert _fresh(user).password == password_hash
     assert AuditRecord.objects.count() == before
@@ -358,7 +363,7 @@ def _locked(user: Any) -> None:
 def test_an_operator_unlocks_a_locked_account(operator, dealer):
     _locked(dealer)
 
-    staff_unlock(user=dealer, by=operator)
+    staff_unlock(user=dealer, actor=Actor.staff(operator))
 
     state = StaffLoginState.objects.get(user=dealer)
     assert (state.locked_until, state.failed_attempts) == (None, 0)
@@ -374,7 +379,7 @@ def test_only_a_staff_manager_unlocks(seeded, dealer, role):
     until = StaffLoginState.objects.get(user=dealer).locked_until
     before = AuditRecord.objects.count()
 
-    refused("permission_denied", staff_unlock, user=dealer, by=by)
+    refused("permission_denied", staff_unlock, user=dealer, actor=Actor.staff(by))
 
     assert StaffLoginState.objects.get(user=dealer).locked_until == until
     assert AuditRecord.objects.count() == before
@@ -384,7 +389,7 @@ def test_only_a_staff_manager_unlocks(seeded, dealer, role):
 
 
 def test_an_operator_gives_another_account_a_role(operator, dealer):
-    staff_role_assign(user=dealer, role="pit_boss", by=operator)
+    staff_role_assign(user=dealer, role="pit_boss", actor=Actor.staff(operator))
 
     assert role_of(_fresh(dealer)) == "pit_boss"
     assert _fresh(dealer).has_perm("casino.approve_payout")
@@ -398,7 +403,7 @@ def test_an_operator_gives_another_account_a_role(operator, dealer):
 
 
 def test_the_operator_role_is_granted_by_an_operator(operator, dealer):
-    staff_role_assign(user=dealer, role="operator", by=operator)
+    staff_role_assign(user=dealer, role="operator", actor=Actor.staff(operator))
 
     assert role_of(_fresh(dealer)) == "operator"
 
@@ -420,14 +425,14 @@ def test_role_refusals_change_no_group(seeded, target, by, role, code):
     groups = sorted(user.groups.values_list("name", flat=True))
     before = AuditRecord.objects.count()
 
-    refused(code, staff_role_assign, user=user, role=role, by=User.objects.get(username=by))
+    refused(code, staff_role_assign, user=user, role=role, actor=Actor.staff(User.objects.get(username=by)))
 
     assert sorted(_fresh(user).groups.values_list("name", flat=True)) == groups
     assert AuditRecord.objects.count() == before
 
 
 def test_the_system_still_assigns_roles_without_a_person(dealer):
-    staff_role_assign(user=dealer, role="cashier")
+    staff_role_assign(user=dealer, role="cashier", actor=Actor.automatic("system"))
 
     assert role_of(_fresh(dealer)) == "cashier"
     assert _audit("staff.role_assigned")[-1].actor_name == "system"
@@ -443,8 +448,8 @@ def test_two_operators_disabling_one_account_at_once_disable_it_once(operator, d
 
     # when both disable the dealer, the second while the first holds its locks until its commit
     first, second = committing_while(
-        lambda: staff_disable(user=dealer, reason="first", by=operator),
-        lambda: staff_disable(user=dealer, reason="second", by=other),
+        lambda: staff_disable(user=dealer, reason="first", actor=Actor.staff(operator)),
+        lambda: staff_disable(user=dealer, reason="second", actor=Actor.staff(other)),
     )
 
     # then the first disabled it and the second, having waited for the account's row, was refused

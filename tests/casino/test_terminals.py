@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import AuditRecord, Casino, Terminal, TerminalCredential
 from casino.services import terminal_credential_issue, terminal_credential_revoke, terminal_register
@@ -17,7 +18,11 @@ from tables.models import Table
 def terminal(seeded) -> Terminal:
     casino = Casino.objects.get(code="demo")
     return terminal_register(
-        casino=casino, name="T-BJ1-1", kind=Terminal.Kind.PLAYER_TERMINAL, table=Table.objects.get(name="BJ1")
+        casino=casino,
+        name="T-BJ1-1",
+        kind=Terminal.Kind.PLAYER_TERMINAL,
+        table=Table.objects.get(name="BJ1"),
+        actor=Actor.automatic("system"),
     )
 
 
@@ -26,7 +31,7 @@ def _identity(client: Client, token: str):
 
 
 def test_issued_credential_authenticates_and_is_stored_hashed(client, terminal):
-    credential, token = terminal_credential_issue(terminal=terminal)
+    credential, token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
 
     response = _identity(client, token)
 
@@ -39,8 +44,8 @@ def test_issued_credential_authenticates_and_is_stored_hashed(client, terminal):
 
 
 def test_revoked_credential_is_refused_with_a_clear_error(client, terminal):
-    credential, token = terminal_credential_issue(terminal=terminal)
-    terminal_credential_revoke(credential=credential)
+    credential, token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
+    terminal_credential_revoke(credential=credential, actor=Actor.automatic("system"))
 
     response = _identity(client, token)
 
@@ -51,7 +56,7 @@ def test_revoked_credential_is_refused_with_a_clear_error(client, terminal):
 
 
 def test_expired_credential_is_refused_with_a_clear_error(client, terminal):
-    credential, token = terminal_credential_issue(terminal=terminal)
+    credential, token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
     TerminalCredential.objects.filter(pk=credential.pk).update(
         expires_at=timezone.now() - dt.timedelta(seconds=1)
     )
@@ -70,20 +75,20 @@ def test_unknown_and_missing_credentials_are_refused(client, terminal):
 
 
 def test_deactivated_terminal_is_refused(client, terminal):
-    _, token = terminal_credential_issue(terminal=terminal)
+    _, token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
     Terminal.objects.filter(pk=terminal.pk).update(is_active=False)
 
     assert _identity(client, token).json()["code"] == "terminal_inactive"
 
 
 def test_revoking_twice_is_refused_and_changes_nothing(terminal):
-    credential, _ = terminal_credential_issue(terminal=terminal)
-    terminal_credential_revoke(credential=credential)
+    credential, _ = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
+    terminal_credential_revoke(credential=credential, actor=Actor.automatic("system"))
     audit_count = AuditRecord.objects.count()
     revoked_at = TerminalCredential.objects.get(pk=credential.pk).revoked_at
 
     with pytest.raises(ServiceError) as error:
-        terminal_credential_revoke(credential=credential)
+        terminal_credential_revoke(credential=credential, actor=Actor.automatic("system"))
 
     assert error.value.code == "credential_already_revoked"
     assert AuditRecord.objects.count() == audit_count

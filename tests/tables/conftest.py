@@ -46,7 +46,7 @@ def table(seeded: Any) -> Table:
 
 def funded_player(table: Table, amount_minor: int = 100_000, name: str = "") -> Player:
     player = PlayerFactory(casino=table.casino, display_name=name or "Test player")
-    system_buy_in(player=player, amount_minor=amount_minor, by="test")
+    system_buy_in(player=player, amount_minor=amount_minor, actor=Actor.automatic("test"))
     return player
 
 

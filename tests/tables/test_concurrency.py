@@ -344,9 +344,19 @@ def test_a_sign_in_committing_while_a_round_opens_deadlocks_nobody(live, monkeyp
     table, dealer = live
     stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
     terminal = terminal_register(
-        casino=table.casino, name="T-race", kind=Terminal.Kind.PLAYER_TERMINAL, table=table
+        casino=table.casino,
+        name="T-race",
+        kind=Terminal.Kind.PLAYER_TERMINAL,
+        table=table,
+        actor=Actor.automatic("system"),
     )
-    player_create(casino=table.casino, card_number="5550001", display_name="Dora", pin="1357")
+    player_create(
+        casino=table.casino,
+        card_number="5550001",
+        display_name="Dora",
+        pin="1357",
+        actor=Actor.automatic("system"),
+    )
 
     # when a sign-in holds the audit chain (its record written, its commit, which checks its
     # session's foreign key to the table, still to come) while the dealer opens a round

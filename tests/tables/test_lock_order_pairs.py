@@ -53,9 +53,19 @@ def test_a_payout_approval_while_a_player_signs_in_at_its_table_deadlocks_nobody
     # given a payout line of BJ1 waiting for a pit boss, and a player about to sign in at BJ1
     alice, line = _payout_waiting(table, dealer, operator)
     terminal = terminal_register(
-        casino=table.casino, name="T-lock", kind=Terminal.Kind.PLAYER_TERMINAL, table=table
+        casino=table.casino,
+        name="T-lock",
+        kind=Terminal.Kind.PLAYER_TERMINAL,
+        table=table,
+        actor=Actor.automatic("system"),
     )
-    player_create(casino=table.casino, card_number="5550002", display_name="Dora", pin="2468")
+    player_create(
+        casino=table.casino,
+        card_number="5550002",
+        display_name="Dora",
+        pin="2468",
+        actor=Actor.automatic("system"),
+    )
 
     # when the pit boss approves it while the sign-in commits (the audit chain held, its
     # session's key to the table still to check)

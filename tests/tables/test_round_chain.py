@@ -87,8 +87,8 @@ def test_a_normal_day_of_play_verifies_clean(table: Any, dealer: Any, operator: 
     player, round_, line = _held_round(table, dealer, operator, box_number=7)
     payout_approve(payout_line_id=line.pk, actor=Actor.staff(pit_boss))
     buy_in = Transfer.objects.filter(kind=TransferKind.BUY_IN).order_by("-pk").first()
-    transfer_reverse(transfer=buy_in, reason="keyed twice", by=pit_boss)
-    balance_adjust(player=player, amount_minor=250, reason="comp", requested_by=pit_boss)
+    transfer_reverse(transfer=buy_in, reason="keyed twice", actor=Actor.staff(pit_boss))
+    balance_adjust(player=player, amount_minor=250, reason="comp", actor=Actor.staff(pit_boss))
     # then the round's audit record carries the hash of its events and lines
     record = _settled_record(round_)
     events = RoundEvent.objects.filter(round=round_).count()

@@ -634,7 +634,7 @@ def test_a_large_payout_waits_for_a_pit_boss_who_is_not_the_dealer(table, dealer
 def test_a_settlement_the_tray_cannot_pay_is_refused_whole_until_the_table_is_filled(table, dealer):
     # given alice winning 1000 on 1000 at a table whose tray holds 500
     tray = table_accounts_open(table=table)[AccountKind.TABLE_TRAY]
-    table_credit(table=table, amount_minor=tray.balance_minor - 500, cashier=staff_user("cashier"))
+    table_credit(table=table, amount_minor=tray.balance_minor - 500, actor=Actor.staff(staff_user("cashier")))
     alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
     round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
     decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="stand")
@@ -650,7 +650,7 @@ def test_a_settlement_the_tray_cannot_pay_is_refused_whole_until_the_table_is_fi
     assert Bet.objects.get(round=round_).status == "placed" and Hold.objects.get().status == "open"
     assert balance(alice) == (10_000, 1000)
     # and once the table is filled, the same settlement pays her
-    system_table_fill(table=table, amount_minor=10_000, by="test")
+    system_table_fill(table=table, amount_minor=10_000, actor=Actor.automatic("test"))
     round_settle(round_id=round_.pk, actor=Actor.staff(dealer))
     assert (Round.objects.get(pk=round_.pk).status, balance(alice)) == ("settled", (11_000, 0))
 

@@ -71,8 +71,10 @@ def _counted(table: Table, dealer: Any, kind: str) -> None:
     from accounting.selectors import tray_ledger_minor
     from accounting.services import tray_count_record, tray_count_sign
 
-    count = tray_count_record(table=table, kind=kind, amounts={100: tray_ledger_minor(table)}, by=dealer)
-    tray_count_sign(count=count, by=staff_user("pit_boss", f"pitboss-{kind}"))
+    count = tray_count_record(
+        table=table, kind=kind, amounts={100: tray_ledger_minor(table)}, actor=Actor.staff(dealer)
+    )
+    tray_count_sign(count=count, actor=Actor.staff(staff_user("pit_boss", f"pitboss-{kind}")))
 
 
 def _current(table: Table) -> dict[str, str]:
@@ -308,7 +310,7 @@ def test_a_settlement_the_tray_cannot_pay_is_refused_in_words_with_nothing_moved
     from wallet.services import table_accounts_open, table_credit
 
     tray = table_accounts_open(table=table)[AccountKind.TABLE_TRAY]
-    table_credit(table=table, amount_minor=tray.balance_minor - 500, cashier=staff_user("cashier"))
+    table_credit(table=table, amount_minor=tray.balance_minor - 500, actor=Actor.staff(staff_user("cashier")))
     client, alice, as_alice, round_ = _alice_dealt(table, dealer)
     decision_make(round_id=round_.pk, actor=as_alice, box_number=1, decision="stand")
     before = (*_moved(), Posting.objects.count())

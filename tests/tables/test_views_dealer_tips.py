@@ -186,9 +186,8 @@ def test_a_tip_from_a_players_wallet_reaches_the_open_console_at_its_next_poll(t
     # when alice tips 2.50 from her wallet at a terminal
     tip_from_player(
         table=table,
-        player=settled.bets.get().player,
         amount_minor=250,
-        terminal=TerminalFactory(casino=table.casino, table=table),
+        actor=Actor.at_terminal(TerminalFactory(casino=table.casino, table=table), settled.bets.get().player),
     )
     # then the next poll redraws the console with her tip on the tips step
     polled = client.get(live, {"version": version}, **HTMX)

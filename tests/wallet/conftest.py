@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from casino.actors import Actor
 from casino.services import roles_sync, staff_role_assign
 from tests.snapshots import ledger_snapshot
 from tests.wallet.factories import CasinoFactory, PlayerFactory, TableFactory, UserFactory
@@ -27,7 +28,7 @@ def table(casino: Any) -> Any:
 def _staff(username: str, role: str) -> Any:
     roles_sync()
     user = UserFactory(username=username)
-    staff_role_assign(user=user, role=role)
+    staff_role_assign(user=user, role=role, actor=Actor.automatic("system"))
     return type(user).objects.get(pk=user.pk)  # fresh instance: no stale permission cache
 
 
@@ -58,7 +59,7 @@ def make_player(casino: Any, cashier: Any) -> Callable[..., Any]:
     def make(balance_minor: int = 0, **fields: Any) -> Any:
         player = PlayerFactory(casino=casino, **fields)
         if balance_minor:
-            cage_buy_in(player=player, amount_minor=balance_minor, cashier=cashier)
+            cage_buy_in(player=player, amount_minor=balance_minor, actor=Actor.staff(cashier))
         return player
 
     return make
@@ -67,7 +68,7 @@ def make_player(casino: Any, cashier: Any) -> Callable[..., Any]:
 @pytest.fixture
 def filled_table(table: Any, cashier: Any) -> Any:
     """The table with 1 000.00 in its tray."""
-    table_fill(table=table, amount_minor=100_000, cashier=cashier)
+    table_fill(table=table, amount_minor=100_000, actor=Actor.staff(cashier))
     return table
 
 

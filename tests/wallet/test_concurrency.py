@@ -17,6 +17,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connections, transaction
 
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import AuditRecord
 from tests.lanes import sized
@@ -141,7 +142,11 @@ def test_100_concurrent_calls_with_one_idempotency_key_have_exactly_one_effect(
                 key="one-key",
                 payload=payload,
                 perform=lambda: Outcome(
-                    {"transfer_id": cage_buy_in(player=player, amount_minor=5_000, cashier=cashier).pk}
+                    {
+                        "transfer_id": cage_buy_in(
+                            player=player, amount_minor=5_000, actor=Actor.staff(cashier)
+                        ).pk
+                    }
                 ),
             ).response["transfer_id"]
             for _ in range(2)
@@ -217,7 +222,11 @@ def _buy_in_at_the_edge(thread: int, key: str, player: Any, amount_minor: int, c
         key=key,
         payload={"command": "cage_buy_in", "player_id": player.pk, "amount_minor": amount_minor},
         perform=lambda: Outcome(
-            {"transfer_id": cage_buy_in(player=player, amount_minor=amount_minor, cashier=cashier).pk}
+            {
+                "transfer_id": cage_buy_in(
+                    player=player, amount_minor=amount_minor, actor=Actor.staff(cashier)
+                ).pk
+            }
         ),
     )
 
@@ -237,10 +246,10 @@ def test_16_threads_of_random_money_commands_keep_the_ledger_exact(casino: Any, 
 
     players = [PlayerFactory(casino=casino) for _ in range(PLAYERS)]
     for player in players:
-        cage_buy_in(player=player, amount_minor=50_000, cashier=cashier)
+        cage_buy_in(player=player, amount_minor=50_000, actor=Actor.staff(cashier))
     tables = [TableFactory(casino=casino, name=f"T{index}") for index in range(2)]
     for table in tables:
-        table_fill(table=table, amount_minor=10_000_000, cashier=cashier)
+        table_fill(table=table, amount_minor=10_000_000, actor=Actor.staff(cashier))
     account_of = {player.pk: player_account(player).pk for player in players}
     cage_id = Account.objects.get(casino=casino, kind=AccountKind.CAGE).pk
     tray_of = {table.pk: Account.objects.get(table=table, kind=AccountKind.TABLE_TRAY).pk for table in tables}
@@ -290,6 +299,7 @@ def test_16_threads_of_random_money_commands_keep_the_ledger_exact(casino: Any, 
                         table=next(table for table in tables if table.pk == table_id),
                         reference=key,
                         lines=lines,
+                        actor=Actor.automatic("test"),
                     )
                     for line in lines:
                         balance_delta[line.account_id] += line.payout_minor - line.stake_minor
@@ -299,7 +309,7 @@ def test_16_threads_of_random_money_commands_keep_the_ledger_exact(casino: Any, 
                     outcomes["settle"] += 1
                 elif roll < 0.6:
                     hold, _ = open_holds.pop(rng.randrange(len(open_holds)))
-                    holds_void(hold_ids=[hold.pk], reason="bet cancelled")
+                    holds_void(hold_ids=[hold.pk], reason="bet cancelled", actor=Actor.automatic("test"))
                     held_delta[hold.account_id] -= hold.amount_minor
                     outcomes["void"] += 1
                 elif roll < 0.72:
@@ -314,7 +324,7 @@ def test_16_threads_of_random_money_commands_keep_the_ledger_exact(casino: Any, 
                     outcomes["buy_in"] += 1
                 elif roll < 0.84:
                     amount = rng.randint(100, 20_000)
-                    cage_cash_out(player=player, amount_minor=amount, cashier=staff)
+                    cage_cash_out(player=player, amount_minor=amount, actor=Actor.staff(staff))
                     balance_delta[account_id] -= amount
                     balance_delta[cage_id] += amount
                     outcomes["cash_out"] += 1
@@ -325,7 +335,7 @@ def test_16_threads_of_random_money_commands_keep_the_ledger_exact(casino: Any, 
                         from_player=player,
                         to_player=payee,
                         amount_minor=amount,
-                        by=staff,
+                        actor=Actor.staff(staff),
                     )
                     balance_delta[account_id] -= amount
                     balance_delta[account_of[payee.pk]] += amount

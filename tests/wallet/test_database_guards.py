@@ -9,6 +9,7 @@ import pytest
 from django.db import IntegrityError, InternalError, connection, connections, transaction
 from django.db.utils import DatabaseError
 
+from casino.actors import Actor
 from wallet.models import Account, AccountKind, Posting, Transfer, TransferKind
 from wallet.selectors import ledger_verify
 from wallet.services import cage_buy_in
@@ -153,7 +154,7 @@ def test_an_exception_after_the_first_posting_leaves_nothing(
     before = snapshot()
     # when a service's transaction raises after its postings are written
     with pytest.raises(RuntimeError), transaction.atomic():
-        cage_buy_in(player=player, amount_minor=500, cashier=cashier)
+        cage_buy_in(player=player, amount_minor=500, actor=Actor.staff(cashier))
         raise RuntimeError("crash after the postings")
     # then nothing of it is left
     assert snapshot() == before

@@ -8,6 +8,7 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import AuditRecord
 from tests.wallet.factories import CasinoFactory, TableFactory
@@ -129,6 +130,7 @@ def test_holds_void_releases_the_stakes_in_bulk(make_player: Any, table: Any) ->
     voided = holds_void(
         hold_ids=[first.pk, second.pk],
         reason="round voided",
+        actor=Actor.automatic("test"),
     )
     # then both stakes are available again, nothing was posted, one audit record
     assert voided == [first.pk, second.pk]
@@ -142,10 +144,10 @@ def test_voiding_a_closed_hold_voids_nothing(make_player: Any, table: Any, snaps
     player = make_player(10_000)
     first = hold_place(player=player, amount_minor=1_000, table=table)
     second = hold_place(player=player, amount_minor=1_000, table=table)
-    holds_void(hold_ids=[first.pk], reason="cancelled")
+    holds_void(hold_ids=[first.pk], reason="cancelled", actor=Actor.automatic("test"))
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        holds_void(hold_ids=[second.pk, first.pk], reason="cancelled")
+        holds_void(hold_ids=[second.pk, first.pk], reason="cancelled", actor=Actor.automatic("test"))
     assert refused.value.code == "hold_not_open"
     assert snapshot() == before
     assert Hold.objects.get(pk=second.pk).status == HoldStatus.OPEN
@@ -157,11 +159,11 @@ def test_voiding_the_same_holds_twice_is_refused_and_moves_nothing(
     # given a round's holds voided once
     player = make_player(10_000)
     hold = hold_place(player=player, amount_minor=1_000, table=table)
-    holds_void(hold_ids=[hold.pk], reason="round voided")
+    holds_void(hold_ids=[hold.pk], reason="round voided", actor=Actor.automatic("test"))
     before = snapshot()
     # when the void comes again
     with pytest.raises(ServiceError) as refused:
-        holds_void(hold_ids=[hold.pk], reason="round voided")
+        holds_void(hold_ids=[hold.pk], reason="round voided", actor=Actor.automatic("test"))
     # then the hold's state refuses it: nothing moved
     assert (refused.value.code, refused.value.details) == ("hold_not_open", {"hold_id": hold.pk})
     assert snapshot() == before
@@ -203,7 +205,9 @@ def test_round_settle_moves_every_bet_in_one_transfer(
         ),
     ]
     # when the round is settled
-    result = round_settle(casino=casino, table=table, reference="r7", lines=lines)
+    result = round_settle(
+        casino=casino, table=table, reference="r7", lines=lines, actor=Actor.automatic("test")
+    )
     # then one transfer carries the round, the holds are posted, and every account moved exactly
     transfer = result.transfer
     assert (transfer.kind, transfer.reference_type, transfer.reference_id) == (
@@ -242,11 +246,15 @@ def test_a_round_of_no_held_stake_is_settled_once(
     # given a round settled with a stake taken from the available balance (no hold)
     player = make_player(10_000)
     lines = [SettlementLine(account_id=player_account(player).pk, stake_minor=1_000, payout_minor=2_000)]
-    round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
+    round_settle(
+        casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+    )
     before = snapshot()
     # when the same round is settled again
     with pytest.raises(ServiceError) as refused:
-        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
+        round_settle(
+            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        )
     # then the first settlement's transfer refuses it: nothing moved
     assert (refused.value.code, refused.value.status) == ("round_already_settled", 409)
     assert snapshot() == before
@@ -261,10 +269,14 @@ def test_a_settled_hold_cannot_be_settled_again(
     lines = [
         SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=1_000, payout_minor=2_000)
     ]
-    round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
+    round_settle(
+        casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+    )
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
+        round_settle(
+            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        )
     assert refused.value.code == "hold_not_open"
     assert snapshot() == before
 
@@ -280,7 +292,9 @@ def test_a_round_the_tray_cannot_pay_is_refused(
         SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=50_000, payout_minor=200_000)
     ]
     with pytest.raises(ServiceError) as refused:
-        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
+        round_settle(
+            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        )
     assert refused.value.code == "insufficient_funds"
     assert refused.value.details["account_id"] == _table_account(filled_table, AccountKind.TABLE_TRAY).pk
     assert snapshot() == before
@@ -294,11 +308,15 @@ def test_a_stake_that_was_not_held_is_taken_from_the_available_balance(
     lines = [SettlementLine(account_id=account_id, stake_minor=1_001, payout_minor=0)]
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
+        round_settle(
+            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        )
     assert refused.value.code == "insufficient_funds"
     assert snapshot() == before
     lines = [SettlementLine(account_id=account_id, stake_minor=1_000, payout_minor=0)]
-    round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
+    round_settle(
+        casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+    )
     assert account_balance(player).balance_minor == 0
 
 
@@ -312,7 +330,9 @@ def test_a_line_naming_another_players_hold_is_refused(
         SettlementLine(account_id=player_account(bob).pk, hold_id=hold.pk, stake_minor=500, payout_minor=0)
     ]
     with pytest.raises(ServiceError) as refused:
-        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
+        round_settle(
+            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        )
     assert refused.value.code == "hold_mismatch"
     assert snapshot() == before
 
@@ -325,7 +345,9 @@ def test_a_stake_above_its_hold_is_refused(
     before = snapshot()
     lines = [SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=501, payout_minor=0)]
     with pytest.raises(ServiceError) as refused:
-        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
+        round_settle(
+            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        )
     assert refused.value.code == "invalid_amount"
     assert snapshot() == before
 
@@ -342,7 +364,9 @@ def _settle_with_pending(make_player: Any, table: Any, casino: Any) -> tuple[Any
             needs_approval=True,
         )
     ]
-    result = round_settle(casino=casino, table=table, reference="r1", lines=lines)
+    result = round_settle(
+        casino=casino, table=table, reference="r1", lines=lines, actor=Actor.automatic("test")
+    )
     return player, PendingPayout.objects.get(pk=result.pending_payout_ids[0])
 
 
@@ -351,7 +375,7 @@ def test_payout_release_moves_the_payout_to_the_player(
 ) -> None:
     player, payout = _settle_with_pending(make_player, filled_table, casino)
     assert account_balance(player).balance_minor == 9_000
-    transfer = payout_release(payout=payout, by=pit_boss)
+    transfer = payout_release(payout=payout, actor=Actor.staff(pit_boss))
     assert transfer.kind == TransferKind.PAYOUT_RELEASE
     assert account_balance(player).balance_minor == 39_000
     assert _table_account(filled_table, AccountKind.TABLE_PAYOUTS_PENDING).balance_minor == 0
@@ -368,12 +392,12 @@ def test_payout_reject_sends_the_payout_back_to_the_tray(
 ) -> None:
     player, payout = _settle_with_pending(make_player, filled_table, casino)
     tray_before = _table_account(filled_table, AccountKind.TABLE_TRAY).balance_minor
-    payout_reject(payout=payout, by=pit_boss, reason="misdeal")
+    payout_reject(payout=payout, actor=Actor.staff(pit_boss), reason="misdeal")
     assert account_balance(player).balance_minor == 9_000
     assert _table_account(filled_table, AccountKind.TABLE_TRAY).balance_minor == tray_before + 30_000
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        payout_release(payout=payout, by=pit_boss)
+        payout_release(payout=payout, actor=Actor.staff(pit_boss))
     assert refused.value.code == "payout_not_pending"
     assert snapshot() == before
 
@@ -383,13 +407,13 @@ def test_a_payout_released_twice_moves_once(
 ) -> None:
     # given a parked payout released once
     player, payout = _settle_with_pending(make_player, filled_table, casino)
-    payout_release(payout=payout, by=pit_boss)
+    payout_release(payout=payout, actor=Actor.staff(pit_boss))
     before = snapshot()
     # when the release comes again, or a reject after it
     with pytest.raises(ServiceError) as released_again:
-        payout_release(payout=payout, by=pit_boss)
+        payout_release(payout=payout, actor=Actor.staff(pit_boss))
     with pytest.raises(ServiceError) as rejected_after:
-        payout_reject(payout=payout, by=pit_boss, reason="misdeal")
+        payout_reject(payout=payout, actor=Actor.staff(pit_boss), reason="misdeal")
     # then the payout's state refuses both: nothing moved
     assert released_again.value.code == rejected_after.value.code == "payout_not_pending"
     assert snapshot() == before
@@ -402,7 +426,7 @@ def test_a_dealer_cannot_release_a_payout(
     _, payout = _settle_with_pending(make_player, filled_table, casino)
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        payout_release(payout=payout, by=dealer)
+        payout_release(payout=payout, actor=Actor.staff(dealer))
     assert refused.value.code == "permission_denied"
     assert snapshot() == before
 
@@ -419,7 +443,9 @@ def _settle_round_of(size: int, make_player: Any, table: Any, casino: Any, refer
         for index, hold in enumerate(holds)
     ]
     with CaptureQueriesContext(connection) as queries:
-        round_settle(casino=casino, table=table, reference=reference, lines=lines)
+        round_settle(
+            casino=casino, table=table, reference=reference, lines=lines, actor=Actor.automatic("test")
+        )
     return len(queries.captured_queries)
 
 
@@ -443,6 +469,8 @@ def test_a_settlement_line_beyond_the_ledger_range_is_refused(
     before = snapshot()
     lines = [SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=500, payout_minor=2**63)]
     with pytest.raises(ServiceError) as refused:
-        round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
+        round_settle(
+            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        )
     assert refused.value.code == "invalid_amount"
     assert snapshot() == before

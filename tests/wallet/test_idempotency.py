@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 
+from casino.actors import Actor
 from casino.errors import ServiceError
 from tests.wallet.conftest import waiting_on_locks
 from wallet import idempotency
@@ -32,7 +33,7 @@ from wallet.services import cage_buy_in, cage_cash_out
 def _buy_in_perform(player: Any, cashier: Any, amount_minor: int) -> Callable[[], Outcome]:
     """The edge's perform for a buy-in: the service call, its transfer's id as the response."""
     return lambda: Outcome(
-        {"transfer_id": cage_buy_in(player=player, amount_minor=amount_minor, cashier=cashier).pk}
+        {"transfer_id": cage_buy_in(player=player, amount_minor=amount_minor, actor=Actor.staff(cashier)).pk}
     )
 
 
@@ -46,7 +47,7 @@ def _cash_out_answered(player: Any, cashier: Any, amount_minor: int) -> Callable
 
     def perform() -> Outcome:
         try:
-            transfer = cage_cash_out(player=player, amount_minor=amount_minor, cashier=cashier)
+            transfer = cage_cash_out(player=player, amount_minor=amount_minor, actor=Actor.staff(cashier))
         except ServiceError as error:
             return Outcome({"status": error.status, "code": error.code}, keep=False)
         return Outcome({"status": 201, "transfer_id": transfer.pk})
@@ -149,7 +150,7 @@ def test_a_refusal_is_remembered_and_moves_nothing(make_player: Any, cashier: An
     assert after.pop("idempotency") == [*before.pop("idempotency"), IdempotencyRecord.objects.get().pk]
     assert after == before
     # and once the player has the money, a retry of the key still hears the refusal and moves nothing
-    cage_buy_in(player=player, amount_minor=5_000, cashier=cashier)
+    cage_buy_in(player=player, amount_minor=5_000, actor=Actor.staff(cashier))
     topped_up = snapshot()
     again = idempotent(scope="cage:1", key="out", payload=payload, perform=_must_not_run)
     assert (again.response, again.replayed) == (first.response, True)
@@ -165,7 +166,7 @@ def test_an_outcome_not_kept_leaves_no_partial_write_and_only_its_refusal(
     before = snapshot()
 
     def perform() -> Outcome:
-        cage_buy_in(player=player, amount_minor=5_000, cashier=cashier)
+        cage_buy_in(player=player, amount_minor=5_000, actor=Actor.staff(cashier))
         return Outcome({"status": 409, "code": "box_limit_reached"}, keep=False)
 
     # when it runs
@@ -194,7 +195,7 @@ def test_in_a_callers_transaction_an_outcome_not_kept_rolls_back_only_its_own_wr
         )
 
         def refused() -> Outcome:
-            cage_buy_in(player=player, amount_minor=2_000, cashier=cashier)
+            cage_buy_in(player=player, amount_minor=2_000, actor=Actor.staff(cashier))
             return Outcome({"status": 409}, keep=False)
 
         dropped = idempotent(scope="seed", key="2", payload=_payload(player, 2_000), perform=refused)
@@ -214,7 +215,9 @@ def test_an_exception_leaving_perform_stores_nothing_and_frees_the_key(
     payload = {"command": "cage_cash_out", "player_id": player.pk, "amount_minor": 2_000}
 
     def perform() -> Outcome:
-        return Outcome({"transfer_id": cage_cash_out(player=player, amount_minor=2_000, cashier=cashier).pk})
+        return Outcome(
+            {"transfer_id": cage_cash_out(player=player, amount_minor=2_000, actor=Actor.staff(cashier)).pk}
+        )
 
     before = snapshot()
     # when it runs
@@ -224,7 +227,7 @@ def test_an_exception_leaving_perform_stores_nothing_and_frees_the_key(
     assert refused.value.code == "insufficient_funds"
     assert snapshot() == before
     # and the key may be retried once the player has the money
-    cage_buy_in(player=player, amount_minor=5_000, cashier=cashier)
+    cage_buy_in(player=player, amount_minor=5_000, actor=Actor.staff(cashier))
     retried = idempotent(scope="cage:1", key="out", payload=payload, perform=perform)
     assert not retried.replayed
     assert account_balance(player).balance_minor == 4_000

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.core.management import call_command
 
+from casino.actors import Actor
 from casino.audit import audit_append
 from casino.models import AuditRecord
 from tests.tampering import raw, triggers_off
@@ -86,7 +87,7 @@ def test_a_forged_balanced_transfer_is_named_by_ledger_verify(make_player: Any) 
 def test_a_transfer_whose_postings_were_edited_is_named(make_player: Any, cashier: Any) -> None:
     # given a buy-in of 100.00 and its audit record
     player = make_player()
-    transfer = cage_buy_in(player=player, amount_minor=10_000, cashier=cashier)
+    transfer = cage_buy_in(player=player, amount_minor=10_000, actor=Actor.staff(cashier))
     record = AuditRecord.objects.get(action="wallet.buy_in")
     account = Account.objects.get(player=player)
     cage = Account.objects.get(kind=AccountKind.CAGE)
@@ -118,7 +119,7 @@ def test_a_transfer_whose_postings_were_edited_is_named(make_player: Any, cashie
 def test_a_deleted_transfer_is_named_by_the_record_that_names_it(make_player: Any, cashier: Any) -> None:
     # given two buy-ins
     player = make_player(1_000)
-    transfer = cage_buy_in(player=player, amount_minor=2_000, cashier=cashier)
+    transfer = cage_buy_in(player=player, amount_minor=2_000, actor=Actor.staff(cashier))
     record = AuditRecord.objects.filter(action="wallet.buy_in").order_by("-sequence").first()
     # when, with the triggers off, the second one is deleted and the balances put back
     triggers_off()
@@ -139,12 +140,12 @@ def test_every_kind_of_transfer_carries_its_hash_in_its_audit_record(
 ) -> None:
     # given one transfer of every kind, each written by its service
     alice, bob = make_player(100_000), make_player(50_000)
-    cage_cash_out(player=alice, amount_minor=1_000, cashier=cashier)
-    transfer_between_players(from_player=alice, to_player=bob, amount_minor=500, by=cashier)
-    table_credit(table=filled_table, amount_minor=1_000, cashier=cashier)
-    balance_adjust(player=alice, amount_minor=200, reason="comp", requested_by=pit_boss)
-    large = balance_adjust(player=alice, amount_minor=60_000, reason="jackpot", requested_by=pit_boss)
-    adjustment_approve(adjustment=large, approved_by=other_pit_boss)
+    cage_cash_out(player=alice, amount_minor=1_000, actor=Actor.staff(cashier))
+    transfer_between_players(from_player=alice, to_player=bob, amount_minor=500, actor=Actor.staff(cashier))
+    table_credit(table=filled_table, amount_minor=1_000, actor=Actor.staff(cashier))
+    balance_adjust(player=alice, amount_minor=200, reason="comp", actor=Actor.staff(pit_boss))
+    large = balance_adjust(player=alice, amount_minor=60_000, reason="jackpot", actor=Actor.staff(pit_boss))
+    adjustment_approve(adjustment=large, actor=Actor.staff(other_pit_boss))
     holds = [
         hold_place(player=player, amount_minor=1_000, table=filled_table) for player in (alice, bob, alice)
     ]
@@ -158,13 +159,15 @@ def test_every_kind_of_transfer_carries_its_hash_in_its_audit_record(
         )
         for hold, payout, waits in zip(holds, (0, 30_000, 20_000), (False, True, True), strict=True)
     ]
-    settlement = round_settle(casino=casino, table=filled_table, reference="r1", lines=lines)
+    settlement = round_settle(
+        casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+    )
     first, second = (PendingPayout.objects.get(pk=pk) for pk in settlement.pending_payout_ids)
-    payout_release(payout=first, by=pit_boss)
-    payout_reject(payout=second, by=pit_boss, reason="void bet")
-    bought = cage_buy_in(player=bob, amount_minor=700, cashier=cashier)
-    transfer_reverse(transfer=bought, reason="keyed twice", by=pit_boss)
-    tip_from_wallet(player=bob, amount_minor=100)
+    payout_release(payout=first, actor=Actor.staff(pit_boss))
+    payout_reject(payout=second, actor=Actor.staff(pit_boss), reason="void bet")
+    bought = cage_buy_in(player=bob, amount_minor=700, actor=Actor.staff(cashier))
+    transfer_reverse(transfer=bought, reason="keyed twice", actor=Actor.staff(pit_boss))
+    tip_from_wallet(player=bob, amount_minor=100, actor=Actor.automatic("test"))
     assert set(Transfer.objects.values_list("kind", flat=True)) == set(TransferKind.values)
     # then every transfer is named, with the hash of its postings, by exactly one audit record
     named: dict[str, list[int]] = {}

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from casino.actors import Actor
 from tests.racing import committing_while, no_error, paused_before
 from wallet import services
 from wallet.models import Account, AccountKind, PendingPayout
@@ -38,7 +39,9 @@ def _parked_payouts(player: Any, table: Any, casino: Any, count: int) -> list[Pe
         )
         for hold in holds
     ]
-    settled = round_settle(casino=casino, table=table, reference="r1", lines=lines)
+    settled = round_settle(
+        casino=casino, table=table, reference="r1", lines=lines, actor=Actor.automatic("test")
+    )
     return list(PendingPayout.objects.filter(pk__in=settled.pending_payout_ids).order_by("pk"))
 
 
@@ -47,13 +50,13 @@ def test_a_reversal_while_a_buy_in_commits_deadlocks_nobody(
 ) -> None:
     # given a buy-in of Bob's keyed by mistake, and Alice buying in
     alice, bob = make_player(1_000), make_player()
-    wrong = cage_buy_in(player=bob, amount_minor=5_000, cashier=cashier)
+    wrong = cage_buy_in(player=bob, amount_minor=5_000, actor=Actor.staff(cashier))
 
     # when the reversal runs while Alice's buy-in commits (the audit chain held, its transfer's
     # foreign key to the casino still to check)
     bought, reversal = committing_while(
-        lambda: cage_buy_in(player=alice, amount_minor=2_000, cashier=cashier),
-        lambda: transfer_reverse(transfer=wrong, reason="keyed twice", by=pit_boss),
+        lambda: cage_buy_in(player=alice, amount_minor=2_000, actor=Actor.staff(cashier)),
+        lambda: transfer_reverse(transfer=wrong, reason="keyed twice", actor=Actor.staff(pit_boss)),
     )
 
     # then both pass, one after the other
@@ -72,8 +75,8 @@ def test_a_payout_release_while_a_buy_in_commits_deadlocks_nobody(
 
     # when the pit boss releases it while the buy-in commits
     bought, released = committing_while(
-        lambda: cage_buy_in(player=other, amount_minor=2_000, cashier=cashier),
-        lambda: payout_release(payout=payout, by=pit_boss),
+        lambda: cage_buy_in(player=other, amount_minor=2_000, actor=Actor.staff(cashier)),
+        lambda: payout_release(payout=payout, actor=Actor.staff(pit_boss)),
     )
 
     # then both pass
@@ -101,8 +104,10 @@ def test_a_payout_release_while_the_next_round_of_its_table_settles_deadlocks_no
     # when the payout is released while the next round's settlement commits (the chain held, its
     # parked payout's key to the table and its transfer's to the casino still to check)
     settled, released = committing_while(
-        lambda: round_settle(casino=casino, table=filled_table, reference="r2", lines=[line]),
-        lambda: payout_release(payout=payout, by=pit_boss),
+        lambda: round_settle(
+            casino=casino, table=filled_table, reference="r2", lines=[line], actor=Actor.automatic("test")
+        ),
+        lambda: payout_release(payout=payout, actor=Actor.staff(pit_boss)),
     )
 
     # then both pass
@@ -123,7 +128,7 @@ def test_an_adjustment_approval_while_another_adjustment_of_the_player_deadlocks
     alice = make_player(10_000)
     house = Account.objects.get(casino=casino, kind=AccountKind.HOUSE)
     assert house.pk < Account.objects.get(player=alice).pk
-    pending = balance_adjust(player=alice, amount_minor=60_000, reason="jackpot", requested_by=pit_boss)
+    pending = balance_adjust(player=alice, amount_minor=60_000, reason="jackpot", actor=Actor.staff(pit_boss))
 
     # when the approval, its adjustment read, is about to lock the accounts while another pit
     # boss takes 5.00 off Alice's balance (house, then Alice, in id order)
@@ -131,8 +136,10 @@ def test_an_adjustment_approval_while_another_adjustment_of_the_player_deadlocks
         monkeypatch,
         services,
         "accounts_lock",
-        lambda: adjustment_approve(adjustment=pending, approved_by=other_pit_boss),
-        lambda: balance_adjust(player=alice, amount_minor=-500, reason="chip lost", requested_by=pit_boss),
+        lambda: adjustment_approve(adjustment=pending, actor=Actor.staff(other_pit_boss)),
+        lambda: balance_adjust(
+            player=alice, amount_minor=-500, reason="chip lost", actor=Actor.staff(pit_boss)
+        ),
     )
 
     # then both pass

@@ -11,6 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from casino.actors import Actor
 from wallet.models import Account, AccountKind, Posting, Transfer, TransferKind
 from wallet.selectors import account_balance, ledger_totals, ledger_verify, player_statement
 from wallet.services import cage_buy_in, cage_cash_out, hold_place, table_fill, transfer_between_players
@@ -18,9 +19,11 @@ from wallet.services import cage_buy_in, cage_cash_out, hold_place, table_fill, 
 
 def test_a_statement_lists_movements_with_a_running_balance(make_player: Any, cashier: Any) -> None:
     player, other = make_player(), make_player(1_000)
-    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier)
-    cage_cash_out(player=player, amount_minor=2_500, cashier=cashier)
-    transfer_between_players(from_player=other, to_player=player, amount_minor=300, by=cashier)
+    cage_buy_in(player=player, amount_minor=10_000, actor=Actor.staff(cashier))
+    cage_cash_out(player=player, amount_minor=2_500, actor=Actor.staff(cashier))
+    transfer_between_players(
+        from_player=other, to_player=player, amount_minor=300, actor=Actor.staff(cashier)
+    )
     lines = player_statement(player)
     assert [(line.kind, line.amount_minor, line.balance_after_minor) for line in lines] == [
         (TransferKind.BUY_IN, 10_000, 10_000),
@@ -31,8 +34,8 @@ def test_a_statement_lists_movements_with_a_running_balance(make_player: Any, ca
 
 def test_a_statement_since_a_moment_starts_from_the_balance_then(make_player: Any, cashier: Any) -> None:
     player = make_player()
-    cage_buy_in(player=player, amount_minor=10_000, cashier=cashier)
-    cage_cash_out(player=player, amount_minor=2_500, cashier=cashier)
+    cage_buy_in(player=player, amount_minor=10_000, actor=Actor.staff(cashier))
+    cage_cash_out(player=player, amount_minor=2_500, actor=Actor.staff(cashier))
     since = Transfer.objects.get(kind=TransferKind.CASH_OUT).created_at
     lines = player_statement(player, since=since)
     assert [(line.amount_minor, line.balance_after_minor) for line in lines] == [(-2_500, 7_500)]
@@ -45,7 +48,7 @@ def test_balance_of_a_player_without_a_wallet_is_zero(make_player: Any) -> None:
 
 def test_totals_per_kind_sum_to_zero(make_player: Any, table: Any, cashier: Any) -> None:
     player = make_player(10_000)
-    table_fill(table=table, amount_minor=50_000, cashier=cashier)
+    table_fill(table=table, amount_minor=50_000, actor=Actor.staff(cashier))
     hold_place(player=player, amount_minor=400)
     totals = ledger_totals()
     assert totals.by_kind == {"cage": -60_000, "player": 10_000, "table_tray": 50_000}
@@ -56,7 +59,7 @@ def test_ledger_verify_is_clean_after_ordinary_work(
     make_player: Any, table: Any, cashier: Any, capsys: Any
 ) -> None:
     player = make_player(10_000)
-    table_fill(table=table, amount_minor=50_000, cashier=cashier)
+    table_fill(table=table, amount_minor=50_000, actor=Actor.staff(cashier))
     hold_place(player=player, amount_minor=400)
     call_command("ledger_verify")
     assert capsys.readouterr().out == (

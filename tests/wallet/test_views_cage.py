@@ -17,7 +17,8 @@ from django.forms import ValidationError
 from django.test import Client
 from django.utils import timezone
 
-from casino.models import AuditRecord, Player
+from casino.actors import Actor
+from casino.models import Approval, AuditRecord, Player
 from tables.models import Table
 from tests.factories import PlayerFactory, staff_user
 from tests.snapshots import ledger_snapshot
@@ -74,7 +75,7 @@ def agi(seeded: Any) -> Player:
 def _player(name: str = "Zoe Zimmer", card: str = "7000000042", balance_minor: int = 0) -> Player:
     player = PlayerFactory(casino=Table.objects.get(name="BJ1").casino, display_name=name, card_number=card)
     if balance_minor:
-        system_buy_in(player=player, amount_minor=balance_minor, by="test")
+        system_buy_in(player=player, amount_minor=balance_minor, actor=Actor.automatic("test"))
     return player
 
 
@@ -313,7 +314,7 @@ def test_a_refused_registration_says_why_and_registers_nobody(
 @pytest.mark.django_db
 def test_the_players_page_shows_status_balance_and_the_statement_newest_first(seeded, cashier):
     zoe = _player(balance_minor=20_000)
-    cage_buy_in(player=zoe, amount_minor=5_050, cashier=cashier)
+    cage_buy_in(player=zoe, amount_minor=5_050, actor=Actor.staff(cashier))
     page = _page(_client(cashier).get(f"/cage/players/{zoe.pk}/"))
     assert _text(page, "player-name") == "Zoe Zimmer"
     assert _text(page, "player-card") == "7000000042"
@@ -337,7 +338,7 @@ def test_the_players_page_shows_status_balance_and_the_statement_newest_first(se
 def test_the_statement_is_paged_and_a_page_is_its_own_partial(seeded, cashier):
     zoe = _player()
     for amount in range(1, 23):
-        system_buy_in(player=zoe, amount_minor=amount * 100, by="test")
+        system_buy_in(player=zoe, amount_minor=amount * 100, actor=Actor.automatic("test"))
     client = _client(cashier)
     first = _page(client.get(f"/cage/players/{zoe.pk}/"))
     assert first.count('class="statement-line"') == 20
@@ -633,16 +634,20 @@ def test_an_adjustment_above_the_threshold_waits_and_its_requester_cannot_approv
     assert _text(page, "cage-done") == "The adjustment waits for a second pit boss's approval."
     row = _text(page, "adjustments")
     assert "+600.00 jackpot paid short pitboss-1" in row
-    assert "Your request: another pit boss approves it." in row
+    assert "Your request: another pit boss decides it." in row
+    assert f"/cage/adjustments/{adjustment.pk}/" not in page  # no button to decide one's own
+    assert (adjustment.approval.kind, adjustment.approval.status) == ("balance_adjustment", "pending")
     before = ledger_snapshot()
-    refused = client.post(
-        f"/cage/adjustments/{adjustment.pk}/approve/", {"player": zoe.pk}, **(headers or {})
-    )
-    assert refused.status_code == 403
-    assert _text(_page(refused), "cage-error") == (
-        "Another pit boss than the requester must approve this adjustment. four_eyes_required"
-    )
-    assert ledger_snapshot() == before
+    for decision, data in (("approve", {}), ("reject", {"reason": "changed my mind"})):
+        refused = client.post(
+            f"/cage/adjustments/{adjustment.pk}/{decision}/", {"player": zoe.pk, **data}, **(headers or {})
+        )
+        assert refused.status_code == 403
+        assert _text(_page(refused), "cage-error") == (
+            "A second person must decide: whoever asked for it cannot, nor, for a payout, the round's "
+            "dealer. four_eyes_required"
+        )
+        assert ledger_snapshot() == before
 
 
 @pytest.mark.django_db
@@ -650,7 +655,7 @@ def test_an_adjustment_above_the_threshold_waits_and_its_requester_cannot_approv
 def test_a_second_pit_boss_approves_from_the_players_page(seeded, pit_boss, other_pit_boss, htmx):
     zoe = _player(balance_minor=10_000)
     adjustment = balance_adjust(
-        player=zoe, amount_minor=60_000, reason="jackpot paid short", requested_by=pit_boss
+        player=zoe, amount_minor=60_000, reason="jackpot paid short", actor=Actor.staff(pit_boss)
     )
     client = _client(other_pit_boss)
     headers = HTMX if htmx else {}
@@ -666,9 +671,17 @@ def test_a_second_pit_boss_approves_from_the_players_page(seeded, pit_boss, othe
         == f"Adjustment approved and applied. Receipt of transfer {adjustment.transfer_id}"
     )
     assert _text(page, "no-adjustments") == "No adjustment waits."
+    approval = adjustment.approval
+    assert (approval.status, approval.requested_by_id, approval.decided_by_id) == (
+        "approved",
+        pit_boss.pk,
+        other_pit_boss.pk,
+    )
+    before = ledger_snapshot()
     again = client.post(f"/cage/adjustments/{adjustment.pk}/approve/", {"player": zoe.pk}, **headers)
-    assert again.status_code == 409 and _text(_page(again), "cage-error").endswith("adjustment_not_pending")
-    assert account_balance(zoe).balance_minor == 70_000
+    assert again.status_code == 409
+    assert _text(_page(again), "cage-error") == "This is decided already. approval_decided"
+    assert account_balance(zoe).balance_minor == 70_000 and ledger_snapshot() == before
 
 
 @pytest.mark.django_db
@@ -676,9 +689,11 @@ def test_a_second_pit_boss_approves_from_the_players_page(seeded, pit_boss, othe
 def test_the_adjustments_desk_lists_what_waits_and_decides_it(seeded, pit_boss, other_pit_boss, htmx):
     zoe = _player(balance_minor=10_000)
     first = balance_adjust(
-        player=zoe, amount_minor=60_000, reason="jackpot paid short", requested_by=pit_boss
+        player=zoe, amount_minor=60_000, reason="jackpot paid short", actor=Actor.staff(pit_boss)
     )
-    second = balance_adjust(player=zoe, amount_minor=-55_000, reason="paid twice", requested_by=pit_boss)
+    second = balance_adjust(
+        player=zoe, amount_minor=-55_000, reason="paid twice", actor=Actor.staff(pit_boss)
+    )
     client = _client(other_pit_boss)
     desk = _page(client.get("/cage/adjustments/"))
     assert re.findall(r'data-adjustment="(\d+)"', desk) == [str(first.pk), str(second.pk)]
@@ -690,6 +705,12 @@ def test_the_adjustments_desk_lists_what_waits_and_decides_it(seeded, pit_boss, 
     rejected = client.post(f"/cage/adjustments/{second.pk}/reject/", {"reason": "not proven"}, **headers)
     second.refresh_from_db()
     assert second.status == AdjustmentStatus.REJECTED and account_balance(zoe).balance_minor == 10_000
+    decided = Approval.objects.get(pk=second.approval_id)
+    assert (decided.status, decided.decided_by_id, decided.decision_reason) == (
+        "rejected",
+        other_pit_boss.pk,
+        "not proven",
+    )
     if htmx:
         html = _page(rejected)
         assert html.lstrip().startswith('<section class="card" id="adjustments">')
@@ -699,7 +720,7 @@ def test_the_adjustments_desk_lists_what_waits_and_decides_it(seeded, pit_boss, 
     before = ledger_snapshot()
     refused = client.post(f"/cage/adjustments/{first.pk}/reject/", {"reason": " "}, **headers)
     assert refused.status_code == 422
-    assert _text(_page(refused), "adjustment-error") == "A reason is required. reason_required"
+    assert _text(_page(refused), "adjustment-error") == "A rejection needs a reason. reason_required"
     assert ledger_snapshot() == before
 
 
@@ -707,7 +728,7 @@ def test_the_adjustments_desk_lists_what_waits_and_decides_it(seeded, pit_boss, 
 def test_the_cashier_sees_pending_adjustments_but_no_decision(seeded, cashier, pit_boss):
     zoe = _player(balance_minor=10_000)
     adjustment = balance_adjust(
-        player=zoe, amount_minor=60_000, reason="jackpot paid short", requested_by=pit_boss
+        player=zoe, amount_minor=60_000, reason="jackpot paid short", actor=Actor.staff(pit_boss)
     )
     client = _client(cashier)
     page = _page(client.get(f"/cage/players/{zoe.pk}/"))
@@ -754,7 +775,7 @@ def test_a_refused_adjustment_moves_nothing(seeded, pit_boss):
 @pytest.mark.django_db
 @pytest.mark.parametrize("role", ["cashier", "pit_boss"])
 def test_a_receipt_names_the_casino_the_player_and_the_cashier(seeded, cashier, agi, role):
-    transfer = cage_buy_in(player=agi, amount_minor=20_000, cashier=cashier)
+    transfer = cage_buy_in(player=agi, amount_minor=20_000, actor=Actor.staff(cashier))
     client = _client(cashier if role == "cashier" else staff_user(role, f"{role}-5"))
     page = _page(client.get(f"/cage/receipts/{transfer.pk}/"))
     assert "<h1>Demo Casino</h1>" in page
@@ -775,7 +796,7 @@ def test_a_receipt_names_the_casino_the_player_and_the_cashier(seeded, cashier, 
 
 @pytest.mark.django_db
 def test_a_receipt_prints_without_the_navigation(seeded, cashier, agi):
-    transfer = cage_buy_in(player=agi, amount_minor=20_000, cashier=cashier)
+    transfer = cage_buy_in(player=agi, amount_minor=20_000, actor=Actor.staff(cashier))
     page = _page(_client(cashier).get(f"/cage/receipts/{transfer.pk}/"))
     assert "/static/wallet/cage.css" in page
     css = (Path(settings.BASE_DIR) / "wallet" / "static" / "wallet" / "cage.css").read_text()
@@ -832,7 +853,7 @@ def test_two_submits_of_one_form_at_the_same_moment_buy_in_once(seeded):
 @pytest.mark.django_db
 def test_an_adjustments_receipt_carries_its_reason(seeded, pit_boss, agi):
     adjustment = balance_adjust(
-        player=agi, amount_minor=-1_500, reason="bought in twice", requested_by=pit_boss
+        player=agi, amount_minor=-1_500, reason="bought in twice", actor=Actor.staff(pit_boss)
     )
     page = _page(_client(pit_boss).get(f"/cage/receipts/{adjustment.transfer_id}/"))
     assert [_text(page, f"receipt-{name}") for name in ("kind", "amount", "cashier")] == [

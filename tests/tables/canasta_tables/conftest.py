@@ -62,7 +62,7 @@ def configured(table: Table, operator: Any, **changes: Any) -> CanastaTableSetti
 
 def funded(table: Table, amount_minor: int, name: str) -> Player:
     player = PlayerFactory(casino=table.casino, display_name=name)
-    system_buy_in(player=player, amount_minor=amount_minor, by="test")
+    system_buy_in(player=player, amount_minor=amount_minor, actor=Actor.automatic("test"))
     return player
 
 
