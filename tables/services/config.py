@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -708,7 +709,7 @@ def rule_set_version_approve(*, version: RuleSetVersion, actor: Actor) -> RuleSe
             **approval_audit_fields(approval),
         }
         if edge is not None:
-            after["house_edge"] = f"{float(edge):.6f}"
+            after["house_edge"] = f"{Decimal(edge.numerator) / Decimal(edge.denominator):.6f}"
         actor.audit(
             action="ruleset.version_approved",
             object_type="tables.rulesetversion",

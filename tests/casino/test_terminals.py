@@ -118,11 +118,11 @@ def test_dealer_cannot_issue_credentials(client, terminal):
 
 def test_a_reissued_credential_revokes_the_earlier_one(client, terminal):
     # Given: the terminal's first credential, in use
-    first, first_token = terminal_credential_issue(terminal=terminal)
+    first, first_token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
     assert _identity(client, first_token).status_code == 200
 
     # When: a new one is issued
-    second, second_token = terminal_credential_issue(terminal=terminal)
+    second, second_token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
 
     # Then: the first no longer authenticates, the second does, and one audit record says so
     refused = _identity(client, first_token)
@@ -138,9 +138,9 @@ def test_a_reissued_credential_revokes_the_earlier_one(client, terminal):
 
 
 def test_a_credential_issued_keeping_the_earlier_one_leaves_both_valid(client, terminal):
-    first, first_token = terminal_credential_issue(terminal=terminal)
+    first, first_token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
 
-    _, second_token = terminal_credential_issue(terminal=terminal, keep_earlier=True)
+    _, second_token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"), keep_earlier=True)
 
     assert _identity(client, first_token).status_code == 200
     assert _identity(client, second_token).status_code == 200
@@ -150,15 +150,15 @@ def test_a_credential_issued_keeping_the_earlier_one_leaves_both_valid(client, t
 
 
 def test_a_reissue_leaves_revoked_and_expired_credentials_as_they_were(terminal):
-    revoked, _ = terminal_credential_issue(terminal=terminal)
+    revoked, _ = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
     terminal_credential_revoke(credential=revoked)
-    expired, _ = terminal_credential_issue(terminal=terminal, keep_earlier=True)
+    expired, _ = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"), keep_earlier=True)
     TerminalCredential.objects.filter(pk=expired.pk).update(
         expires_at=timezone.now() - dt.timedelta(seconds=1)
     )
     revoked_at = TerminalCredential.objects.get(pk=revoked.pk).revoked_at
 
-    terminal_credential_issue(terminal=terminal)
+    terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
 
     assert TerminalCredential.objects.get(pk=revoked.pk).revoked_at == revoked_at
     assert TerminalCredential.objects.get(pk=expired.pk).revoked_at is None
@@ -167,13 +167,13 @@ def test_a_reissue_leaves_revoked_and_expired_credentials_as_they_were(terminal)
 
 
 def test_a_refused_issue_revokes_nothing_and_writes_nothing(client, terminal):
-    first, _ = terminal_credential_issue(terminal=terminal)
+    first, _ = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
     Terminal.objects.filter(pk=terminal.pk).update(is_active=False)
     terminal.refresh_from_db()
     audit_count = AuditRecord.objects.count()
 
     with pytest.raises(ServiceError) as error:
-        terminal_credential_issue(terminal=terminal)
+        terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
 
     assert error.value.code == "terminal_inactive"
     assert list(TerminalCredential.objects.values_list("pk", "revoked_at")) == [(first.pk, None)]
