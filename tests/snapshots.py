@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from casino.models import AuditRecord, PlayerSession
+from casino.models import Approval, AuditRecord, PlayerSession
 from tables.models import Bet, Box, Round, RoundEvent, Seat
 from wallet.models import (
     Account,
@@ -26,6 +26,7 @@ def ledger_snapshot() -> dict[str, Any]:
         "holds": list(Hold.objects.order_by("pk").values_list("pk", "status", "amount_minor")),
         "payouts": list(PendingPayout.objects.order_by("pk").values_list("pk", "status")),
         "adjustments": list(BalanceAdjustment.objects.order_by("pk").values_list("pk", "status")),
+        "approvals": list(Approval.objects.order_by("pk").values_list("pk", "status")),
         "idempotency": list(IdempotencyRecord.objects.order_by("pk").values_list("pk", flat=True)),
         "audit": list(AuditRecord.objects.order_by("sequence").values_list("sequence", "hash")),
     }

@@ -1,8 +1,9 @@
 """The pit boss's desk ``/pit/``: the floor (every table of the casino live, the card room's
-canasta tables with their game) and the approvals queue (held payouts, dealers' requests to void
-or correct, misscans waiting for a correction, hosts' requests to void a canasta game),
-each a partial that asks ``live/`` every second and is redrawn only when its version moved on.
-Decisions go through ``payout_approve``/``payout_reject``, ``round_request_approve``/
+canasta tables with their game, the signatures of counts and slips waiting) and the approvals
+queue (held payouts by round, box and hand; dealers' requests to void or correct, misscans
+waiting for a correction, hosts' requests to void a canasta game), each a partial that asks
+``live/`` every second and is redrawn only when its version moved on. Decisions go through
+``payouts_decide`` (a round's held lines in one command), ``round_request_approve``/
 ``round_request_reject`` and ``canasta_void_approve``/``canasta_void_reject``; the services
 refuse the dealer of the round and the requester."""
 
@@ -47,14 +48,13 @@ from tables.models import (
     TableConfigProposal,
     TableDealer,
 )
-from tables.selectors import payout_lines_awaiting_approval
+from tables.selectors import HeldRound, held_payouts
 from tables.services import (
     Actor,
     canasta_void_approve,
     canasta_void_reject,
     card_correct,
-    payout_approve,
-    payout_reject,
+    payouts_decide,
     round_request_approve,
     round_request_reject,
 )
@@ -199,10 +199,10 @@ def floor_version(rows: list[dict[str, Any]]) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
 
 
-def queue_items(casino_id: int) -> dict[str, Any]:
-    """What waits for a pit boss: held payout lines, dealers' requests, misscans, the card room
-    hosts' requests to void a game."""
-    lines = list(payout_lines_awaiting_approval(casino_id=casino_id).select_related("round__dealer"))
+def queue_items(casino_id: int, user: Any) -> dict[str, Any]:
+    """What waits for a pit boss: held payout lines by round (with whether ``user`` may decide
+    them), dealers' requests, misscans, the card room hosts' requests to void a game."""
+    payouts = held_payouts(casino_id=casino_id, user=user)
     requests = list(
         RoundRequest.objects.filter(round__table__casino_id=casino_id, decision__isnull=True)
         .select_related("round__table", "requested_by")
@@ -222,13 +222,20 @@ def queue_items(casino_id: int) -> dict[str, Any]:
         .select_related("game__table", "requested_by")
         .order_by("pk")
     )
-    return {"lines": lines, "requests": requests, "misscans": misscans, "canasta_voids": canasta_voids}
+    return {"payouts": payouts, "requests": requests, "misscans": misscans, "canasta_voids": canasta_voids}
+
+
+def queue_size(items: dict[str, Any]) -> int:
+    """How many decisions wait: each held payout line, request, misscan and canasta void."""
+    payouts: list[HeldRound] = items["payouts"]
+    lines = sum(len(held.lines) for held in payouts)
+    return lines + len(items["requests"]) + len(items["misscans"]) + len(items["canasta_voids"])
 
 
 def queue_version(items: dict[str, Any], config_waiting: int = 0) -> str:
     parts = (
         config_waiting,
-        [line.pk for line in items["lines"]],
+        [(held.line.pk, held.may_decide) for group in items["payouts"] for held in group.lines],
         [request.pk for request in items["requests"]],
         [(round_.pk, round_.version) for round_ in items["misscans"]],
         [request.pk for request in items["canasta_voids"]],
@@ -248,13 +255,14 @@ def config_changes_waiting(casino_id: int) -> int:
     )
 
 
-def _queue_context(casino_id: int) -> dict[str, Any]:
-    items = queue_items(casino_id)
+def _queue_context(request: HtmxHttpRequest) -> dict[str, Any]:
+    casino_id = staff_casino_id(request)
+    items = queue_items(casino_id, request.user)
     config_waiting = config_changes_waiting(casino_id)
     return {
         "queue": items,
         "queue_version": queue_version(items, config_waiting),
-        "queue_size": sum(map(len, items.values())),
+        "queue_size": queue_size(items),
         "config_waiting": config_waiting,
     }
 
@@ -272,8 +280,7 @@ def _vary(response: HttpResponse) -> HttpResponse:
 @staff_page("supervise_pit")
 @require_GET
 def floor(request: HtmxHttpRequest) -> HttpResponse:
-    casino_id = staff_casino_id(request)
-    context = {**_floor_context(casino_id), **_queue_context(casino_id)}
+    context = {**_floor_context(staff_casino_id(request)), **_queue_context(request)}
     template = f"{FLOOR}#floor" if request.htmx else FLOOR
     return _vary(render(request, template, context))
 
@@ -290,7 +297,7 @@ def floor_live(request: HtmxHttpRequest) -> HttpResponse:
 @staff_page("supervise_pit")
 @require_GET
 def queue(request: HtmxHttpRequest) -> HttpResponse:
-    context = _queue_context(staff_casino_id(request))
+    context = _queue_context(request)
     template = "tables/pit/queue.html#queue" if request.htmx else "tables/pit/queue.html"
     return _vary(render(request, template, context))
 
@@ -298,7 +305,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
 @staff_page("supervise_pit")
 @require_GET
 def queue_live(request: HtmxHttpRequest) -> HttpResponse:
-    context = _queue_context(staff_casino_id(request))
+    context = _queue_context(request)
     if request.GET.get("version") == context["queue_version"]:
         return _vary(HttpResponse(status=204))
     return _vary(render(request, "tables/pit/queue.html#queue", context))
@@ -306,10 +313,9 @@ def queue_live(request: HtmxHttpRequest) -> HttpResponse:
 
 def _decided(request: HtmxHttpRequest, error: ServiceError | None, done: str) -> HttpResponse:
     """The queue again (htmx) with the refusal or what was done, or back to the page."""
-    casino_id = staff_casino_id(request)
     if request.htmx:
         context = {
-            **_queue_context(casino_id),
+            **_queue_context(request),
             "error": error,
             "error_text": refusal_text(error) if error else "",
             "done": "" if error else done,
@@ -324,24 +330,44 @@ def _decided(request: HtmxHttpRequest, error: ServiceError | None, done: str) ->
     return redirect(request.POST.get("next") or "tables:queue")
 
 
+def _line_ids(values: list[str]) -> set[int]:
+    return {int(value) for value in values if value.isdigit()}
+
+
 @staff_page("approve_payout")
 @require_POST
-def payout_decide(request: HtmxHttpRequest, line_id: int, decision: str) -> HttpResponse:
+def round_payouts_decide(request: HtmxHttpRequest, round_id: int) -> HttpResponse:
+    """A round's held payout lines decided in one command: ``decision`` (approve or reject) for
+    every line of the form (``line``) but those ticked (``except``), which get the other
+    decision; a rejection's ``reason``."""
     actor = Actor.staff(staff_user(request))
-    casino_id = staff_casino_id(request)
+    decision = request.POST.get("decision", "")
+    lines = _line_ids(request.POST.getlist("line"))
+    exceptions = _line_ids(request.POST.getlist("except")) & lines
     error = None
+    approved = rejected = 0
     try:
-        if not PayoutLine.objects.filter(pk=line_id, round__table__casino_id=casino_id).exists():
-            raise TableError(_("No such payout in this casino."), code="not_found")
-        if decision == "approve":
-            payout_approve(payout_line_id=line_id, actor=actor)
-        elif decision == "reject":
-            payout_reject(payout_line_id=line_id, actor=actor, reason=request.POST.get("reason", ""))
-        else:
+        if not Round.objects.filter(pk=round_id, table__casino_id=staff_casino_id(request)).exists():
+            raise TableError(_("No such round in this casino."), code="not_found")
+        if decision not in ("approve", "reject"):
             raise TableError(_("No such decision."), code="no_such_decision")
+        approve, reject = (
+            (lines - exceptions, exceptions) if decision == "approve" else (exceptions, lines - exceptions)
+        )
+        payouts_decide(
+            round_id=round_id,
+            actor=actor,
+            approve=sorted(approve),
+            reject=sorted(reject),
+            reason=request.POST.get("reason", ""),
+        )
+        approved, rejected = len(approve), len(reject)
     except ServiceError as refused:
         error = refused
-    done = _("Payout approved and paid.") if decision == "approve" else _("Payout rejected.")
+    done = _("Payouts decided: %(approved)s approved and paid, %(rejected)s rejected.") % {
+        "approved": approved,
+        "rejected": rejected,
+    }
     return _decided(request, error, done)
 
 
