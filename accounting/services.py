@@ -74,6 +74,8 @@ from accounting.models import (
     VarianceInvestigation,
 )
 from accounting.selectors import (
+    ROLE_PERMISSIONS,
+    SLIP_STEP_PERMISSIONS,
     chip_values,
     count_roles_signed,
     counts_of_table,
@@ -96,11 +98,6 @@ from tables.models import Round, Table
 from tables.services import table_play_by_count
 from wallet.services import MAX_AMOUNT_MINOR, table_credit, table_fill
 
-ROLE_PERMISSIONS: dict[str, str] = {
-    SignatureRole.DEALER: "run_table",
-    SignatureRole.PIT_BOSS: "supervise_pit",
-    SignatureRole.CASHIER: "operate_cage",
-}
 # A user holding both pit permissions signs as a pit boss first (an operator, a superuser).
 COUNT_ROLE_ORDER = (SignatureRole.PIT_BOSS, SignatureRole.DEALER)
 
@@ -734,7 +731,7 @@ def slip_issue(*, slip: Slip, by: Any) -> SlipSignature:
     accounts and the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
     ``slip_step_refused`` (issued, voided or with a void proposed), ``same_person_signed_twice``,
     ``insufficient_funds`` (a credit above the tray's balance)."""
-    require_permission(by, "operate_cage")
+    _require_any(by, *SLIP_STEP_PERMISSIONS[SlipStep.ISSUED])
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
         if SlipStep.ISSUED in steps or _is_final(steps) or SlipStep.VOID_PROPOSED in steps:
@@ -772,7 +769,7 @@ def slip_receive(*, slip: Slip, by: Any) -> SlipSignature:
     it, signs. Needs ``run_table`` or ``supervise_pit``. Locks the gaming days (shared), the
     slip, then the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
     ``slip_step_refused``, ``same_person_signed_twice``."""
-    _require_any(by, "run_table", "supervise_pit")
+    _require_any(by, *SLIP_STEP_PERMISSIONS[SlipStep.RECEIVED])
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
         if SlipStep.ISSUED not in steps or _is_final(steps):
@@ -800,7 +797,7 @@ def slip_void(*, slip: Slip, by: Any, reason: str = "") -> SlipSignature:
     ``operate_cage``. Locks the gaming days (shared), the slip, then the audit chain. Raises
     ``permission_denied``, ``gaming_day_closed``, ``reason_required``, ``slip_step_refused``
     (issued, received or voided), ``same_person_signed_twice``."""
-    _require_any(by, "supervise_pit", "operate_cage")
+    _require_any(by, *SLIP_STEP_PERMISSIONS[SlipStep.VOIDED])
     role = SignatureRole.PIT_BOSS if _holds(by, SignatureRole.PIT_BOSS) else SignatureRole.CASHIER
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)

@@ -18,12 +18,14 @@ from django.db.models import Exists, IntegerField, OuterRef, Subquery, Sum, Valu
 from django.db.models.functions import Coalesce, Concat, NullIf, Trim
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
+from accounting.selectors import signatures_waiting
 from casino.errors import ServiceError
 from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_user
@@ -73,6 +75,16 @@ FLOOR_STATES = {
     "playing": gettext_lazy("Game in play"),
 }
 DEALING = (RoundStatus.DEALING, RoundStatus.INSURANCE, RoundStatus.PLAYERS, RoundStatus.DEALER)
+# Whose signature a count, a drop count or a slip waits for (accounting.selectors.SignatureWaiting).
+WAITS_FOR = {
+    "dealer": gettext_lazy("a dealer"),
+    "pit_boss": gettext_lazy("a pit boss"),
+    "count_team": gettext_lazy("the count team (a cashier)"),
+    "verifier": gettext_lazy("a pit boss or the accounting office"),
+    "issued": gettext_lazy("the cage, to issue it"),
+    "received": gettext_lazy("the table, to receive it"),
+    "voided": gettext_lazy("a second person, to confirm its void"),
+}
 
 
 def floor_rows(casino_id: int) -> list[dict[str, Any]]:
@@ -267,9 +279,38 @@ def _queue_context(request: HtmxHttpRequest) -> dict[str, Any]:
     }
 
 
-def _floor_context(casino_id: int) -> dict[str, Any]:
+def signature_rows(casino_id: int, user: Any) -> list[dict[str, Any]]:
+    """Every signature the casino's counts, drop counts and slips wait for, with its table, whose
+    it is in words, whether ``user`` may give it, and the page where it is given."""
+    rows = []
+    for entry in signatures_waiting(casino_id=casino_id):
+        if entry.kind in ("opener", "closer"):
+            url = reverse("accounting:table", args=[entry.table.name])
+        elif entry.kind == "drop_count":
+            url = reverse("accounting:drop")
+        else:
+            url = reverse("accounting:desk")
+        rows.append(
+            {
+                "entry": entry,
+                "waits_for": ", ".join(str(WAITS_FOR[step]) for step in entry.waits_for),
+                "is_yours": entry.may_sign(user),
+                "url": url,
+            }
+        )
+    return rows
+
+
+def _floor_context(request: HtmxHttpRequest) -> dict[str, Any]:
+    casino_id = staff_casino_id(request)
     rows = floor_rows(casino_id)
-    return {"floor": rows, "floor_version": floor_version(rows)}
+    signatures = signature_rows(casino_id, request.user)
+    marks = [
+        (row["entry"].kind, row["entry"].object_id, row["entry"].waits_for, row["is_yours"])
+        for row in signatures
+    ]
+    version = hashlib.sha256(f"{floor_version(rows)}:{marks}".encode()).hexdigest()[:24]
+    return {"floor": rows, "signatures": signatures, "floor_version": version}
 
 
 def _vary(response: HttpResponse) -> HttpResponse:
@@ -280,7 +321,7 @@ def _vary(response: HttpResponse) -> HttpResponse:
 @staff_page("supervise_pit")
 @require_GET
 def floor(request: HtmxHttpRequest) -> HttpResponse:
-    context = {**_floor_context(staff_casino_id(request)), **_queue_context(request)}
+    context = {**_floor_context(request), **_queue_context(request)}
     template = f"{FLOOR}#floor" if request.htmx else FLOOR
     return _vary(render(request, template, context))
 
@@ -288,7 +329,7 @@ def floor(request: HtmxHttpRequest) -> HttpResponse:
 @staff_page("supervise_pit")
 @require_GET
 def floor_live(request: HtmxHttpRequest) -> HttpResponse:
-    context = _floor_context(staff_casino_id(request))
+    context = _floor_context(request)
     if request.GET.get("version") == context["floor_version"]:
         return _vary(HttpResponse(status=204))
     return _vary(render(request, f"{FLOOR}#floor", context))

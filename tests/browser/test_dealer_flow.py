@@ -204,7 +204,7 @@ def test_a_round_from_the_console_to_the_pit_bosss_approval(
     row = pit.locator(f'.held-payout[data-line="{held.pk}"]')
     expect(row).to_be_visible(timeout=SHOWN_WITHIN_MS)
     screens.take(pit, "pit-payout-held")
-    pit.locator(f'#held-round-{round_.pk} button.approve').click()
+    pit.locator(f"#held-round-{round_.pk} button.approve").click()
     expect(pit.locator("#queue-done")).to_have_text("Payouts decided: 2 approved and paid, 0 rejected.")
     screens.take(pit, "pit-payout-approved")
     assert players["agi"].get("/api/v1/player/balance/").json()["balance_minor"] == before - 1400 + 2000

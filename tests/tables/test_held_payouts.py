@@ -28,20 +28,13 @@ from tables.services import (
     round_close_betting,
     round_open,
     round_settle,
-    table_settings_change,
 )
-from tests.factories import staff_user
 from tests.snapshots import ledger_snapshot
 from tests.tables.conftest import at_terminal, balance, funded_player, refused, stack_shoe
+from tests.tables.payouts_support import boss_dealer, busy_round, threshold_set
 from wallet.models import PendingPayout
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-def _threshold(table: Table, operator: Any, amount_minor: int) -> None:
-    table_settings_change(
-        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": amount_minor}
-    )
 
 
 def _one_box_round(table: Table, dealer: Any, player: Any, cards: list[str], stake_minor: int) -> Round:
@@ -65,53 +58,6 @@ def _one_box_round(table: Table, dealer: Any, player: Any, cards: list[str], sta
     return round_
 
 
-def _busy_round(table: Table, dealer: Any, operator: Any) -> tuple[Any, Round, list[PayoutLine]]:
-    """Alice (100.00) plays boxes 1 and 2 for 10.00 each; she splits box 1's eights, and all three
-    hands beat the dealer's 17: three "Higher total pays 1:1" lines, each winning 10.00 above a
-    threshold of 5.00, held. Lines in order box 1 hand 1, box 1 hand 2, box 2."""
-    _threshold(table, operator, 500)
-    alice = funded_player(table, 10_000, name="Alice Archer")
-    as_alice = at_terminal(table, alice)
-    # box 1: 8S 8D (split: TH, JD); box 2: TS 9D; the dealer 7H TC
-    stack_shoe(table, dealer, ["8S", "TS", "7H", "8D", "9D", "TC", "TH", "JD"])
-    box_take(table=table, box_number=1, actor=as_alice)
-    box_take(table=table, box_number=2, actor=as_alice)
-    round_ = round_open(table=table, actor=Actor.staff(dealer))
-    for box in (1, 2):
-        bet_place(
-            round_id=round_.pk,
-            actor=as_alice,
-            box_number=box,
-            kind="main",
-            stake_minor=1000,
-            idempotency_key=f"{box}",
-        )
-    round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
-    for box, decision in ((1, "split"), (1, "stand"), (1, "stand"), (2, "stand")):
-        decision_make(round_id=round_.pk, actor=as_alice, box_number=box, decision=decision)
-    round_settle(round_id=round_.pk, actor=Actor.staff(dealer))
-    lines = sorted(
-        PayoutLine.objects.filter(round=round_).select_related("bet"),
-        key=lambda line: (line.bet.box_number, line.hand),
-    )
-    assert [
-        (line.bet.box_number, line.hand, line.rule, line.net_minor, line.needs_approval) for line in lines
-    ] == [
-        (1, 0, "7 higher total 1:1", 1000, True),
-        (1, 1, "7 higher total 1:1", 1000, True),
-        (2, 0, "7 higher total 1:1", 1000, True),
-    ]
-    assert balance(alice) == (7_000, 0)
-    return alice, round_, lines
-
-
-def _boss_dealer(pit_boss: Any) -> Any:
-    """A dealer who also holds the pit boss's permissions."""
-    boss_dealer = staff_user("dealer", "dealer-2")
-    boss_dealer.groups.add(*pit_boss.groups.all())
-    return type(boss_dealer).objects.get(pk=boss_dealer.pk)
-
-
 def _written() -> dict[str, Any]:
     """What a payout decision writes: the ledger and the audit trail (and the approvals, in the
     ledger's snapshot), and the decisions."""
@@ -130,7 +76,7 @@ def _client(user: Any) -> Client:
 @pytest.mark.django_db
 def test_a_push_is_never_held_whatever_the_stake_returned(table, dealer, operator):
     # given winnings above 400.00 wait, and Alice's 500.00 stake pushing (19 against 19)
-    _threshold(table, operator, 40_000)
+    threshold_set(table, operator, 40_000)
     alice = funded_player(table, 100_000)
     round_ = _one_box_round(table, dealer, alice, ["TS", "TH", "9D", "9C"], 50_000)
     # then the 500.00 returned is paid at once: no approval, nothing parked
@@ -144,7 +90,7 @@ def test_a_push_is_never_held_whatever_the_stake_returned(table, dealer, operato
 @pytest.mark.django_db
 def test_winnings_above_the_threshold_wait_and_winnings_at_it_are_paid(table, dealer, operator):
     # given winnings above 400.00 wait
-    _threshold(table, operator, 40_000)
+    threshold_set(table, operator, 40_000)
     alice = funded_player(table, 100_000)
     # when Alice wins 400.00 on 400.00 (paid 800.00, far above the threshold as a payment)
     at_threshold = _one_box_round(table, dealer, alice, ["TS", "7H", "9D", "TC"], 40_000)
@@ -175,7 +121,7 @@ def test_winnings_above_the_threshold_wait_and_winnings_at_it_are_paid(table, de
 
 @pytest.mark.django_db
 def test_the_table_page_states_the_threshold_on_the_winnings(table, operator):
-    _threshold(table, operator, 40_000)
+    threshold_set(table, operator, 40_000)
     page = _client(operator).get("/operator/tables/BJ1/").content.decode()
     assert "Payouts whose winnings exceed 400.00 wait for a pit boss; a returned stake never waits." in page
 
@@ -186,7 +132,7 @@ def test_the_table_page_states_the_threshold_on_the_winnings(table, operator):
 @pytest.mark.django_db
 def test_a_rounds_lines_are_decided_in_one_command_with_an_exception(table, dealer, pit_boss, operator):
     # given the busy round's three held lines
-    alice, round_, (first, second, third) = _busy_round(table, dealer, operator)
+    alice, round_, (first, second, third) = busy_round(table, dealer, operator)
     records = AuditRecord.objects.count()
     # when the pit boss approves all but box 1's second hand, rejected with a reason
     decided = payouts_decide(
@@ -235,8 +181,8 @@ def test_a_rounds_lines_are_decided_in_one_command_with_an_exception(table, deal
 @pytest.mark.django_db
 def test_a_refused_round_decision_writes_nothing(table, dealer, pit_boss, operator):
     # given the busy round dealt by a dealer who also holds the pit boss's permission
-    boss_dealer = _boss_dealer(pit_boss)
-    alice, round_, (first, second, third) = _busy_round(table, boss_dealer, operator)
+    deals_and_decides = boss_dealer(pit_boss)
+    alice, round_, (first, second, third) = busy_round(table, deals_and_decides, operator)
     before = _written()
     everything = [first.pk, second.pk, third.pk]
     # a rejection without a reason
@@ -249,7 +195,7 @@ def test_a_refused_round_decision_writes_nothing(table, dealer, pit_boss, operat
         "four_eyes_required",
         payouts_decide,
         round_id=round_.pk,
-        actor=Actor.staff(boss_dealer),
+        actor=Actor.staff(deals_and_decides),
         approve=everything,
     )
     # a line of another round, or none, or one both approved and rejected
@@ -319,7 +265,7 @@ def _rows(page: str) -> list[tuple[str, str, str, str]]:
 
 @pytest.mark.django_db
 def test_the_queue_tells_a_rounds_lines_apart_by_box_and_hand(table, dealer, pit_boss, operator):
-    _alice, round_, _lines = _busy_round(table, dealer, operator)
+    _alice, round_, _lines = busy_round(table, dealer, operator)
     # the selector groups the round's lines by box, hand by hand
     (held,) = held_payouts(casino_id=table.casino_id, user=pit_boss)
     assert held.round == round_ and held.may_decide
@@ -356,7 +302,7 @@ def test_the_queue_tells_a_rounds_lines_apart_by_box_and_hand(table, dealer, pit
 @pytest.mark.django_db
 @pytest.mark.parametrize("htmx", [False, True])
 def test_one_post_decides_the_round_with_a_ticked_exception(table, dealer, pit_boss, operator, htmx):
-    alice, round_, (first, second, third) = _busy_round(table, dealer, operator)
+    alice, round_, (first, second, third) = busy_round(table, dealer, operator)
     client = _client(pit_boss)
     # when the pit boss ticks box 1's second hand, gives a reason and presses Approve
     response = client.post(
@@ -388,7 +334,7 @@ def test_one_post_decides_the_round_with_a_ticked_exception(table, dealer, pit_b
 
 @pytest.mark.django_db
 def test_rejecting_a_round_with_one_exception_approves_that_one(table, dealer, pit_boss, operator):
-    alice, round_, (first, second, third) = _busy_round(table, dealer, operator)
+    alice, round_, (first, second, third) = busy_round(table, dealer, operator)
     response = _client(pit_boss).post(
         f"/pit/rounds/{round_.pk}/payouts/",
         {
@@ -410,7 +356,7 @@ def test_rejecting_a_round_with_one_exception_approves_that_one(table, dealer, p
 
 @pytest.mark.django_db
 def test_a_refused_round_post_writes_nothing_and_shows_why(table, dealer, pit_boss, operator):
-    _alice, round_, lines = _busy_round(table, dealer, operator)
+    _alice, round_, lines = busy_round(table, dealer, operator)
     before = _written()
     response = _client(pit_boss).post(
         f"/pit/rounds/{round_.pk}/payouts/",
@@ -430,8 +376,8 @@ def test_a_refused_round_post_writes_nothing_and_shows_why(table, dealer, pit_bo
 def test_the_migration_gives_every_parked_payout_its_approval_with_its_history(table, pit_boss, operator):
     # given the busy round's lines, one approved, one rejected and one still waiting, as they were
     # before approvals were records of their own: parked payouts with no approval
-    dealer = _boss_dealer(pit_boss)
-    alice, round_, (first, second, third) = _busy_round(table, dealer, operator)
+    dealer = boss_dealer(pit_boss)
+    alice, round_, (first, second, third) = busy_round(table, dealer, operator)
     payouts_decide(
         round_id=round_.pk,
         actor=Actor.staff(pit_boss),
