@@ -318,15 +318,6 @@ def held_payouts(*, casino_id: int, user: User | AnonymousUser) -> list[HeldRoun
     return held
 
 
-def payout_lines_awaiting_approval(*, casino_id: int | None = None) -> QuerySet[PayoutLine]:
-    lines = PayoutLine.objects.filter(needs_approval=True, decision__isnull=True).select_related(
-        "round__table", "bet__player"
-    )
-    if casino_id is not None:
-        lines = lines.filter(round__table__casino_id=casino_id)
-    return lines.order_by("pk")
-
-
 def round_list_for_audit(*, table: Table | None = None, since: dt.datetime | None = None) -> QuerySet[Round]:
     rounds = Round.objects.filter(status="settled").select_related("table")
     if table is not None:
