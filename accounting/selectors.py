@@ -1,12 +1,15 @@
 """Reads of the pit's accounting: the chip set, a table's counts and state, the slips in flight,
-the slip report of a year, a gaming day's summary."""
+the slip report of a year, a gaming day's summary, and the signatures waiting (of counts, drop
+counts and slips), for the floor and for each person's count of what waits for them."""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Prefetch, QuerySet
 from django.utils import timezone
 
@@ -17,6 +20,7 @@ from accounting.models import (
     ChipDenomination,
     CountKind,
     DropCount,
+    DropSignatureRole,
     GamingDayClose,
     GamingDaySignature,
     InvestigationResolution,
@@ -39,6 +43,27 @@ COUNT_ROLES = (SignatureRole.DEALER, SignatureRole.PIT_BOSS)
 SLIP_SUBJECT = "accounting.slip"
 INVESTIGATION_SUBJECT = "accounting.varianceinvestigation"
 SETTINGS_SUBJECT = "accounting.accountingsettings"
+# Who signs what. The permission of each role of a count's signatures (a user holding two signs
+# in the first missing of the services' order, never twice):
+ROLE_PERMISSIONS: dict[str, str] = {
+    SignatureRole.DEALER: "run_table",
+    SignatureRole.PIT_BOSS: "supervise_pit",
+    SignatureRole.CASHIER: "operate_cage",
+}
+# the permissions of each signature of a drop count, in the order a user holding both signs them;
+DROP_ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
+    DropSignatureRole.COUNT_TEAM: ("operate_cage",),
+    DropSignatureRole.VERIFIER: ("supervise_pit", "sign_gaming_day"),
+}
+DROP_ROLE_ORDER = (DropSignatureRole.COUNT_TEAM, DropSignatureRole.VERIFIER)
+# and the permissions of each step of a slip after its request (a void: its proposal and its
+# confirmation). Nobody signs two steps of one slip in a row (``same_person_signed_twice``).
+SLIP_STEP_PERMISSIONS: dict[str, tuple[str, ...]] = {
+    SlipStep.ISSUED: ("operate_cage",),
+    SlipStep.RECEIVED: ("run_table", "supervise_pit"),
+    SlipStep.VOID_PROPOSED: ("supervise_pit", "operate_cage"),
+    SlipStep.VOIDED: ("supervise_pit", "operate_cage"),
+}
 
 
 def settings_of(casino: Casino) -> AccountingSettings:
@@ -297,6 +322,13 @@ def slips_open(casino: Casino, *, table: Table | None = None) -> list[Slip]:
     return list(slips.order_by("year", "number"))
 
 
+def slip_signed_last(table_id: int) -> int:
+    """The id of the last step signed on any slip of the table (0 for none): what a screen that
+    shows the table's slips in flight compares to know they changed. One statement."""
+    last = SlipSignature.objects.filter(slip__table_id=table_id).order_by("-pk").values_list("pk", flat=True)
+    return last.first() or 0
+
+
 def slips_recent(casino: Casino, *, limit: int = 20) -> list[Slip]:
     return list(slips_with_steps().filter(casino=casino).order_by("-year", "-number")[:limit])
 
@@ -415,3 +447,129 @@ def open_work_of_day(casino_id: int, day: dt.date) -> dict[str, Any]:
         .values_list("pk", flat=True)
     )
     return {"unsigned_counts": unsigned, "open_slips": slips, "unsigned_drop_counts": drops}
+
+
+# ---------------------------------------------------------------- signatures waiting
+
+
+@dataclass(frozen=True)
+class SignatureWaiting:
+    """A signature that a count, a drop count or a slip waits for, at its table: ``kind``
+    (``opener``, ``closer``, ``drop_count``, ``fill``, ``credit``), ``waits_for`` (the missing
+    roles of a count, ``issued``, ``received`` or ``voided`` for a slip), the permissions any of
+    which signs it, and who may not (who signed the step before)."""
+
+    kind: str
+    object_id: int
+    table: Table
+    amount_minor: int
+    gaming_day: dt.date
+    since: dt.datetime
+    waits_for: tuple[str, ...]
+    permissions: tuple[str, ...]
+    signed_by: frozenset[int]
+    number: str = ""
+    shift: int | None = None
+
+    def may_sign(self, user: User | AnonymousUser) -> bool:
+        return (
+            user.is_authenticated
+            and user.pk not in self.signed_by
+            and any(user.has_perm(f"casino.{codename}") for codename in self.permissions)
+        )
+
+
+def _closed_days(casino_id: int) -> QuerySet[GamingDayClose, dt.date]:
+    return GamingDayClose.objects.filter(casino_id=casino_id).values_list("gaming_day", flat=True)
+
+
+def _counts_waiting(
+    counts: QuerySet[Any], kind: str | None, permissions: Mapping[str, tuple[str, ...]]
+) -> list[SignatureWaiting]:
+    """The counts (tray or drop box counts: two signatures, one per role, of ``permissions`` in
+    the order of signing) of open days not signed twice, each waiting for its missing roles."""
+    waiting = []
+    for count in (
+        counts.annotate(signed=Count("signatures"))
+        .filter(signed__lt=len(permissions))
+        .select_related("table")
+        .prefetch_related("signatures")
+    ):
+        signatures = list(count.signatures.all())
+        signed = {signature.role for signature in signatures}
+        missing = tuple(role for role in permissions if role not in signed)
+        waiting.append(
+            SignatureWaiting(
+                kind=kind or count.kind,
+                object_id=count.pk,
+                table=count.table,
+                amount_minor=count.total_minor,
+                gaming_day=count.gaming_day,
+                since=count.counted_at,
+                waits_for=missing,
+                permissions=tuple(codename for role in missing for codename in permissions[role]),
+                signed_by=frozenset(signature.signer_id for signature in signatures),
+                shift=count.shift,
+            )
+        )
+    return waiting
+
+
+# The step a slip waits for after its last one, and the step whose signer may not sign it.
+_SLIP_NEXT = {
+    SlipStep.REQUESTED: (SlipStep.ISSUED, SlipStep.REQUESTED),
+    SlipStep.ISSUED: (SlipStep.RECEIVED, SlipStep.ISSUED),
+    SlipStep.VOID_PROPOSED: (SlipStep.VOIDED, SlipStep.VOID_PROPOSED),
+}
+
+
+def _slips_waiting(casino_id: int) -> list[SignatureWaiting]:
+    slips = (
+        slips_with_steps()
+        .filter(casino_id=casino_id)
+        .exclude(gaming_day__in=_closed_days(casino_id))
+        .exclude(signatures__step__in=[SlipStep.RECEIVED, SlipStep.VOIDED])
+    )
+    waiting = []
+    for slip in slips:
+        steps = slip_steps(slip)
+        state = slip_state(slip)
+        step, before = _SLIP_NEXT[SlipStep(state)]
+        waiting.append(
+            SignatureWaiting(
+                kind=slip.kind,
+                object_id=slip.pk,
+                table=slip.table,
+                amount_minor=slip.total_minor,
+                gaming_day=slip.gaming_day,
+                since=steps[before].signed_at,
+                waits_for=(str(step),),
+                permissions=SLIP_STEP_PERMISSIONS[step],
+                signed_by=frozenset({steps[before].signer_id}),
+                number=f"{slip.year}-{slip.number}",
+                shift=slip.shift,
+            )
+        )
+    return waiting
+
+
+def signatures_waiting(*, casino_id: int) -> list[SignatureWaiting]:
+    """Every signature the casino's open gaming days wait for: tray counts (openers, closers)
+    and drop counts signed once, slips requested, issued or with a void proposed; oldest first,
+    each with its table. A closed day's are left out (nothing signs in it any more). Four
+    queries and their prefetches."""
+    closed = _closed_days(casino_id)
+    trays = TrayCount.objects.filter(table__casino_id=casino_id).exclude(gaming_day__in=closed)
+    drops = DropCount.objects.filter(table__casino_id=casino_id).exclude(gaming_day__in=closed)
+    waiting = [
+        *_counts_waiting(trays, None, {role: (ROLE_PERMISSIONS[role],) for role in COUNT_ROLES}),
+        *_counts_waiting(drops, "drop_count", DROP_ROLE_PERMISSIONS),
+        *_slips_waiting(casino_id),
+    ]
+    return sorted(waiting, key=lambda entry: (entry.since, entry.kind, entry.object_id))
+
+
+def signatures_waiting_for(*, user: User | AnonymousUser, casino_id: int) -> list[SignatureWaiting]:
+    """The signatures waiting that ``user`` may give: they hold a permission of the step and did
+    not sign the step before it."""
+    return [entry for entry in signatures_waiting(casino_id=casino_id) if entry.may_sign(user)]

@@ -83,7 +83,9 @@ from accounting.models import (
 )
 from accounting.selectors import (
     INVESTIGATION_SUBJECT,
+    ROLE_PERMISSIONS,
     SETTINGS_SUBJECT,
+    SLIP_STEP_PERMISSIONS,
     SLIP_SUBJECT,
     chip_values,
     count_roles_signed,
@@ -114,11 +116,6 @@ from tables.models import Round, Table
 from tables.services import table_play_by_count
 from wallet.services import MAX_AMOUNT_MINOR, table_credit, table_fill
 
-ROLE_PERMISSIONS: dict[str, str] = {
-    SignatureRole.DEALER: "run_table",
-    SignatureRole.PIT_BOSS: "supervise_pit",
-    SignatureRole.CASHIER: "operate_cage",
-}
 # A user holding both pit permissions signs as a pit boss first (an operator, a superuser).
 COUNT_ROLE_ORDER = (SignatureRole.PIT_BOSS, SignatureRole.DEALER)
 
@@ -941,7 +938,7 @@ def slip_issue(*, slip: Slip, actor: Actor) -> SlipSignature:
     ``gaming_day_closed``, ``slip_step_refused`` (issued, voided or with a void waiting for its
     decision), ``same_person_signed_twice``, ``slip_table_closed``, ``insufficient_funds`` (a
     credit above the tray's balance)."""
-    by = require_staff(actor, "operate_cage")
+    by = _require_any(actor, *SLIP_STEP_PERMISSIONS[SlipStep.ISSUED])
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
         if SlipStep.ISSUED in steps or _is_final(steps) or SlipStep.VOID_PROPOSED in steps:
@@ -980,7 +977,7 @@ def slip_receive(*, slip: Slip, actor: Actor) -> SlipSignature:
     ``run_table`` or ``supervise_pit``. Locks the gaming days (shared), the table row, the slip,
     then the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
     ``slip_step_refused``, ``same_person_signed_twice``, ``slip_table_closed``."""
-    by = _require_any(actor, "run_table", "supervise_pit")
+    by = _require_any(actor, *SLIP_STEP_PERMISSIONS[SlipStep.RECEIVED])
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
         if SlipStep.ISSUED not in steps or _is_final(steps):
@@ -1011,7 +1008,7 @@ def slip_void(*, slip: Slip, actor: Actor, reason: str = "") -> SlipSignature:
     the slip, then the audit chain. Raises ``permission_denied``, ``reason_required``,
     ``gaming_day_closed``, ``slip_step_refused`` (issued, received or voided),
     ``approval_pending`` (a void of it waits already)."""
-    by = _require_any(actor, "supervise_pit", "operate_cage")
+    by = _require_any(actor, *SLIP_STEP_PERMISSIONS[SlipStep.VOID_PROPOSED])
     reason = reason_required(reason, _("A void says why."))
     role = SignatureRole.PIT_BOSS if _holds(by, SignatureRole.PIT_BOSS) else SignatureRole.CASHIER
     with transaction.atomic():

@@ -47,6 +47,7 @@ from accounting.models import (
     HoldAlertResolution,
     TableBuyIn,
 )
+from accounting.selectors import DROP_ROLE_ORDER, DROP_ROLE_PERMISSIONS
 from accounting.services import _day_open, _moment, _require_any
 from casino.actors import Actor, require_staff
 from casino.errors import reason_required
@@ -57,14 +58,6 @@ from wallet.services import MAX_AMOUNT_MINOR
 DROP_COUNT_LOCK_NAMESPACE = 0x0D50 << 32
 BUY_IN_LOCK_NAMESPACE = 0x0B1E << 32
 HOLD_ALERT_LOCK_NAMESPACE = 0x401D << 32
-
-# The permissions of each signature of a drop count. A user holding both (an operator who is
-# also a cashier, a superuser) signs as the count team first, and still cannot sign twice.
-DROP_ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
-    DropSignatureRole.COUNT_TEAM: ("operate_cage",),
-    DropSignatureRole.VERIFIER: ("supervise_pit", "sign_gaming_day"),
-}
-DROP_ROLE_ORDER = (DropSignatureRole.COUNT_TEAM, DropSignatureRole.VERIFIER)
 
 
 def _amount_checked(amount_minor: Any, *, allow_zero: bool) -> int:

@@ -335,7 +335,6 @@ REFUSALS: dict[str, Refusal] = {
     "table_not_open": Refusal(_("The table is not open.")),
     "wrong_role": Refusal(_("This signature needs another role.")),
     # --- the pit boss's approvals and the dealers' requests
-    "approval_by_dealer_refused": Refusal(_("The dealer of the round cannot approve its payouts.")),
     "approval_by_requester_refused": Refusal(_("Another pit boss than the one who asked must decide.")),
     "four_eyes_required": Refusal(
         _("A second person must decide: whoever asked for it cannot, nor, for a payout, the round's dealer.")

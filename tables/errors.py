@@ -93,10 +93,6 @@ class RoundNotOpenError(TableError):
     code = "round_not_open"
 
 
-class ApprovalByDealerRefusedError(PermissionRefusedError):
-    code = "approval_by_dealer_refused"
-
-
 class TableClosedError(TableError):
     code = "table_closed"
 
@@ -187,7 +183,6 @@ def from_game_error(error: GameError) -> ServiceError:
 
 
 __all__ = [
-    "ApprovalByDealerRefusedError",
     "AwaitingCorrectionError",
     "BetBehindOwnBoxError",
     "BetsBehindForbiddenError",

@@ -45,7 +45,7 @@ SETTING_LABELS = {
     "decision_seconds": _("Seconds for a decision"),
     "betting_seconds": _("Seconds for betting"),
     "bets_behind_allowed": _("Bets behind allowed"),
-    "payout_approval_threshold_minor": _("Payouts above this wait for a pit boss"),
+    "payout_approval_threshold_minor": _("Payouts whose winnings exceed this wait for a pit boss"),
     "shoe_kind": _("Shoe"),
     "dealer_records_decisions": _("The dealer enters the players' decisions"),
 }

@@ -4,12 +4,16 @@ lists for audit, and access scoping."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from casino.errors import NotFoundError
+from casino.four_eyes import may_decide
 from casino.models import Approval
 from tables.games.blackjack import current_turn, legal_actions, next_card_target, state_from_dict
 from tables.games.cards import hand_value, is_blackjack
@@ -223,13 +227,104 @@ def table_state_of_round(
     }
 
 
-def payout_lines_awaiting_approval(*, casino_id: int | None = None) -> QuerySet[PayoutLine]:
-    lines = PayoutLine.objects.filter(needs_approval=True, decision__isnull=True).select_related(
-        "round__table", "bet__player"
+# What a held payout's four-eyes approval names as its subject: the payout line.
+PAYOUT_SUBJECT = "tables.payoutline"
+
+
+def payout_approvals(line_ids: Iterable[int]) -> dict[int, Approval]:
+    """The approval each of these held payout lines waits (or waited) on: the pending one, else
+    the latest decided (a line waits once), by line id. One query."""
+    found: dict[int, Approval] = {}
+    rows = Approval.objects.filter(
+        kind="payout", subject_type=PAYOUT_SUBJECT, subject_id__in=[str(pk) for pk in line_ids]
+    ).order_by("pk")
+    for approval in rows:
+        line_id = int(approval.subject_id)
+        if line_id not in found or not found[line_id].is_pending:
+            found[line_id] = approval
+    return found
+
+
+@dataclass(frozen=True)
+class HeldLine:
+    """A payout line that waits for a pit boss, with its approval and where it was played: the
+    box and the hand (1, 2... after a split; None for a side bet or insurance)."""
+
+    line: PayoutLine
+    approval: Approval
+    box_number: int
+    hand_number: int | None
+    may_decide: bool
+
+
+@dataclass(frozen=True)
+class HeldBox:
+    number: int
+    lines: list[HeldLine]
+
+
+@dataclass(frozen=True)
+class HeldRound:
+    """A settled round's held payout lines, box by box, for one decision of them all."""
+
+    round: Round
+    boxes: list[HeldBox]
+
+    @property
+    def lines(self) -> list[HeldLine]:
+        return [held for box in self.boxes for held in box.lines]
+
+    @property
+    def may_decide(self) -> bool:
+        """Whether the person reading may decide every line (the round's dealer and whoever
+        settled it may decide none)."""
+        return all(held.may_decide for held in self.lines)
+
+
+def held_payouts(*, casino_id: int, user: User | AnonymousUser) -> list[HeldRound]:
+    """The casino's payout lines waiting for a pit boss (their pending approvals), by round (the
+    oldest waiting first), box and hand, with whether ``user`` may decide them
+    (``casino.four_eyes.may_decide``). Two queries."""
+    approvals = {
+        int(approval.subject_id): approval
+        for approval in Approval.objects.filter(
+            casino_id=casino_id,
+            kind="payout",
+            subject_type=PAYOUT_SUBJECT,
+            status=Approval.Status.PENDING,
+        ).order_by("pk")
+    }
+    lines = PayoutLine.objects.filter(pk__in=sorted(approvals)).select_related(
+        "round__table", "round__config", "round__dealer", "bet__player"
     )
-    if casino_id is not None:
-        lines = lines.filter(round__table__casino_id=casino_id)
-    return lines.order_by("pk")
+    rounds: dict[int, list[PayoutLine]] = {}
+    for line in sorted(lines, key=lambda line: approvals[line.pk].pk):
+        rounds.setdefault(line.round_id, []).append(line)
+    held: list[HeldRound] = []
+    for round_lines in rounds.values():
+        boxes: dict[int, list[HeldLine]] = {}
+        # hand by hand, then the box's side bets and insurance (no hand)
+        by_place = sorted(
+            round_lines, key=lambda line: (line.bet.box_number, line.hand is None, line.hand or 0, line.pk)
+        )
+        for line in by_place:
+            approval = approvals[line.pk]
+            boxes.setdefault(line.bet.box_number, []).append(
+                HeldLine(
+                    line=line,
+                    approval=approval,
+                    box_number=line.bet.box_number,
+                    hand_number=None if line.hand is None else line.hand + 1,
+                    may_decide=may_decide(approval=approval, user=user),
+                )
+            )
+        held.append(
+            HeldRound(
+                round=round_lines[0].round,
+                boxes=[HeldBox(number, box_lines) for number, box_lines in sorted(boxes.items())],
+            )
+        )
+    return held
 
 
 def round_list_for_audit(*, table: Table | None = None, since: dt.datetime | None = None) -> QuerySet[Round]:

@@ -16,7 +16,7 @@ urlpatterns = [
     path("pit/live/", pit.floor_live, name="floor_live"),
     path("pit/queue/", pit.queue, name="queue"),
     path("pit/queue/live/", pit.queue_live, name="queue_live"),
-    path("pit/payouts/<int:line_id>/<slug:decision>/", pit.payout_decide, name="payout_decide"),
+    path("pit/rounds/<int:round_id>/payouts/", pit.round_payouts_decide, name="round_payouts_decide"),
     path("pit/requests/<int:request_id>/<slug:decision>/", pit.request_decide, name="request_decide"),
     path(
         "pit/canasta-voids/<int:request_id>/<slug:decision>/",

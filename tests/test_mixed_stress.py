@@ -114,8 +114,9 @@ TABLES = ("BJ1", "BJ2", "BJ3")
 TERMINALS_PER_TABLE = 4
 PIN = "2468"
 STAKES = (500, 1_000, 1_500, 2_000)
-# Payouts above 15.00 wait for a pit boss; BJ2's short deadlines make the overdue defaults run.
-THRESHOLD_MINOR = 1_500
+# Winnings above 9.00 (a win on a stake of 10.00 or more) wait for a pit boss; BJ2's short
+# deadlines make the overdue defaults run.
+THRESHOLD_MINOR = 900
 # The commands the test requires done at least once (with a round settled): the run's coverage.
 REQUIRED = (
     "bet_place",

@@ -102,13 +102,14 @@ def holds_lock(hold_ids: Iterable[int]) -> list[Hold]:
     return rows_lock(Hold.objects.filter(pk__in=sorted(set(hold_ids))))
 
 
-def payout_lock(payout_id: int) -> PendingPayout:
-    """Lock a pending payout (read with its table and casino, which stay unlocked). Raises
-    ``PendingPayout.DoesNotExist``."""
-    payout = row_lock(PendingPayout.objects.select_related("table__casino").filter(pk=payout_id))
-    if payout is None:
-        raise PendingPayout.DoesNotExist(f"no pending payout {payout_id}")
-    return payout
+def payouts_lock(*, approval_ids: Iterable[int]) -> list[PendingPayout]:
+    """Lock the pending payouts that wait on these approvals, in id order (read with their table
+    and casino, which stay unlocked)."""
+    return rows_lock(
+        PendingPayout.objects.select_related("table__casino").filter(
+            approval_id__in=sorted(set(approval_ids))
+        )
+    )
 
 
 def adjustment_lock(adjustment_id: int) -> BalanceAdjustment:

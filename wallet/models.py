@@ -227,7 +227,9 @@ class PayoutStatus(models.TextChoices):
 
 class PendingPayout(models.Model):
     """A payout that settlement parked on the table's payouts-pending account until a pit boss
-    releases it to the player or rejects it back to the tray."""
+    releases it to the player or rejects it back to the tray. ``approval`` is the four-eyes
+    record it waits on (``casino.four_eyes``): the money moves only once that is decided
+    (``pending_payouts_decide``)."""
 
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="pending_payouts")
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="pending_payouts")
@@ -246,6 +248,11 @@ class PendingPayout(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
     reason = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Null only for a payout parked before approvals were records of their own, none since the
+    # migration that made one for each (wallet 0007).
+    approval = models.OneToOneField(
+        "casino.Approval", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(amount_minor__gt=0), name="payout_amount_positive")]

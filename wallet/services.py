@@ -32,7 +32,7 @@ from django.utils import timezone
 from casino.actors import Actor, require_staff
 from casino.errors import ServiceError, reason_required
 from casino.four_eyes import ApprovalNotFoundError, approval_audit_fields, approval_decide, approval_request
-from casino.models import Casino, Player
+from casino.models import Approval, Casino, Player
 from tables.models import Table
 from wallet.errors import (
     AccountNotFoundError,
@@ -57,7 +57,7 @@ from wallet.locking import (
     adjustment_lock,
     check_and_apply,
     holds_lock,
-    payout_lock,
+    payouts_lock,
     spec_of,
     transfer_lock,
 )
@@ -768,8 +768,9 @@ class SettlementLine:
     - ``stake_minor``: the stake posted (at most the hold's amount; the rest of the hold is freed).
     - ``payout_minor``: what the player gets back, stake included (0 for a loss, the stake for a
       push, stake + win for a win).
-    - ``needs_approval``: the payout waits on the table's payouts-pending account for
-      ``payout_release`` / ``payout_reject`` instead of reaching the player now.
+    - ``needs_approval``: the payout waits on the table's payouts-pending account, on the
+      four-eyes approval ``approval_id`` (``casino.four_eyes``), instead of reaching the player
+      now; :func:`pending_payouts_decide` makes the decision's effect.
     - ``rounding_minor``: what the rounding policy kept back from an exact payout; it goes from
       the tray to the house rounding account, so remainders are visible and audited.
     """
@@ -781,6 +782,7 @@ class SettlementLine:
     needs_approval: bool = False
     rounding_minor: int = 0
     bet_reference: str = ""
+    approval_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -922,7 +924,9 @@ def _payouts_park(
     table: Table, reference: str, transfer: Transfer, waiting: Sequence[SettlementLine]
 ) -> list[int]:
     """The payouts that wait for a pit boss's approval, parked on the table's payouts-pending
-    account by ``transfer`` (one bulk insert); their ids."""
+    account by ``transfer`` (one bulk insert), each on its four-eyes approval; their ids."""
+    if any(line.approval_id is None for line in waiting):
+        raise ValueError("a payout that waits names the approval it waits on")
     payouts = PendingPayout.objects.bulk_create(
         [
             PendingPayout(
@@ -933,6 +937,7 @@ def _payouts_park(
                 reference_id=reference,
                 bet_reference=line.bet_reference,
                 settlement_transfer=transfer,
+                approval_id=line.approval_id,
             )
             for line in waiting
         ]
@@ -978,76 +983,98 @@ def _settlement_amounts(
     return amounts, held, waiting
 
 
-def _payout_decide(*, payout: PendingPayout, actor: Actor, release: bool, reason: str = "") -> Transfer:
-    require_staff(actor, "approve_payout")
+def pending_payouts_decide(
+    *, approvals: Sequence[Approval], actor: Actor, object_type: str = "", object_id: object = None
+) -> list[Transfer]:
+    """The effect of decided payout approvals (``casino.four_eyes.approval_decide``, which holds
+    the rule of who may decide): each payout waiting on an approved one goes from the table's
+    payouts-pending account to the player's wallet, each on a rejected one back to the tray, one
+    transfer per payout (``payout_release``, ``payout_reject``). One audit record for them all,
+    with each approval, naming ``object_type`` and ``object_id`` (what the deciding command acts
+    on: a round; the first payout by default).
+
+    Locks the payouts (id order), then the accounts (id order), then the audit chain: call it
+    after the approvals are decided, in the deciding command's transaction. A payout is decided
+    once: one that is not pending any more (or waits on no approval given) is refused with
+    ``payout_not_pending``, moving nothing. An approval still pending is a caller's bug
+    (``ValueError``)."""
+    by_approval = {approval.pk: approval for approval in approvals}
+    if any(approval.is_pending or approval.kind != "payout" for approval in approvals):
+        raise ValueError("only decided payout approvals have an effect")
     with transaction.atomic():
-        locked_payout = payout_lock(payout.pk)
-        if locked_payout.status != PayoutStatus.PENDING:
-            raise PayoutNotPendingError(f"Payout {payout.pk} is {locked_payout.status}.", payout_id=payout.pk)
-        table = locked_payout.table
-        casino = table.casino
-        pending_spec = _table_spec(table, AccountKind.TABLE_PAYOUTS_PENDING)
-        target_spec = None if release else _table_spec(table, AccountKind.TABLE_TRAY)
-        locked = accounts_lock(
-            casino=casino,
-            specs=[pending_spec] + ([target_spec] if target_spec else []),
-            ids=[locked_payout.account_id] if release else [],
-        )
-        specs = _by_spec(locked)
-        target_id = locked_payout.account_id if release else specs[target_spec].pk  # type: ignore[index]
-        written = _transfer_write(
-            casino=casino,
-            kind=TransferKind.PAYOUT_RELEASE if release else TransferKind.PAYOUT_REJECT,
-            accounts=_by_id(locked),
-            amounts={
-                specs[pending_spec].pk: -locked_payout.amount_minor,
-                target_id: locked_payout.amount_minor,
-            },
-            created_by=actor.user,
-            memo=reason,
-            reference_type=locked_payout.reference_type,
-            reference_id=locked_payout.reference_id,
-        )
-        transfer = written.transfer
-        PendingPayout.objects.filter(pk=payout.pk).update(
-            status=PayoutStatus.RELEASED if release else PayoutStatus.REJECTED,
-            decided_transfer=transfer,
-            decided_by=actor.user,
-            decided_at=timezone.now(),
-            reason=reason,
-        )
+        payouts = payouts_lock(approval_ids=by_approval)
+        missing = sorted(set(by_approval) - {payout.approval_id for payout in payouts})
+        if missing:
+            raise PayoutNotPendingError(f"No payout waits on approval {missing[0]}.", approval_id=missing[0])
+        for payout in payouts:
+            if payout.status != PayoutStatus.PENDING:
+                raise PayoutNotPendingError(f"Payout {payout.pk} is {payout.status}.", payout_id=payout.pk)
+        if not payouts:
+            return []
+        casino = payouts[0].table.casino
+        specs = [
+            _table_spec(payout.table, kind)
+            for payout in payouts
+            for kind in (AccountKind.TABLE_PAYOUTS_PENDING, AccountKind.TABLE_TRAY)
+        ]
+        locked = accounts_lock(casino=casino, specs=specs, ids={payout.account_id for payout in payouts})
+        accounts, by_spec = _by_id(locked), _by_spec(locked)
+        now = timezone.now()
+        written: list[_Written] = []
+        decided: list[dict[str, Any]] = []
+        for payout in payouts:
+            approval = by_approval[payout.approval_id]  # type: ignore[index]
+            release = approval.status == approval.Status.APPROVED
+            pending = by_spec[_table_spec(payout.table, AccountKind.TABLE_PAYOUTS_PENDING)]
+            target = (
+                payout.account_id
+                if release
+                else by_spec[_table_spec(payout.table, AccountKind.TABLE_TRAY)].pk
+            )
+            entry = _transfer_write(
+                casino=casino,
+                kind=TransferKind.PAYOUT_RELEASE if release else TransferKind.PAYOUT_REJECT,
+                accounts=accounts,
+                amounts={pending.pk: -payout.amount_minor, target: payout.amount_minor},
+                created_by=actor.user,
+                memo=approval.decision_reason,
+                reference_type=payout.reference_type,
+                reference_id=payout.reference_id,
+            )
+            written.append(entry)
+            PendingPayout.objects.filter(pk=payout.pk).update(
+                status=PayoutStatus.RELEASED if release else PayoutStatus.REJECTED,
+                decided_transfer=entry.transfer,
+                decided_by=approval.decided_by,
+                decided_at=approval.decided_at or now,
+                reason=approval.decision_reason,
+            )
+            decided.append(
+                {
+                    "payout_id": payout.pk,
+                    "bet_reference": payout.bet_reference,
+                    "amount_minor": payout.amount_minor,
+                    "transfer_id": entry.transfer.pk,
+                    **approval_audit_fields(approval),
+                }
+            )
         actor.audit(
-            action="wallet.payout_released" if release else "wallet.payout_rejected",
-            object_type="wallet.pendingpayout",
-            object_id=payout.pk,
+            action="wallet.payouts_decided",
+            object_type=object_type or "wallet.pendingpayout",
+            object_id=payouts[0].pk if object_id is None else object_id,
             before={"status": PayoutStatus.PENDING},
             after={
-                "transfer_id": transfer.pk,
-                "payout_id": payout.pk,
-                "amount_minor": locked_payout.amount_minor,
-                "reason": reason,
-                **_audited(written),
+                "released_minor": sum(
+                    item["amount_minor"] for item in decided if item["status"] == Approval.Status.APPROVED
+                ),
+                "rejected_minor": sum(
+                    item["amount_minor"] for item in decided if item["status"] == Approval.Status.REJECTED
+                ),
+                "payouts": decided,
+                **_audited(*written),
             },
         )
-    return transfer
-
-
-def payout_release(*, payout: PendingPayout, actor: Actor) -> Transfer:
-    """Release a payout parked by settlement: payouts-pending -> player wallet.
-
-    Needs ``casino.approve_payout`` (the caller checks that the approver is not the dealer).
-    Locks the payout row, then the accounts, then the audit chain. A payout is decided once: a
-    second release (or a release after a reject) finds it decided and is refused with
-    ``payout_not_pending``, moving nothing. Raises ``payout_not_pending``, ``permission_denied``.
-    """
-    return _payout_decide(payout=payout, actor=actor, release=True)
-
-
-def payout_reject(*, payout: PendingPayout, actor: Actor, reason: str) -> Transfer:
-    """Reject a parked payout: payouts-pending -> the table's tray. Needs ``casino.approve_payout``
-    and a reason; decided once, like ``payout_release``. Raises ``payout_not_pending``,
-    ``reason_required``, ``permission_denied``."""
-    return _payout_decide(payout=payout, actor=actor, release=False, reason=_require_reason(reason))
+    return [entry.transfer for entry in written]
 
 
 # ---------------------------------------------------------------- card-room game settlement
@@ -1204,8 +1231,7 @@ __all__ = [
     "game_settle",
     "hold_place",
     "holds_void",
-    "payout_reject",
-    "payout_release",
+    "pending_payouts_decide",
     "round_settle",
     "system_buy_in",
     "system_table_fill",

@@ -48,7 +48,7 @@ from tables.services.decisions import decision_make, insurance_close, insurance_
 from tables.services.requests import round_request_approve, round_request_create, round_request_reject
 from tables.services.rounds import round_close_betting, round_open, round_void
 from tables.services.seats import box_bets_behind_set, box_leave, box_take, boxes_ensure
-from tables.services.settlement import payout_approve, payout_reject, round_settle
+from tables.services.settlement import payout_approve, payout_reject, payouts_decide, round_settle
 from tables.services.shoes import shoe_shuffle, shoe_verify, shuffle_due
 
 __all__ = [
@@ -80,6 +80,7 @@ __all__ = [
     "insurance_decide",
     "payout_approve",
     "payout_reject",
+    "payouts_decide",
     "paytable_version_approve",
     "paytable_version_create",
     "paytable_version_reject",

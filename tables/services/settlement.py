@@ -2,11 +2,14 @@
 
 ``round_settle`` stores the engine's payout lines per bet (rule and exact multiplier) and posts
 the whole round to the ledger in one bulk ``wallet.round_settle``: the number of SQL
-statements does not grow with the number of bets (see ``bench/settle.py``). A payout line whose
-``paid_minor`` is above the table's ``payout_approval_threshold_minor`` waits on the table's
-payouts-pending account until a pit boss who is not the round's dealer approves it (or rejects it
-with a reason). The round's audit record carries the hash of its events and payout lines
-(``tables/round_hash.py``); lines are never updated: a decision is a ``PayoutDecision`` row.
+statements does not grow with the number of bets (see ``bench/settle.py``), but for two per
+payout that waits. A payout line whose winnings (``net_minor``: never the stake returned with
+them, :func:`payout_waits`) exceed the table's ``payout_approval_threshold_minor`` waits on the
+table's payouts-pending account, as a four-eyes approval of kind ``payout``
+(``casino.four_eyes``, the round's dealer excluded), until a pit boss approves it or rejects it
+with a reason (:func:`payouts_decide`: a round's lines in one command). The round's audit record
+carries the hash of its events and payout lines (``tables/round_hash.py``); lines are never
+updated: a decision is a ``PayoutDecision`` row beside its approval.
 """
 
 from __future__ import annotations
@@ -14,21 +17,21 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from fractions import Fraction
 
 from django.db import transaction
 from django.db.models import Case, F, PositiveIntegerField, Value, When
 from django.utils import timezone
 
-from casino.actors import Actor, require_staff
+from casino.actors import Actor
 from casino.audit import audit_batch
-from tables.errors import ApprovalByDealerRefusedError, RoundNotOpenError, TableError
+from casino.errors import reason_required
+from casino.four_eyes import approval_decide, approval_request
+from tables.errors import TableError
 from tables.games.blackjack import settlement
 from tables.games.blackjack.jsonable import fraction_text
 from tables.games.blackjack.settlement import PayoutLine as EnginePayoutLine
 from tables.locking import payout_line_lock
 from tables.models import (
-    ApprovalStatus,
     Bet,
     BetHold,
     BetKind,
@@ -41,11 +44,10 @@ from tables.models import (
     Seat,
 )
 from tables.round_hash import SETTLED_ACTION, round_seal
+from tables.selectors import PAYOUT_SUBJECT, payout_approvals
 from tables.services.commands import AppliedDefault, round_command, round_state, shoe_consume
 from tables.services.common import EventDraft, events_write, require_dealer_or_reader
-from wallet.models import PendingPayout
-from wallet.services import SettlementLine, payout_release
-from wallet.services import payout_reject as wallet_payout_reject
+from wallet.services import SettlementLine, pending_payouts_decide
 from wallet.services import round_settle as wallet_round_settle
 
 PAYOUT_REFERENCE = "payout_line:{}"
@@ -73,7 +75,8 @@ def round_settle(*, round_id: int, actor: Actor) -> Round:
             lines = settlement(state)
             bets = {str(bet.pk): bet for bet in Bet.objects.filter(round=round_)}
             rows = PayoutLine.objects.bulk_create(_payout_rows(round_, lines, bets))
-            wallet_lines = _wallet_lines(round_, lines, rows, bets)
+            approvals = _held_payouts_request(round_, rows, bets, actor)
+            wallet_lines = _wallet_lines(round_, lines, rows, bets, approvals)
             Bet.objects.filter(round=round_, status=BetStatus.PLACED).update(status=BetStatus.SETTLED)
             _streaks_update(round_, lines, bets)
             shoe_consume(round_.shoe, state)
@@ -123,13 +126,20 @@ def round_settle(*, round_id: int, actor: Actor) -> Round:
     return round_command(round_id, body, actor)
 
 
+def payout_waits(*, net_minor: int, threshold_minor: int) -> bool:
+    """Whether a payout line waits for a pit boss: its winnings (the net win, never the stake
+    returned with them) exceed the table's approval threshold. A push, a returned stake and a
+    lost bet win nothing, so they never wait."""
+    return net_minor > max(threshold_minor, 0)
+
+
 def _payout_rows(round_: Round, lines: Sequence[EnginePayoutLine], bets: dict[str, Bet]) -> list[PayoutLine]:
-    """The payout line rows of the engine's lines (rule and exact multiplier); a line paying more
-    than the table's approval threshold waits for a pit boss."""
+    """The payout line rows of the engine's lines (rule and exact multiplier); a line whose
+    winnings (``payout_waits``) exceed the table's approval threshold waits for a pit boss."""
     threshold = round_.config.payout_approval_threshold_minor
     rows: list[PayoutLine] = []
     for line in lines:
-        waits = line.outcome != "refund" and line.paid_minor > threshold
+        waits = payout_waits(net_minor=line.net_minor, threshold_minor=threshold)
         rows.append(
             PayoutLine(
                 round=round_,
@@ -149,12 +159,52 @@ def _payout_rows(round_: Round, lines: Sequence[EnginePayoutLine], bets: dict[st
     return rows
 
 
+def _held_payouts_request(
+    round_: Round, rows: Sequence[PayoutLine], bets: dict[str, Bet], actor: Actor
+) -> dict[int, int]:
+    """A four-eyes approval of kind ``payout`` for each line that waits, asked by whoever settles
+    the round, which the round's dealer may not decide either: approval id by line id."""
+    table = round_.table
+    approvals: dict[int, int] = {}
+    for row in rows:
+        if not row.needs_approval:
+            continue
+        bet = bets[str(row.bet_id)]
+        hand = f" hand {row.hand + 1}" if row.hand is not None else ""
+        approval = approval_request(
+            actor=actor,
+            casino=table.casino,
+            kind="payout",
+            subject_type=PAYOUT_SUBJECT,
+            subject_id=row.pk,
+            summary=f"{table.name} round {round_.number}, box {bet.box_number}{hand}: {row.rule}",
+            place=table.name,
+            amount_minor=row.paid_minor,
+            after={
+                "round_id": round_.pk,
+                "box": bet.box_number,
+                "hand": row.hand,
+                "net_minor": row.net_minor,
+                "paid_minor": row.paid_minor,
+                "threshold_minor": round_.config.payout_approval_threshold_minor,
+            },
+            excluded={"round_dealer": round_.dealer_id} if round_.dealer_id else None,
+        )
+        approvals[row.pk] = approval.pk
+    return approvals
+
+
 def _wallet_lines(
-    round_: Round, lines: Sequence[EnginePayoutLine], rows: Sequence[PayoutLine], bets: dict[str, Bet]
+    round_: Round,
+    lines: Sequence[EnginePayoutLine],
+    rows: Sequence[PayoutLine],
+    bets: dict[str, Bet],
+    approvals: dict[int, int],
 ) -> list[SettlementLine]:
     """What the wallet posts for the round: each payout (and rounding remainder) to the bettor's
-    account, and each hold closed with the part of it the bet staked (the rest is freed). Raises
-    ``hold_mismatch`` if a bet staked more than it held (a bug: nothing is posted then)."""
+    account, a held one on its approval, and each hold closed with the part of it the bet staked
+    (the rest is freed). Raises ``hold_mismatch`` if a bet staked more than it held (a bug:
+    nothing is posted then)."""
     holds: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
     for bet_pk, hold_id, amount, account_id in (
         BetHold.objects.filter(bet__round=round_, bet__status=BetStatus.PLACED)
@@ -179,6 +229,7 @@ def _wallet_lines(
                     needs_approval=row.needs_approval,
                     rounding_minor=rounding,
                     bet_reference=PAYOUT_REFERENCE.format(row.pk),
+                    approval_id=approvals.get(row.pk),
                 )
             )
         elif rounding >= 1:
@@ -231,54 +282,93 @@ def _streaks_update(round_: Round, lines: Sequence[EnginePayoutLine], bets: dict
         )
 
 
-def _decide(*, payout_line_id: int, actor: Actor, release: bool, reason: str = "") -> PayoutLine:
-    require_staff(actor, "approve_payout")
+def payouts_decide(
+    *,
+    round_id: int,
+    actor: Actor,
+    approve: Sequence[int] = (),
+    reject: Sequence[int] = (),
+    reason: str = "",
+) -> list[PayoutLine]:
+    """A pit boss decides held payout lines of one round in one command: those of ``approve``
+    are released to the players' wallets, those of ``reject`` go back to the tray with ``reason``.
+    All or nothing, in one transaction.
+
+    Who may decide is the four-eyes capability's rule (``casino.four_eyes.approval_decide``:
+    ``approve_payout``, neither the one who settled the round nor its dealer). Each decision is
+    also a ``PayoutDecision`` row (lines are never updated); the money moves in the wallet
+    (``pending_payouts_decide``, which writes the command's one audit record, on the round).
+
+    Locks the lines (their advisory locks, id order), then their approvals (id order), then the
+    pending payouts and the accounts, then the audit chain. Raises ``no_such_decision`` (no line,
+    or a line both approved and rejected), ``reason_required`` (a rejection without a reason),
+    ``not_found`` (a line not of this round), ``payout_not_pending`` (a line paid at once),
+    ``approval_decided``, ``four_eyes_required``, ``permission_denied``; nothing is written then.
+    Returns the lines decided, in id order."""
+    approved, rejected = set(approve), set(reject)
+    if not approved | rejected or approved & rejected:
+        raise TableError("approve or reject each payout line once", code="no_such_decision")
+    cleaned = reason_required(reason, "A rejection needs a reason.") if rejected else reason.strip()
+    line_ids = sorted(approved | rejected)
     with transaction.atomic():
-        line = payout_line_lock(payout_line_id)
-        if line is None:
-            raise TableError(f"no payout line {payout_line_id}", code="not_found")
-        if line.approval_status != ApprovalStatus.PENDING:
-            raise TableError(
-                f"payout line {payout_line_id} is {line.approval_status}", code="payout_not_pending"
+        for line_id in line_ids:
+            payout_line_lock(line_id)
+        lines = list(PayoutLine.objects.filter(pk__in=line_ids, round_id=round_id).order_by("pk"))
+        missing = sorted(set(line_ids) - {line.pk for line in lines})
+        if missing:
+            raise TableError(f"no payout line {missing[0]} in round {round_id}", code="not_found")
+        approvals = payout_approvals(line_ids)
+        for line in lines:
+            if not line.needs_approval or line.pk not in approvals:
+                raise TableError(
+                    f"payout line {line.pk} was paid at once", code="payout_not_pending", line_id=line.pk
+                )
+        now = timezone.now()
+        decided = [
+            approval_decide(
+                approval_id=approval.pk,
+                actor=actor,
+                approve=int(approval.subject_id) in approved,
+                reason=cleaned if int(approval.subject_id) in rejected else "",
+                at=now,
             )
-        round_ = Round.objects.get(pk=line.round_id)
-        if round_.dealer_id is not None and actor.user is not None and round_.dealer_id == actor.user.pk:
-            raise ApprovalByDealerRefusedError("the dealer of the round cannot approve its payouts")
-        payout = PendingPayout.objects.get(
-            bet_reference=PAYOUT_REFERENCE.format(line.pk), reference_id=str(round_.pk)
+            for approval in sorted(approvals.values(), key=lambda approval: approval.pk)
+        ]
+        PayoutDecision.objects.bulk_create(
+            [
+                PayoutDecision(
+                    line_id=int(approval.subject_id),
+                    status=approval.status,
+                    decided_by=approval.decided_by,
+                    decided_at=now,
+                    reason=approval.decision_reason,
+                )
+                for approval in decided
+            ]
         )
-        # The line stays as settlement wrote it: the decision is a row of its own.
-        PayoutDecision.objects.create(
-            line=line,
-            status=ApprovalStatus.APPROVED if release else ApprovalStatus.REJECTED,
-            decided_by=actor.user,
-            decided_at=timezone.now(),
-            reason=reason,
-        )
-        if release:
-            payout_release(payout=payout, actor=actor)
-        else:
-            wallet_payout_reject(payout=payout, actor=actor, reason=reason)
-    return PayoutLine.objects.get(pk=payout_line_id)
+        pending_payouts_decide(approvals=decided, actor=actor, object_type="tables.round", object_id=round_id)
+    return list(PayoutLine.objects.filter(pk__in=line_ids).select_related("decision").order_by("pk"))
+
+
+def _line_round_id(payout_line_id: int) -> int:
+    round_id = PayoutLine.objects.filter(pk=payout_line_id).values_list("round_id", flat=True).first()
+    if round_id is None:
+        raise TableError(f"no payout line {payout_line_id}", code="not_found")
+    return round_id
 
 
 def payout_approve(*, payout_line_id: int, actor: Actor) -> PayoutLine:
-    """A pit boss releases a payout held above the threshold to the player's wallet.
-    Needs ``casino.approve_payout``; the round's dealer is refused (``approval_by_dealer_refused``).
-    Locks the payout line, then (wallet) the pending payout and the accounts. The decision is a
-    new ``PayoutDecision`` row (the line itself is never updated; one decision per line). Raises
-    ``payout_not_pending``, ``permission_denied``. Audited by the wallet (``wallet.payout_released``)."""
-    return _decide(payout_line_id=payout_line_id, actor=actor, release=True)
+    """A pit boss releases one held payout to the player's wallet: :func:`payouts_decide` of
+    that line alone."""
+    round_id = _line_round_id(payout_line_id)
+    return payouts_decide(round_id=round_id, actor=actor, approve=[payout_line_id])[0]
 
 
 def payout_reject(*, payout_line_id: int, actor: Actor, reason: str) -> PayoutLine:
-    """A pit boss rejects a held payout with a reason (the money goes back to the tray).
-    Same rules as :func:`payout_approve`; raises ``reason_required`` without a reason."""
-    reason = (reason or "").strip()
-    if not reason:
-        raise TableError("a reason is required", code="reason_required")
-    return _decide(payout_line_id=payout_line_id, actor=actor, release=False, reason=reason[:300])
+    """A pit boss rejects one held payout with a reason (the money goes back to the tray):
+    :func:`payouts_decide` of that line alone."""
+    round_id = _line_round_id(payout_line_id)
+    return payouts_decide(round_id=round_id, actor=actor, reject=[payout_line_id], reason=reason)[0]
 
 
-__all__ = ["payout_approve", "payout_reject", "round_settle"]
-_ = (RoundNotOpenError, Fraction)
+__all__ = ["payout_approve", "payout_reject", "payout_waits", "payouts_decide", "round_settle"]

@@ -1,10 +1,12 @@
-"""``{{ line.rule|rule_label }}``: a payout line's rule in words (``tables.payout_labels``)."""
+"""``{{ line.rule|rule_label }}``: a payout line's rule in words (``tables.payout_labels``);
+``{{ bet.kind|bet_kind_label }}``: a bet's kind in words."""
 
 from __future__ import annotations
 
 from django import template
 
 from tables.payout_labels import rule_label as _rule_label
+from tables.round_audit import BET_KIND_LABELS
 
 register = template.Library()
 
@@ -12,3 +14,8 @@ register = template.Library()
 @register.filter
 def rule_label(rule: str) -> str:
     return _rule_label(rule)
+
+
+@register.filter
+def bet_kind_label(kind: str) -> str:
+    return str(BET_KIND_LABELS.get(kind, kind))

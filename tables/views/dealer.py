@@ -28,6 +28,8 @@ from django.utils.translation import get_language, gettext_lazy, pgettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from accounting.models import Slip
+from accounting.selectors import slip_signed_last, slip_state, slips_open
 from accounting.tips import NoRoundToTipError, round_tips, round_tips_marker, tip_record, tips_none_record
 from accounting.views_tips import tip_amount_read
 from casino.errors import ServiceError
@@ -101,14 +103,21 @@ def console_version(table: Table) -> str:
     """What the console shows, as a version: the terminals' counters (rounds, bets, boxes, seats,
     shoe, configuration; an overdue default applied first) and what only the console shows (the
     dealer signed on, the round's requests, the pit boss's payout decisions on it), read in one
-    statement (``tables.sql.table_version_row``). While the latest round is settled, its tips
-    too (one statement more, then only): a tip from a player's wallet shows on the tips step
-    within a poll, as the dealer's own do."""
+    statement (``tables.sql.table_version_row``), and the last step signed on a fill or credit
+    slip of the table (one statement: a slip requested, issued, received or voided shows within
+    a poll). While the latest round is settled, its tips too (one statement more, then only): a
+    tip from a player's wallet shows on the tips step within a poll, as the dealer's own do."""
     version = table_state_version_current(table_id=table.pk, for_player_id=None, for_console=True)
-    if version.round_id is None or version.round_status != RoundStatus.SETTLED:
+    parts = [version.value]
+    slips = slip_signed_last(table.pk)
+    if slips:
+        parts.append(f"slips:{slips}")
+    if version.round_id is not None and version.round_status == RoundStatus.SETTLED:
+        count, last = round_tips_marker(version.round_id)
+        parts.append(f"{count}:{last}")
+    if len(parts) == 1:
         return version.value
-    count, last = round_tips_marker(version.round_id)
-    return hashlib.sha256(f"{version.value}:{count}:{last}".encode()).hexdigest()[:32]
+    return hashlib.sha256(":".join(parts).encode()).hexdigest()[:32]
 
 
 def console_actions(
@@ -188,6 +197,8 @@ class TableView:
     last_round: Round | None
     pending: list[RoundRequest]
     summary: RoundSummary | None
+    # The table's fill and credit slips not yet received nor voided, with their step.
+    slips: list[tuple[Slip, str]]
 
 
 # How long a table's view stays in the cache; a new version is a new entry, so this bounds only
@@ -247,6 +258,7 @@ def _table_view_build(table: Table) -> TableView:
             else []
         ),
         summary=round_summary(last_round) if last_round and status == RoundStatus.SETTLED else None,
+        slips=[(slip, slip_state(slip)) for slip in slips_open(table.casino, table=table)],
     )
 
 
@@ -302,6 +314,7 @@ def _context(
         "status_label": ROUND_STATUS_LABELS.get(status, status) if status else "",
         "round_version": last_round.version if last_round else "",
         "pending_requests": pending,
+        "slips_in_flight": view.slips,
         "summary": view.summary,
         # The round's tips step, from its settlement until the next round opens (one statement,
         # only then; not part of the version): accounting/tips.py.

@@ -1,8 +1,9 @@
 """The pit boss's desk ``/pit/``: the floor (every table of the casino live, the card room's
-canasta tables with their game) and the approvals queue (held payouts, dealers' requests to void
-or correct, misscans waiting for a correction, hosts' requests to void a canasta game),
-each a partial that asks ``live/`` every second and is redrawn only when its version moved on.
-Decisions go through ``payout_approve``/``payout_reject``, ``round_request_approve``/
+canasta tables with their game, the signatures of counts and slips waiting) and the approvals
+queue (held payouts by round, box and hand; dealers' requests to void or correct, misscans
+waiting for a correction, hosts' requests to void a canasta game), each a partial that asks
+``live/`` every second and is redrawn only when its version moved on. Decisions go through
+``payouts_decide`` (a round's held lines in one command), ``round_request_approve``/
 ``round_request_reject`` and ``canasta_void_approve``/``canasta_void_reject``; the services
 refuse the dealer of the round and the requester."""
 
@@ -17,12 +18,14 @@ from django.db.models import Exists, IntegerField, OuterRef, Subquery, Sum, Valu
 from django.db.models.functions import Coalesce, Concat, NullIf, Trim
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
+from accounting.selectors import signatures_waiting
 from casino.errors import ServiceError
 from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_user
@@ -44,14 +47,13 @@ from tables.models import (
     Table,
     TableDealer,
 )
-from tables.selectors import config_approvals_waiting, payout_lines_awaiting_approval
+from tables.selectors import HeldRound, config_approvals_waiting, held_payouts
 from tables.services import (
     Actor,
     canasta_void_approve,
     canasta_void_reject,
     card_correct,
-    payout_approve,
-    payout_reject,
+    payouts_decide,
     round_request_approve,
     round_request_reject,
 )
@@ -70,6 +72,16 @@ FLOOR_STATES = {
     "playing": gettext_lazy("Game in play"),
 }
 DEALING = (RoundStatus.DEALING, RoundStatus.INSURANCE, RoundStatus.PLAYERS, RoundStatus.DEALER)
+# Whose signature a count, a drop count or a slip waits for (accounting.selectors.SignatureWaiting).
+WAITS_FOR = {
+    "dealer": gettext_lazy("a dealer"),
+    "pit_boss": gettext_lazy("a pit boss"),
+    "count_team": gettext_lazy("the count team (a cashier)"),
+    "verifier": gettext_lazy("a pit boss or the accounting office"),
+    "issued": gettext_lazy("the cage, to issue it"),
+    "received": gettext_lazy("the table, to receive it"),
+    "voided": gettext_lazy("a second person, to confirm its void"),
+}
 
 
 def floor_rows(casino_id: int) -> list[dict[str, Any]]:
@@ -196,10 +208,10 @@ def floor_version(rows: list[dict[str, Any]]) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
 
 
-def queue_items(casino_id: int) -> dict[str, Any]:
-    """What waits for a pit boss: held payout lines, dealers' requests, misscans, the card room
-    hosts' requests to void a game."""
-    lines = list(payout_lines_awaiting_approval(casino_id=casino_id).select_related("round__dealer"))
+def queue_items(casino_id: int, user: Any) -> dict[str, Any]:
+    """What waits for a pit boss: held payout lines by round (with whether ``user`` may decide
+    them), dealers' requests, misscans, the card room hosts' requests to void a game."""
+    payouts = held_payouts(casino_id=casino_id, user=user)
     requests = list(
         RoundRequest.objects.filter(round__table__casino_id=casino_id, decision__isnull=True)
         .select_related("round__table", "requested_by")
@@ -219,13 +231,20 @@ def queue_items(casino_id: int) -> dict[str, Any]:
         .select_related("game__table", "requested_by")
         .order_by("pk")
     )
-    return {"lines": lines, "requests": requests, "misscans": misscans, "canasta_voids": canasta_voids}
+    return {"payouts": payouts, "requests": requests, "misscans": misscans, "canasta_voids": canasta_voids}
+
+
+def queue_size(items: dict[str, Any]) -> int:
+    """How many decisions wait: each held payout line, request, misscan and canasta void."""
+    payouts: list[HeldRound] = items["payouts"]
+    lines = sum(len(held.lines) for held in payouts)
+    return lines + len(items["requests"]) + len(items["misscans"]) + len(items["canasta_voids"])
 
 
 def queue_version(items: dict[str, Any], config_waiting: int = 0) -> str:
     parts = (
         config_waiting,
-        [line.pk for line in items["lines"]],
+        [(held.line.pk, held.may_decide) for group in items["payouts"] for held in group.lines],
         [request.pk for request in items["requests"]],
         [(round_.pk, round_.version) for round_ in items["misscans"]],
         [request.pk for request in items["canasta_voids"]],
@@ -238,20 +257,50 @@ def config_changes_waiting(casino_id: int) -> int:
     return config_approvals_waiting(casino_id=casino_id).count()
 
 
-def _queue_context(casino_id: int) -> dict[str, Any]:
-    items = queue_items(casino_id)
+def _queue_context(request: HtmxHttpRequest) -> dict[str, Any]:
+    casino_id = staff_casino_id(request)
+    items = queue_items(casino_id, request.user)
     config_waiting = config_changes_waiting(casino_id)
     return {
         "queue": items,
         "queue_version": queue_version(items, config_waiting),
-        "queue_size": sum(map(len, items.values())),
+        "queue_size": queue_size(items),
         "config_waiting": config_waiting,
     }
 
 
-def _floor_context(casino_id: int) -> dict[str, Any]:
+def signature_rows(casino_id: int, user: Any) -> list[dict[str, Any]]:
+    """Every signature the casino's counts, drop counts and slips wait for, with its table, whose
+    it is in words, whether ``user`` may give it, and the page where it is given."""
+    rows = []
+    for entry in signatures_waiting(casino_id=casino_id):
+        if entry.kind in ("opener", "closer"):
+            url = reverse("accounting:table", args=[entry.table.name])
+        elif entry.kind == "drop_count":
+            url = reverse("accounting:drop")
+        else:
+            url = reverse("accounting:desk")
+        rows.append(
+            {
+                "entry": entry,
+                "waits_for": ", ".join(str(WAITS_FOR[step]) for step in entry.waits_for),
+                "is_yours": entry.may_sign(user),
+                "url": url,
+            }
+        )
+    return rows
+
+
+def _floor_context(request: HtmxHttpRequest) -> dict[str, Any]:
+    casino_id = staff_casino_id(request)
     rows = floor_rows(casino_id)
-    return {"floor": rows, "floor_version": floor_version(rows)}
+    signatures = signature_rows(casino_id, request.user)
+    marks = [
+        (row["entry"].kind, row["entry"].object_id, row["entry"].waits_for, row["is_yours"])
+        for row in signatures
+    ]
+    version = hashlib.sha256(f"{floor_version(rows)}:{marks}".encode()).hexdigest()[:24]
+    return {"floor": rows, "signatures": signatures, "floor_version": version}
 
 
 def _vary(response: HttpResponse) -> HttpResponse:
@@ -262,8 +311,7 @@ def _vary(response: HttpResponse) -> HttpResponse:
 @staff_page("supervise_pit")
 @require_GET
 def floor(request: HtmxHttpRequest) -> HttpResponse:
-    casino_id = staff_casino_id(request)
-    context = {**_floor_context(casino_id), **_queue_context(casino_id)}
+    context = {**_floor_context(request), **_queue_context(request)}
     template = f"{FLOOR}#floor" if request.htmx else FLOOR
     return _vary(render(request, template, context))
 
@@ -271,7 +319,7 @@ def floor(request: HtmxHttpRequest) -> HttpResponse:
 @staff_page("supervise_pit")
 @require_GET
 def floor_live(request: HtmxHttpRequest) -> HttpResponse:
-    context = _floor_context(staff_casino_id(request))
+    context = _floor_context(request)
     if request.GET.get("version") == context["floor_version"]:
         return _vary(HttpResponse(status=204))
     return _vary(render(request, f"{FLOOR}#floor", context))
@@ -280,7 +328,7 @@ def floor_live(request: HtmxHttpRequest) -> HttpResponse:
 @staff_page("supervise_pit")
 @require_GET
 def queue(request: HtmxHttpRequest) -> HttpResponse:
-    context = _queue_context(staff_casino_id(request))
+    context = _queue_context(request)
     template = "tables/pit/queue.html#queue" if request.htmx else "tables/pit/queue.html"
     return _vary(render(request, template, context))
 
@@ -288,7 +336,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
 @staff_page("supervise_pit")
 @require_GET
 def queue_live(request: HtmxHttpRequest) -> HttpResponse:
-    context = _queue_context(staff_casino_id(request))
+    context = _queue_context(request)
     if request.GET.get("version") == context["queue_version"]:
         return _vary(HttpResponse(status=204))
     return _vary(render(request, "tables/pit/queue.html#queue", context))
@@ -296,10 +344,9 @@ def queue_live(request: HtmxHttpRequest) -> HttpResponse:
 
 def _decided(request: HtmxHttpRequest, error: ServiceError | None, done: str) -> HttpResponse:
     """The queue again (htmx) with the refusal or what was done, or back to the page."""
-    casino_id = staff_casino_id(request)
     if request.htmx:
         context = {
-            **_queue_context(casino_id),
+            **_queue_context(request),
             "error": error,
             "error_text": refusal_text(error) if error else "",
             "done": "" if error else done,
@@ -314,24 +361,44 @@ def _decided(request: HtmxHttpRequest, error: ServiceError | None, done: str) ->
     return redirect(request.POST.get("next") or "tables:queue")
 
 
+def _line_ids(values: list[str]) -> set[int]:
+    return {int(value) for value in values if value.isdigit()}
+
+
 @staff_page("approve_payout")
 @require_POST
-def payout_decide(request: HtmxHttpRequest, line_id: int, decision: str) -> HttpResponse:
+def round_payouts_decide(request: HtmxHttpRequest, round_id: int) -> HttpResponse:
+    """A round's held payout lines decided in one command: ``decision`` (approve or reject) for
+    every line of the form (``line``) but those ticked (``except``), which get the other
+    decision; a rejection's ``reason``."""
     actor = Actor.staff(staff_user(request))
-    casino_id = staff_casino_id(request)
+    decision = request.POST.get("decision", "")
+    lines = _line_ids(request.POST.getlist("line"))
+    exceptions = _line_ids(request.POST.getlist("except")) & lines
     error = None
+    approved = rejected = 0
     try:
-        if not PayoutLine.objects.filter(pk=line_id, round__table__casino_id=casino_id).exists():
-            raise TableError(_("No such payout in this casino."), code="not_found")
-        if decision == "approve":
-            payout_approve(payout_line_id=line_id, actor=actor)
-        elif decision == "reject":
-            payout_reject(payout_line_id=line_id, actor=actor, reason=request.POST.get("reason", ""))
-        else:
+        if not Round.objects.filter(pk=round_id, table__casino_id=staff_casino_id(request)).exists():
+            raise TableError(_("No such round in this casino."), code="not_found")
+        if decision not in ("approve", "reject"):
             raise TableError(_("No such decision."), code="no_such_decision")
+        approve, reject = (
+            (lines - exceptions, exceptions) if decision == "approve" else (exceptions, lines - exceptions)
+        )
+        payouts_decide(
+            round_id=round_id,
+            actor=actor,
+            approve=sorted(approve),
+            reject=sorted(reject),
+            reason=request.POST.get("reason", ""),
+        )
+        approved, rejected = len(approve), len(reject)
     except ServiceError as refused:
         error = refused
-    done = _("Payout approved and paid.") if decision == "approve" else _("Payout rejected.")
+    done = _("Payouts decided: %(approved)s approved and paid, %(rejected)s rejected.") % {
+        "approved": approved,
+        "rejected": rejected,
+    }
     return _decided(request, error, done)
 
 

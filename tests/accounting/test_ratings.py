@@ -354,9 +354,9 @@ def test_a_session_across_two_gaming_days_counts_in_each_its_part(table: Table, 
 def test_a_payout_awaiting_approval_counts_as_paid_and_a_rejected_one_does_not(
     table: Table, dealer: Any, pit_boss: Any, operator: Any
 ) -> None:
-    # given wins above 15.00 held for a pit boss, and Alice winning 10.00 on 10.00 twice
+    # given winnings above 5.00 held for a pit boss, and Alice winning 10.00 on 10.00 twice
     table_settings_change(
-        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 1500}
+        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 500}
     )
     alice = PlayerFactory(casino=table.casino)
     bob = PlayerFactory(casino=table.casino)

@@ -39,7 +39,7 @@ def test_a_round_from_the_console_to_the_pit_bosss_approval(
 ) -> None:
     expect = sync_api.expect
     screens = Screens("dealer-flow")
-    # Given: BJ1 closed, on a physical shoe, wins above 15.00 held for the pit boss
+    # Given: BJ1 closed, on a physical shoe, winnings above 7.00 held for the pit boss
     table = Table.objects.get(name="BJ1")
     Table.objects.filter(pk=table.pk).update(is_open=False)
     table_settings_applied(
@@ -47,7 +47,7 @@ def test_a_round_from_the_console_to_the_pit_bosss_approval(
         operator=staff_user("operator", "operator-flow"),
         settings={
             "shoe_kind": "physical",
-            "payout_approval_threshold_minor": 1500,
+            "payout_approval_threshold_minor": 700,
             "betting_seconds": 600,
             "decision_seconds": 600,
         },
@@ -184,7 +184,7 @@ def test_a_round_from_the_console_to_the_pit_bosss_approval(
     # the dealer's 17 (7D and the hole card TC) stands
     expect(dealer.locator("#round-status")).to_have_attribute("data-status", "settling")
 
-    # The dealer settles: box 1's main bet pays 20.00, above the threshold, and waits
+    # The dealer settles: box 1's main bet wins 10.00, above the threshold, and waits
     dealer.keyboard.press("e")
     expect(dealer.locator("#payout-summary")).to_be_visible()
     expect(dealer.locator("#payout-summary")).to_contain_text("Awaiting approval")
@@ -194,16 +194,17 @@ def test_a_round_from_the_console_to_the_pit_bosss_approval(
     ) == [
         2000,
         2000,
-    ]  # Ági's main and Bartek's, both 20.00; the bet behind's 10.00 was paid at once
+    ]  # Ági's main and Bartek's, both 20.00 (winnings 10.00); the bet behind's 10.00 (winnings
+    # 5.00) was paid at once
     held = PayoutLine.objects.get(round=round_, needs_approval=True, bet__player__card_number="1000000001")
     assert players["agi"].get("/api/v1/player/balance/").json()["balance_minor"] == before - 1400
 
-    # The pit boss sees it arrive in the queue and approves it
+    # The pit boss sees the round's held lines arrive in the queue and approves them in one action
     row = pit.locator(f'.held-payout[data-line="{held.pk}"]')
     expect(row).to_be_visible(timeout=SHOWN_WITHIN_MS)
     screens.take(pit, "pit-payout-held")
-    row.locator("form").first.locator("button").click()
-    expect(pit.locator("#queue-done")).to_have_text("Payout approved and paid.")
+    pit.locator(f"#held-round-{round_.pk} button.approve").click()
+    expect(pit.locator("#queue-done")).to_have_text("Payouts decided: 2 approved and paid, 0 rejected.")
     screens.take(pit, "pit-payout-approved")
     assert players["agi"].get("/api/v1/player/balance/").json()["balance_minor"] == before - 1400 + 2000
     expect(dealer.locator("#payout-summary")).to_contain_text("Approved", timeout=SHOWN_WITHIN_MS)

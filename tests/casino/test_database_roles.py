@@ -163,7 +163,7 @@ def every_append_only_table_has_rows(
     postings, round events, a payout line and a payout decision; then a round the dealer asked to
     void, which the pit boss refused: a request and its decision."""
     table_settings_change(
-        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 1500}
+        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 500}
     )
     _, round_id = _round_won(table, dealer)
     payout_approve(payout_line_id=PayoutLine.objects.get(round_id=round_id).pk, actor=Actor.staff(pit_boss))
@@ -382,7 +382,7 @@ def test_the_application_role_places_a_bet_and_settles_a_round(roles, table, dea
 @pytest.mark.django_db
 def test_the_application_role_approves_a_held_payout(roles, table, dealer, pit_boss, operator):
     table_settings_change(
-        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 1500}
+        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 500}
     )
     alice, round_id = _round_won(table, dealer)
     line = PayoutLine.objects.get(round_id=round_id)

@@ -140,7 +140,9 @@ def test_a_reissued_credential_revokes_the_earlier_one(client, terminal):
 def test_a_credential_issued_keeping_the_earlier_one_leaves_both_valid(client, terminal):
     first, first_token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
 
-    _, second_token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"), keep_earlier=True)
+    _, second_token = terminal_credential_issue(
+        terminal=terminal, actor=Actor.automatic("system"), keep_earlier=True
+    )
 
     assert _identity(client, first_token).status_code == 200
     assert _identity(client, second_token).status_code == 200
@@ -152,7 +154,9 @@ def test_a_credential_issued_keeping_the_earlier_one_leaves_both_valid(client, t
 def test_a_reissue_leaves_revoked_and_expired_credentials_as_they_were(terminal):
     revoked, _ = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
     terminal_credential_revoke(credential=revoked)
-    expired, _ = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"), keep_earlier=True)
+    expired, _ = terminal_credential_issue(
+        terminal=terminal, actor=Actor.automatic("system"), keep_earlier=True
+    )
     TerminalCredential.objects.filter(pk=expired.pk).update(
         expires_at=timezone.now() - dt.timedelta(seconds=1)
     )

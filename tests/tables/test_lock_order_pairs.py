@@ -29,9 +29,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _payout_waiting(table: Table, dealer: Any, operator: Any) -> tuple[Any, PayoutLine]:
-    """Alice's 10.00 main bet paid 20.00 at a threshold of 15.00: its payout line waits."""
+    """Alice's 10.00 main bet won 10.00 (paid 20.00) at a threshold of 5.00: its payout line waits."""
     table_settings_change(
-        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 1500}
+        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 500}
     )
     alice = funded_player(table, 10_000)
     stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])

@@ -19,7 +19,7 @@ from casino.errors import ServiceError
 from casino.models import AuditRecord
 from tables.models import PayoutDecision, PayoutLine, Round, RoundEvent
 from tables.round_hash import RoundDifference, round_seal, round_verify
-from tables.selectors import payout_lines_awaiting_approval
+from tables.selectors import held_payouts, payout_approvals
 from tables.services import (
     Actor,
     bet_place,
@@ -43,9 +43,10 @@ from wallet.services import balance_adjust, transfer_reverse
 
 
 def _held_round(table: Any, dealer: Any, operator: Any, box_number: int = 1) -> tuple[Any, Round, PayoutLine]:
-    """A settled round whose one payout (2000 on a 1000 stake) waits for a pit boss."""
+    """A settled round whose one payout (2000 on a 1000 stake: winnings 1000, above a threshold of
+    500) waits for a pit boss."""
     table_settings_change(
-        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 1500}
+        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 500}
     )
     player = funded_player(table, 10_000)
     stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
@@ -287,6 +288,11 @@ def test_round_events_payout_lines_and_decisions_are_append_only(
     )
 
 
+def _held(table: Any, user: Any) -> list[PayoutLine]:
+    """The payout lines the approvals queue shows as waiting."""
+    return [held.line for group in held_payouts(casino_id=table.casino_id, user=user) for held in group.lines]
+
+
 def _line_row(line: PayoutLine) -> dict[str, Any]:
     return PayoutLine.objects.filter(pk=line.pk).values().get()
 
@@ -298,7 +304,7 @@ def test_an_approval_is_a_decision_of_its_own_and_leaves_the_line_as_settled(
     # given a held payout awaiting a pit boss
     player, _round, line = _held_round(table, dealer, operator)
     settled = _line_row(line)
-    assert (line.approval_status, list(payout_lines_awaiting_approval())) == ("pending", [line])
+    assert (line.approval_status, _held(table, pit_boss)) == ("pending", [line])
     # when a pit boss approves it
     approved = payout_approve(payout_line_id=line.pk, actor=Actor.staff(pit_boss))
     # then the player is paid, the decision is recorded beside the line, and the line is unchanged
@@ -312,11 +318,19 @@ def test_an_approval_is_a_decision_of_its_own_and_leaves_the_line_as_settled(
         "",
     )
     assert _line_row(line) == settled
-    assert list(payout_lines_awaiting_approval()) == []
+    assert _held(table, pit_boss) == []
+    # and the decision is the line's four-eyes approval's, asked by the dealer who settled
+    approval = payout_approvals([line.pk])[line.pk]
+    assert (approval.status, approval.requested_by, approval.decided_by, approval.excluded) == (
+        "approved",
+        dealer,
+        pit_boss,
+        {"round_dealer": dealer.pk},
+    )
     # and a second decision is refused, writing nothing
     with pytest.raises(ServiceError) as refused:
         payout_reject(payout_line_id=line.pk, actor=Actor.staff(pit_boss), reason="late")
-    assert refused.value.code == "payout_not_pending"
+    assert refused.value.code == "approval_decided"
     assert PayoutDecision.objects.count() == 1
     # and the round still verifies
     assert round_verify().is_intact

@@ -602,9 +602,9 @@ def test_a_void_returns_every_stake(table, dealer, pit_boss):
 
 @pytest.mark.django_db
 def test_a_large_payout_waits_for_a_pit_boss_who_is_not_the_dealer(table, dealer, pit_boss, operator):
-    # given a threshold of 1500 and alice winning 1000 on 1000 (paid 2000)
+    # given a threshold of 500 and alice winning 1000 on 1000 (paid 2000)
     table_settings_change(
-        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 1500}
+        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 500}
     )
     alice, as_alice, round_ = _seated_round(table, dealer, ["TS", "7H", "9D", "TC"])
     round_close_betting(round_id=round_.pk, actor=Actor.staff(dealer))
@@ -615,14 +615,14 @@ def test_a_large_payout_waits_for_a_pit_boss_who_is_not_the_dealer(table, dealer
     # when the dealer (who also holds the pit boss permission) tries to approve: refused
     dealer.groups.add(*pit_boss.groups.all())
     dealer = type(dealer).objects.get(pk=dealer.pk)
-    _refused("approval_by_dealer_refused", payout_approve, payout_line_id=line.pk, actor=Actor.staff(dealer))
+    _refused("four_eyes_required", payout_approve, payout_line_id=line.pk, actor=Actor.staff(dealer))
     assert balance(alice) == (9000, 0)
     # when a pit boss approves: paid out
     payout_approve(payout_line_id=line.pk, actor=Actor.staff(pit_boss))
     assert balance(alice) == (11_000, 0)
     assert PendingPayout.objects.get().status == "released"
     _refused(
-        "payout_not_pending",
+        "approval_decided",
         payout_reject,
         payout_line_id=line.pk,
         actor=Actor.staff(pit_boss),

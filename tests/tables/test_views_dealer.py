@@ -753,12 +753,13 @@ def test_consoles_of_a_table_share_its_view_at_a_version_and_see_each_change(tab
         watched = watcher.get(_console_url(), **HTMX)
 
     # then the second drew from the view the first built (its own request's statements and the
-    # version only), and each sees the page for itself: the dealer's buttons, the other's banner.
-    # The first built it from 5: the round (with whether a request waits), the shoe with the
-    # configuration's id, the boxes with their seats, the bets with their bettors, the spells.
+    # version, with the table's last slip step, only), and each sees the page for itself: the
+    # dealer's buttons, the other's banner. The first built it from 6: the round (with whether a
+    # request waits), the shoe with the configuration's id, the boxes with their seats, the bets
+    # with their bettors, the spells, the slips in flight.
     version = VERSION.search(_page(drawn)).group(1)
     assert VERSION.search(_page(watched)).group(1) == version
-    assert (len(first.captured_queries), len(second.captured_queries)) == (4 + 5, 4)
+    assert (len(first.captured_queries), len(second.captured_queries)) == (5 + 6, 5)
     assert 'data-key="N"' in _page(drawn) and 'data-key="N"' not in _page(watched)
     assert "is dealing this table" in _page(watched)
 

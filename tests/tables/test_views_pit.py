@@ -43,9 +43,9 @@ def _page(response: Any) -> str:
 
 
 def _held_payout(table: Table, dealer: Any, operator: Any) -> tuple[Any, PayoutLine]:
-    """A threshold of 15.00 at BJ1; alice (100.00) wins 10.00 on 10.00 (paid 20.00): held."""
+    """A threshold of 5.00 at BJ1; alice (100.00) wins 10.00 on 10.00 (paid 20.00): held."""
     table_settings_change(
-        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 1500}
+        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 500}
     )
     alice = funded_player(table, 10_000, name="Alice Archer")
     as_alice = at_terminal(table, alice)
@@ -93,7 +93,7 @@ def test_the_floor_and_queue_are_drawn_whole_or_as_the_partial(seeded, role):
     assert 'id="floor-BJ1"' in floor and 'id="floor-CA1"' in floor
     queue = _page(client.get("/pit/queue/", **HTMX))
     assert queue.lstrip().startswith('<section class="card pit-queue" id="queue"')
-    assert "Nothing waits for you." in queue
+    assert "No decision waits." in queue
     # the full floor page carries the queue too
     assert 'id="queue"' in _page(client.get("/pit/"))
 
@@ -118,7 +118,7 @@ def test_the_desk_is_not_for_other_roles(seeded, role, htmx):
         response = client.get(url, **(HTMX if htmx else {}))
         assert response.status_code == 403, url
         assert REFUSED_TEXT in _page(response)
-    for url in ("/pit/payouts/1/approve/", "/pit/requests/1/approve/"):
+    for url in ("/pit/rounds/1/payouts/", "/pit/requests/1/approve/"):
         response = client.post(url, **(HTMX if htmx else {}))
         assert response.status_code == 403 and REFUSED_TEXT in _page(response), url
     assert AuditRecord.objects.count() == before
@@ -127,7 +127,7 @@ def test_the_desk_is_not_for_other_roles(seeded, role, htmx):
 @pytest.mark.django_db
 def test_the_operator_supervises_but_decides_nothing(seeded, operator):
     client = _client(operator)
-    for url in ("/pit/payouts/1/approve/", "/pit/requests/1/approve/"):
+    for url in ("/pit/rounds/1/payouts/", "/pit/requests/1/approve/"):
         response = client.post(url, **HTMX)
         assert response.status_code == 403 and REFUSED_TEXT in _page(response), url
 
@@ -137,8 +137,8 @@ def test_anonymous_visitors_go_to_the_login_page(seeded):
     for url in PAGES:
         response = Client().get(url)
         assert (response.status_code, response["Location"]) == (302, f"/login/?next={url}")
-    response = Client().post("/pit/payouts/1/approve/")
-    assert (response.status_code, response["Location"]) == (302, "/login/?next=/pit/payouts/1/approve/")
+    response = Client().post("/pit/rounds/1/payouts/")
+    assert (response.status_code, response["Location"]) == (302, "/login/?next=/pit/rounds/1/payouts/")
 
 
 # ------------------------------------------------------------------------------------ the floor
@@ -158,7 +158,7 @@ def test_the_floor_shows_each_table_state_and_dealer(table, dealer, pit_boss, op
     assert _state_and_dealer(_page(client.get("/pit/")), "BJ1") == ("open", "Open, no round", "dealer-1")
     # betting
     table_settings_change(
-        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 1500}
+        table=table, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 500}
     )
     stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
     alice = funded_player(table, 10_000)
@@ -204,6 +204,11 @@ def test_the_live_floor_answers_204_until_something_changes(table, dealer, pit_b
 # ------------------------------------------------------------------------------------ the queue
 
 
+def _decide(line: PayoutLine, decision: str, **fields: Any) -> dict[str, Any]:
+    """The round form of the queue for ``line``'s round: every line shown, ``decision``."""
+    return {"line": [str(line.pk)], "decision": decision, **fields}
+
+
 @pytest.mark.django_db
 def test_a_held_payout_is_in_the_queue_and_approving_it_pays(table, dealer, pit_boss, operator):
     alice, line = _held_payout(table, dealer, operator)
@@ -211,24 +216,28 @@ def test_a_held_payout_is_in_the_queue_and_approving_it_pays(table, dealer, pit_
     # the queue shows it, and its live version answers 204 until it is decided
     queue = _page(client.get("/pit/queue/", **HTMX))
     assert f'data-line="{line.pk}"' in queue and "Alice Archer" in queue
-    # with its rule in words (the engine's text kept as its title) and the dealer who settled it
+    # with its rule in words (the engine's text kept as its title), its winnings, and the dealer
     assert '<td class="rule" title="7 higher total 1:1">Higher total pays 1:1 (§\u00a07) · 1:1</td>' in queue
-    assert f"<td>{dealer.get_username()}</td>" in queue
+    assert '<td class="num">10.00</td><td class="num">10.00</td><td class="num">20.00</td>' in queue
+    assert f"Dealer: {dealer.get_username()}</h4>" in queue
+    assert "Payouts whose winnings exceed 5.00 wait for a pit boss." in queue
     assert '<span class="pill" id="queue-size">1</span>' in queue
     version = re.search(r"/pit/queue/live/\?version=([0-9a-f]+)", queue).group(1)
     assert client.get("/pit/queue/live/", {"version": version}).status_code == 204
     # when the pit boss approves
-    response = client.post(f"/pit/payouts/{line.pk}/approve/", **HTMX)
+    response = client.post(f"/pit/rounds/{line.round_id}/payouts/", _decide(line, "approve"), **HTMX)
     # then alice is paid, and the queue is empty
     assert response.status_code == 200 and "<html" not in _page(response)
-    assert '<p class="banner" id="queue-done">Payout approved and paid.</p>' in _page(response)
-    assert "Nothing waits for you." in _page(response)
+    assert '<p class="banner" id="queue-done">Payouts decided: 1 approved and paid, 0 rejected.</p>' in _page(
+        response
+    )
+    assert "No decision waits." in _page(response)
     assert balance(alice) == (11_000, 0)
     assert PayoutDecision.objects.get(line=line).status == "approved"
     assert client.get("/pit/queue/live/", {"version": version}).status_code == 200
     # and approving again is refused
-    again = client.post(f"/pit/payouts/{line.pk}/approve/", **HTMX)
-    assert again.status_code == 409 and "<code>payout_not_pending</code>" in _page(again)
+    again = client.post(f"/pit/rounds/{line.round_id}/payouts/", _decide(line, "approve"), **HTMX)
+    assert again.status_code == 409 and "<code>approval_decided</code>" in _page(again)
     assert balance(alice) == (11_000, 0)
 
 
@@ -236,28 +245,32 @@ def test_a_held_payout_is_in_the_queue_and_approving_it_pays(table, dealer, pit_
 def test_a_plain_approval_redirects_to_the_queue_with_a_message(table, dealer, pit_boss, operator):
     alice, line = _held_payout(table, dealer, operator)
     client = _client(pit_boss)
-    response = client.post(f"/pit/payouts/{line.pk}/approve/")
+    response = client.post(f"/pit/rounds/{line.round_id}/payouts/", _decide(line, "approve"))
     assert (response.status_code, response["Location"]) == (302, "/pit/queue/")
     assert balance(alice) == (11_000, 0)
-    assert "Payout approved and paid." in _page(client.get("/pit/queue/"))
-    back = client.post(f"/pit/payouts/{line.pk}/approve/", {"next": "/pit/"})
+    assert "Payouts decided: 1 approved and paid, 0 rejected." in _page(client.get("/pit/queue/"))
+    back = client.post(f"/pit/rounds/{line.round_id}/payouts/", _decide(line, "approve", next="/pit/"))
     assert (back.status_code, back["Location"]) == (302, "/pit/")
-    assert f'<li class="error">payout line {line.pk} is approved (payout_not_pending)</li>' in _page(
-        client.get("/pit/")
-    )
+    assert '<li class="error">This is decided already. (approval_decided)</li>' in _page(client.get("/pit/"))
 
 
 @pytest.mark.django_db
 def test_rejecting_a_held_payout_needs_a_reason(table, dealer, pit_boss, operator):
     alice, line = _held_payout(table, dealer, operator)
     client = _client(pit_boss)
-    refused = client.post(f"/pit/payouts/{line.pk}/reject/", {"reason": "  "}, **HTMX)
-    assert refused.status_code == 409
-    assert "<strong>a reason is required</strong> <code>reason_required</code>" in _page(refused)
+    url = f"/pit/rounds/{line.round_id}/payouts/"
+    refused = client.post(url, _decide(line, "reject", reason="  "), **HTMX)
+    assert refused.status_code == 422
+    assert "<strong>A rejection needs a reason.</strong> <code>reason_required</code>" in _page(refused)
     assert f'data-line="{line.pk}"' in _page(refused)
     assert not PayoutDecision.objects.filter(line=line).exists()
-    rejected = client.post(f"/pit/payouts/{line.pk}/reject/", {"reason": "dealer error"}, **HTMX)
-    assert rejected.status_code == 200 and "Payout rejected." in _page(rejected)
+    # a ticked line of an approval is rejected too, and needs the reason as well
+    ticked = client.post(url, _decide(line, "approve", reason="", **{"except": [str(line.pk)]}), **HTMX)
+    assert ticked.status_code == 422 and "<code>reason_required</code>" in _page(ticked)
+    assert not PayoutDecision.objects.filter(line=line).exists()
+    rejected = client.post(url, _decide(line, "reject", reason="dealer error"), **HTMX)
+    assert rejected.status_code == 200
+    assert "Payouts decided: 0 approved and paid, 1 rejected." in _page(rejected)
     decision = PayoutDecision.objects.get(line=line)
     assert (decision.status, decision.reason) == ("rejected", "dealer error")
     assert balance(alice) == (9000, 0)
@@ -271,26 +284,31 @@ def test_the_dealer_of_the_round_may_not_approve_its_payout(table, dealer, pit_b
     alice, line = _held_payout(table, boss_dealer, operator)
     assert Round.objects.get(pk=line.round_id).dealer_id == boss_dealer.pk
     client = _client(boss_dealer)
-    # when they approve it: refused, shown on the queue with its reason, nothing paid
-    response = client.post(f"/pit/payouts/{line.pk}/approve/", **HTMX)
+    # the queue shows the round without its buttons, saying why
+    queue = _page(client.get("/pit/queue/", **HTMX))
+    assert "You settled or dealt this round: another pit boss decides its payouts." in queue
+    assert 'name="decision"' not in queue
+    # when they post the decision anyway: refused, shown on the queue with its reason, nothing paid
+    before = AuditRecord.objects.count()
+    response = client.post(f"/pit/rounds/{line.round_id}/payouts/", _decide(line, "approve"), **HTMX)
     assert response.status_code == 403
-    assert (
-        "<strong>the dealer of the round cannot approve its payouts</strong> <code>approval_by_dealer_refused</code>"
-        in _page(response)
-    )
+    assert "<code>four_eyes_required</code>" in _page(response)
     assert f'data-line="{line.pk}"' in _page(response)
     assert balance(alice) == (9000, 0)
     assert not PayoutDecision.objects.filter(line=line).exists()
+    assert AuditRecord.objects.count() == before
 
 
 @pytest.mark.django_db
-def test_an_unknown_payout_or_decision_is_refused(table, dealer, pit_boss, operator):
+def test_an_unknown_round_or_decision_is_refused(table, dealer, pit_boss, operator):
     _alice, line = _held_payout(table, dealer, operator)
     client = _client(pit_boss)
-    missing = client.post("/pit/payouts/987654/approve/", **HTMX)
+    missing = client.post("/pit/rounds/987654/payouts/", _decide(line, "approve"), **HTMX)
     assert missing.status_code == 409 and "<code>not_found</code>" in _page(missing)
-    odd = client.post(f"/pit/payouts/{line.pk}/double/", **HTMX)
+    odd = client.post(f"/pit/rounds/{line.round_id}/payouts/", _decide(line, "double"), **HTMX)
     assert odd.status_code == 409 and "<code>no_such_decision</code>" in _page(odd)
+    empty = client.post(f"/pit/rounds/{line.round_id}/payouts/", {"decision": "approve"}, **HTMX)
+    assert empty.status_code == 409 and "<code>no_such_decision</code>" in _page(empty)
     assert not PayoutDecision.objects.filter(line=line).exists()
 
 

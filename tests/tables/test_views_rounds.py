@@ -85,8 +85,8 @@ def _play_one_box(table: Table, dealer: Any, players: list[tuple[Any, str, int]]
 @pytest.fixture
 def rounds(seeded: Any, dealer: Any, operator: Any) -> dict[str, Any]:
     """Given: on BJ1 a settled round (alice main 10.00, bob behind 5.00, both win 1:1) and then
-    an open one without bets; on BJ2, dealt by dealer-2 with an approval threshold of 15.00, a
-    settled round whose 20.00 payout to carol awaits approval. Opened on 10, 12 and 11 January."""
+    an open one without bets; on BJ2, dealt by dealer-2 with an approval threshold of 5.00, a
+    settled round whose 20.00 payout to carol (winnings 10.00) awaits approval. Opened on 10, 12 and 11 January."""
     bj1, bj2 = Table.objects.get(name="BJ1"), Table.objects.get(name="BJ2")
     alice = funded_player(bj1, 10_000, name="Alice Archer")
     bob = funded_player(bj1, 10_000, name="Bob Baker")
@@ -94,7 +94,7 @@ def rounds(seeded: Any, dealer: Any, operator: Any) -> dict[str, Any]:
     settled = _play_one_box(bj1, dealer, [(alice, "main", 1000), (bob, "behind", 500)])
     other_dealer = staff_user("dealer", "dealer-2")
     table_settings_change(
-        table=bj2, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 1500}
+        table=bj2, actor=Actor.staff(operator), settings={"payout_approval_threshold_minor": 500}
     )
     waiting = _play_one_box(bj2, other_dealer, [(carol, "main", 1000)])
     open_round = round_open(table=bj1, actor=Actor.staff(dealer))

@@ -10,6 +10,7 @@ from django.test import override_settings
 from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import Approval, AuditRecord
+from tests.wallet.payouts import payout_approval, payout_release
 from wallet.models import Account, AccountKind, AdjustmentStatus, Transfer, TransferKind
 from wallet.selectors import account_balance
 from wallet.services import (
@@ -272,6 +273,7 @@ def _settle_with_a_pending_payout(make_player: Any, table: Any, casino: Any, cas
         stake_minor=1_000,
         payout_minor=30_000,
         needs_approval=True,
+        approval_id=payout_approval(casino),
     )
     return round_settle(
         casino=casino, table=table, reference="r1", lines=[line], actor=Actor.automatic("test")
@@ -296,7 +298,6 @@ def test_a_payout_release_cannot_be_reversed(
     make_player: Any, table: Any, casino: Any, cashier: Any, pit_boss: Any, other_pit_boss: Any, snapshot: Any
 ) -> None:
     from wallet.models import PendingPayout
-    from wallet.services import payout_release
 
     # given a released payout
     settlement = _settle_with_a_pending_payout(make_player, table, casino, cashier)

@@ -10,16 +10,17 @@ from django.test.utils import CaptureQueriesContext
 
 from casino.actors import Actor
 from casino.errors import ServiceError
-from casino.models import AuditRecord
+from casino.four_eyes import approval_decide
+from casino.models import Approval, AuditRecord
 from tests.wallet.factories import CasinoFactory, TableFactory
+from tests.wallet.payouts import payout_approval, payout_decided, payout_reject, payout_release
 from wallet.models import Account, AccountKind, Hold, HoldStatus, PayoutStatus, PendingPayout, TransferKind
 from wallet.selectors import account_balance, player_account, table_wagers_in_play
 from wallet.services import (
     SettlementLine,
     hold_place,
     holds_void,
-    payout_reject,
-    payout_release,
+    pending_payouts_decide,
     round_settle,
 )
 
@@ -202,6 +203,7 @@ def test_round_settle_moves_every_bet_in_one_transfer(
             payout_minor=55_000,
             needs_approval=True,
             bet_reference="box3-main",
+            approval_id=payout_approval(casino),
         ),
     ]
     # when the round is settled
@@ -362,6 +364,7 @@ def _settle_with_pending(make_player: Any, table: Any, casino: Any) -> tuple[Any
             stake_minor=1_000,
             payout_minor=30_000,
             needs_approval=True,
+            approval_id=payout_approval(casino),
         )
     ]
     result = round_settle(
@@ -395,10 +398,12 @@ def test_payout_reject_sends_the_payout_back_to_the_tray(
     payout_reject(payout=payout, actor=Actor.staff(pit_boss), reason="misdeal")
     assert account_balance(player).balance_minor == 9_000
     assert _table_account(filled_table, AccountKind.TABLE_TRAY).balance_minor == tray_before + 30_000
+    payout.refresh_from_db()
+    assert (payout.status, payout.decided_by, payout.reason) == (PayoutStatus.REJECTED, pit_boss, "misdeal")
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
         payout_release(payout=payout, actor=Actor.staff(pit_boss))
-    assert refused.value.code == "payout_not_pending"
+    assert refused.value.code == "approval_decided"
     assert snapshot() == before
 
 
@@ -408,16 +413,40 @@ def test_a_payout_released_twice_moves_once(
     # given a parked payout released once
     player, payout = _settle_with_pending(make_player, filled_table, casino)
     payout_release(payout=payout, actor=Actor.staff(pit_boss))
+    approval = Approval.objects.get(pk=payout.approval_id)
     before = snapshot()
-    # when the release comes again, or a reject after it
+    # when the effect of its approval comes again, or a decision after it
     with pytest.raises(ServiceError) as released_again:
-        payout_release(payout=payout, actor=Actor.staff(pit_boss))
+        pending_payouts_decide(approvals=[approval], actor=Actor.staff(pit_boss))
     with pytest.raises(ServiceError) as rejected_after:
         payout_reject(payout=payout, actor=Actor.staff(pit_boss), reason="misdeal")
-    # then the payout's state refuses both: nothing moved
-    assert released_again.value.code == rejected_after.value.code == "payout_not_pending"
+    # then the payout's state refuses the first, the approval's the second: nothing moved
+    assert (released_again.value.code, rejected_after.value.code) == (
+        "payout_not_pending",
+        "approval_decided",
+    )
     assert snapshot() == before
     assert account_balance(player).balance_minor == 39_000
+
+
+def test_a_payout_moves_only_on_a_decided_approval_of_its_own(
+    make_player: Any, filled_table: Any, casino: Any, pit_boss: Any, snapshot: Any
+) -> None:
+    # given a parked payout, and another payout's approval approved
+    _, payout = _settle_with_pending(make_player, filled_table, casino)
+    other = approval_decide(approval_id=payout_approval(casino), actor=Actor.staff(pit_boss), approve=True)
+    before = snapshot()
+    # when the wallet is given the payout's approval still pending: a caller's bug
+    with pytest.raises(ValueError):
+        pending_payouts_decide(
+            approvals=[Approval.objects.get(pk=payout.approval_id)], actor=Actor.staff(pit_boss)
+        )
+    # or the other approval: no payout waits on it
+    with pytest.raises(ServiceError) as refused:
+        pending_payouts_decide(approvals=[other], actor=Actor.staff(pit_boss))
+    # then nothing moved
+    assert refused.value.code == "payout_not_pending"
+    assert snapshot() == before
 
 
 def test_a_dealer_cannot_release_a_payout(
@@ -426,9 +455,10 @@ def test_a_dealer_cannot_release_a_payout(
     _, payout = _settle_with_pending(make_player, filled_table, casino)
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        payout_release(payout=payout, actor=Actor.staff(dealer))
+        payout_decided(payout, actor=Actor.staff(dealer))
     assert refused.value.code == "permission_denied"
     assert snapshot() == before
+    assert Approval.objects.get(pk=payout.approval_id).status == Approval.Status.PENDING
 
 
 def _settle_round_of(size: int, make_player: Any, table: Any, casino: Any, reference: str) -> int:

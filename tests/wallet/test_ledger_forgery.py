@@ -14,6 +14,7 @@ from casino.actors import Actor
 from casino.audit import audit_append
 from casino.models import AuditRecord
 from tests.tampering import raw, triggers_off
+from tests.wallet.payouts import payout_approval, payout_reject, payout_release
 from wallet.ledger_hash import transfer_hash
 from wallet.models import Account, AccountKind, PendingPayout, Posting, Transfer, TransferKind
 from wallet.selectors import ForgedTransfer, ledger_forgeries, ledger_verify
@@ -24,8 +25,6 @@ from wallet.services import (
     cage_buy_in,
     cage_cash_out,
     hold_place,
-    payout_reject,
-    payout_release,
     round_settle,
     table_credit,
     tip_from_wallet,
@@ -156,6 +155,7 @@ def test_every_kind_of_transfer_carries_its_hash_in_its_audit_record(
             stake_minor=1_000,
             payout_minor=payout,
             needs_approval=waits,
+            approval_id=payout_approval(casino) if waits else None,
         )
         for hold, payout, waits in zip(holds, (0, 30_000, 20_000), (False, True, True), strict=True)
     ]

@@ -9,6 +9,7 @@ import pytest
 
 from casino.actors import Actor
 from tests.racing import committing_while, no_error, paused_before
+from tests.wallet.payouts import payout_approval, payout_release
 from wallet import services
 from wallet.models import Account, AccountKind, PendingPayout
 from wallet.services import (
@@ -17,7 +18,6 @@ from wallet.services import (
     balance_adjust,
     cage_buy_in,
     hold_place,
-    payout_release,
     round_settle,
     transfer_reverse,
     venue_accounts_open,
@@ -36,6 +36,7 @@ def _parked_payouts(player: Any, table: Any, casino: Any, count: int) -> list[Pe
             stake_minor=1_000,
             payout_minor=30_000,
             needs_approval=True,
+            approval_id=payout_approval(casino),
         )
         for hold in holds
     ]
@@ -99,6 +100,7 @@ def test_a_payout_release_while_the_next_round_of_its_table_settles_deadlocks_no
         stake_minor=1_000,
         payout_minor=40_000,
         needs_approval=True,
+        approval_id=payout_approval(casino),
     )
 
     # when the payout is released while the next round's settlement commits (the chain held, its
