@@ -184,7 +184,7 @@ def slip_step_as_before(slip: Slip, step: str, signer: Any) -> Any:
         transfer = move(
             table=slip.table,
             amount_minor=slip.total_minor,
-            cashier=signer,
+            actor=Actor.staff(signer),
             reference_type="accounting.slip",
             reference_id=slip.pk,
         )

@@ -153,7 +153,7 @@ def test_a_credential_issued_keeping_the_earlier_one_leaves_both_valid(client, t
 
 def test_a_reissue_leaves_revoked_and_expired_credentials_as_they_were(terminal):
     revoked, _ = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
-    terminal_credential_revoke(credential=revoked)
+    terminal_credential_revoke(credential=revoked, actor=Actor.automatic("system"))
     expired, _ = terminal_credential_issue(
         terminal=terminal, actor=Actor.automatic("system"), keep_earlier=True
     )
