@@ -466,7 +466,7 @@ def test_raising_the_payout_threshold_on_the_table_page_waits_for_a_pit_boss(see
     proposal = TableConfigProposal.objects.get(table=bj3)
     page = _page(operator_client.get("/operator/tables/BJ3/"))
     waiting = page.split('id="pending-proposal"')[1].split("</section>")[0]
-    assert "<th>Payouts above this wait for a pit boss</th>" in waiting
+    assert "<th>Payouts whose winnings exceed this wait for a pit boss</th>" in waiting
     assert '<td class="num">10,000.00</td>' in waiting
     assert '<td class="num changed">10,000,000.00</td>' in waiting
     assert f"Asked for by {operator.username} at " in waiting and "needs a second person" in waiting
