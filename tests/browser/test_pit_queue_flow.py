@@ -1,5 +1,5 @@
 """The pit boss's busy round and waiting signatures in a real browser (Debian's chromium, driven by
-Playwright through ``executable_path``), in English and in Hungarian.
+Playwright through ``executable_path``), in English, Hungarian and Polish.
 
 A player's three winning hands on BJ1 (a split box and another box) wait for the pit boss: the
 queue shows them by box and hand under one form; the pit boss ticks one, gives a reason and
@@ -18,6 +18,7 @@ from playwright import sync_api
 
 from accounting.models import CountKind
 from accounting.services import tray_count_record
+from casino.actors import Actor
 from casino.models import Approval
 from tables.models import PayoutDecision, Table
 from tests.accounting.conftest import TRAY
@@ -44,7 +45,9 @@ def test_a_busy_round_decided_in_one_action_and_a_signature_on_the_floor(
     _alice, round_, (first, second, third) = busy_round(
         Table.objects.get(name="BJ1"), dealer, staff_user("operator", "operator-queue")
     )
-    tray_count_record(table=Table.objects.get(name="BJ2"), kind=CountKind.OPENER, amounts=TRAY, by=dealer)
+    tray_count_record(
+        table=Table.objects.get(name="BJ2"), kind=CountKind.OPENER, amounts=TRAY, actor=Actor.staff(dealer)
+    )
     pit = signed_in(browser, live_server, "pitboss", "pitboss-demo")
 
     # The floor lists the signature with its table; the header counts it and the three payouts
@@ -90,4 +93,15 @@ def test_a_busy_round_decided_in_one_action_and_a_signature_on_the_floor(
         third.pk: "approved",
     }
     assert not Approval.objects.filter(kind="payout", status="pending").exists()
+
+    # The round page after the rejection: paid is what the player received, and each held line
+    # says who decided it, when and why
+    pit.goto(f"{live_server.url}/pit/rounds/{round_.pk}/")
+    expect(pit.locator("main")).to_contain_text("hand exposed")
+    expect(pit.locator("main")).to_contain_text("pitboss")
+    screens.take(pit, "round-page-after-rejection-en")
+    _switch(pit, "pl")
+    expect(pit.locator("main")).to_contain_text("hand exposed")
+    screens.take(pit, "round-page-after-rejection-pl")
+    _switch(pit, "en")
     pit.context.close()
