@@ -56,13 +56,13 @@ DROP_ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     DropSignatureRole.VERIFIER: ("supervise_pit", "sign_gaming_day"),
 }
 DROP_ROLE_ORDER = (DropSignatureRole.COUNT_TEAM, DropSignatureRole.VERIFIER)
-# and the permissions of each step of a slip after its request (a void: its proposal and its
-# confirmation). Nobody signs two steps of one slip in a row (``same_person_signed_twice``).
+# and the permissions of each step of a slip after its request (a void's proposal: its decision is
+# a four-eyes approval, kind slip_void). Nobody signs two steps of one slip in a row
+# (``same_person_signed_twice``).
 SLIP_STEP_PERMISSIONS: dict[str, tuple[str, ...]] = {
     SlipStep.ISSUED: ("operate_cage",),
     SlipStep.RECEIVED: ("run_table", "supervise_pit"),
     SlipStep.VOID_PROPOSED: ("supervise_pit", "operate_cage"),
-    SlipStep.VOIDED: ("supervise_pit", "operate_cage"),
 }
 
 
@@ -519,7 +519,6 @@ def _counts_waiting(
 _SLIP_NEXT = {
     SlipStep.REQUESTED: (SlipStep.ISSUED, SlipStep.REQUESTED),
     SlipStep.ISSUED: (SlipStep.RECEIVED, SlipStep.ISSUED),
-    SlipStep.VOID_PROPOSED: (SlipStep.VOIDED, SlipStep.VOID_PROPOSED),
 }
 
 
@@ -534,6 +533,9 @@ def _slips_waiting(casino_id: int) -> list[SignatureWaiting]:
     for slip in slips:
         steps = slip_steps(slip)
         state = slip_state(slip)
+        if state not in _SLIP_NEXT:
+            # A proposed void waits as a four-eyes approval (kind slip_void), not as a signature.
+            continue
         step, before = _SLIP_NEXT[SlipStep(state)]
         waiting.append(
             SignatureWaiting(
@@ -555,7 +557,8 @@ def _slips_waiting(casino_id: int) -> list[SignatureWaiting]:
 
 def signatures_waiting(*, casino_id: int) -> list[SignatureWaiting]:
     """Every signature the casino's open gaming days wait for: tray counts (openers, closers)
-    and drop counts signed once, slips requested, issued or with a void proposed; oldest first,
+    and drop counts signed once, slips requested or issued (a proposed void waits as an approval,
+    ``casino.four_eyes``); oldest first,
     each with its table. A closed day's are left out (nothing signs in it any more). Four
     queries and their prefetches."""
     closed = _closed_days(casino_id)

@@ -21,10 +21,12 @@ from accounting.services import (
     slip_receive,
     slip_request,
     slip_void,
+    slip_void_decide,
     tray_count_record,
     tray_count_sign,
 )
 from accounting.services_drop import drop_count_record, drop_count_sign
+from casino.actors import Actor
 from casino.four_eyes import approvals_waiting_count
 from tests.accounting.conftest import TRAY
 from tests.factories import staff_user
@@ -75,7 +77,7 @@ def test_an_opener_waiting_for_the_pit_boss_is_counted_for_him_and_listed_on_the
     assert _waiting(table.casino_id) == []
     client = _client(pit_boss)
     assert _header_count(client) == 0
-    count = tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=dealer)
+    count = tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, actor=Actor.staff(dealer))
     # then the selector names it, with its table and whose signature it waits for
     assert _waiting(table.casino_id) == [("opener", "BJ1", ("pit_boss",))]
     assert [
@@ -97,7 +99,7 @@ def test_an_opener_waiting_for_the_pit_boss_is_counted_for_him_and_listed_on_the
     # and the floor's live version moves on when it is signed, and nothing waits any more
     version = re.search(r"/pit/live/\?version=([0-9a-f]+)", floor).group(1)
     assert client.get("/pit/live/", {"version": version}).status_code == 204
-    tray_count_sign(count=count, by=pit_boss)
+    tray_count_sign(count=count, actor=Actor.staff(pit_boss))
     assert client.get("/pit/live/", {"version": version}).status_code == 200
     assert _waiting(table.casino_id) == []
     assert _header_count(client) == 0
@@ -105,7 +107,7 @@ def test_an_opener_waiting_for_the_pit_boss_is_counted_for_him_and_listed_on_the
 
 
 def test_a_count_the_pit_boss_signed_first_waits_for_a_dealer(table, dealer, pit_boss):
-    tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=pit_boss)
+    tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, actor=Actor.staff(pit_boss))
     assert _waiting(table.casino_id) == [("opener", "BJ1", ("dealer",))]
     assert len(signatures_waiting_for(user=dealer, casino_id=table.casino_id)) == 1
     assert signatures_waiting_for(user=pit_boss, casino_id=table.casino_id) == []
@@ -122,7 +124,7 @@ def test_a_slip_waits_for_the_cage_then_the_table_and_shows_on_the_console(table
     version = re.search(r'data-version="([0-9a-f]+)"', console.get(console_url).content.decode()).group(1)
     assert "slip-in-flight" not in console.get(console_url).content.decode()
     # when the pit boss requests a fill: it waits for the cage, and the cashier's count says so
-    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, by=pit_boss)
+    slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, actor=Actor.staff(pit_boss))
     assert _waiting(table.casino_id) == [("fill", "BJ1", ("issued",))]
     counts = {
         user.username: len(signatures_waiting_for(user=user, casino_id=table.casino_id))
@@ -142,7 +144,7 @@ def test_a_slip_waits_for_the_cage_then_the_table_and_shows_on_the_console(table
         == f"Slip in flight: Fill {slip.year}-1 · 6,000.00 · Requested"
     )
     # when the cage issues it: it waits for the table (a dealer or a pit boss), not the cashier
-    slip_issue(slip=slip, by=cashier)
+    slip_issue(slip=slip, actor=Actor.staff(cashier))
     assert _waiting(table.casino_id) == [("fill", "BJ1", ("received",))]
     assert [
         len(signatures_waiting_for(user=user, casino_id=table.casino_id))
@@ -157,26 +159,34 @@ def test_a_slip_waits_for_the_cage_then_the_table_and_shows_on_the_console(table
     floor = _client(pit_boss).get("/pit/").content.decode()
     assert _floor_rows(floor) == [("fill", "BJ1", "the table, to receive it · you may sign it")]
     # when the table receives it: nothing waits, and the console shows no slip
-    slip_receive(slip=slip, by=dealer)
+    slip_receive(slip=slip, actor=Actor.staff(dealer))
     assert _waiting(table.casino_id) == []
     assert "slip-in-flight" not in console.get(console_url).content.decode()
 
 
 @pytest.mark.usefixtures("bj1_open")
-def test_a_proposed_void_waits_for_a_second_person(table, pit_boss, cashier):
-    slip = slip_request(table=table, kind=SlipKind.CREDIT, amounts={50_000: 1_000_000}, by=pit_boss)
-    slip_void(slip=slip, by=pit_boss, reason="wrong table")
-    assert _waiting(table.casino_id) == [("credit", "BJ1", ("voided",))]
-    assert signatures_waiting_for(user=pit_boss, casino_id=table.casino_id) == []
-    assert len(signatures_waiting_for(user=cashier, casino_id=table.casino_id)) == 1
-    slip_void(slip=slip, by=cashier)
+def test_a_proposed_void_waits_for_a_second_person_as_an_approval(table, pit_boss, pit_boss_two, cashier):
+    slip = slip_request(
+        table=table, kind=SlipKind.CREDIT, amounts={50_000: 1_000_000}, actor=Actor.staff(pit_boss)
+    )
+    proposal = slip_void(slip=slip, actor=Actor.staff(cashier), reason="wrong table")
+    # the void is no signature: it waits as a four-eyes approval, for anyone but its proposer
     assert _waiting(table.casino_id) == []
+    assert approvals_waiting_count(user=cashier, casino_id=table.casino_id) == 0
+    assert approvals_waiting_count(user=pit_boss_two, casino_id=table.casino_id) == 1
+    slip_void_decide(
+        slip=slip, approval_id=proposal.approval_id, actor=Actor.staff(pit_boss_two), approve=True
+    )
+    assert _waiting(table.casino_id) == []
+    assert approvals_waiting_count(user=pit_boss_two, casino_id=table.casino_id) == 0
 
 
 def test_a_drop_count_waits_for_its_verifier(table, cashier, pit_boss, accountant):
     day = current_gaming_day(table.casino)
     shift = shift_of(schedule_of(table.casino), timezone.now()).number
-    count = drop_count_record(table=table, gaming_day=day, shift=shift, total_minor=300_000, by=cashier)
+    count = drop_count_record(
+        table=table, gaming_day=day, shift=shift, total_minor=300_000, actor=Actor.staff(cashier)
+    )
     assert _waiting(table.casino_id) == [("drop_count", "BJ1", ("verifier",))]
     mine = {
         user.username: len(signatures_waiting_for(user=user, casino_id=table.casino_id))
@@ -189,7 +199,7 @@ def test_a_drop_count_waits_for_its_verifier(table, cashier, pit_boss, accountan
         ("drop_count", "BJ1", "a pit boss or the accounting office · you may sign it")
     ]
     assert f"Drop count, shift {shift}" in floor
-    drop_count_sign(count=count, by=accountant)
+    drop_count_sign(count=count, actor=Actor.staff(accountant))
     assert _waiting(table.casino_id) == []
 
 
@@ -198,7 +208,9 @@ def test_the_header_counts_the_approvals_a_person_may_decide_too(table, pit_boss
     # permissions, and an opener waiting for a pit boss
     dealer = boss_dealer(pit_boss)
     busy_round(table, dealer, operator)
-    tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, by=staff_user("dealer", "dealer-9"))
+    tray_count_record(
+        table=table, kind=CountKind.OPENER, amounts=TRAY, actor=Actor.staff(staff_user("dealer", "dealer-9"))
+    )
     # then the pit boss may decide the three and sign the opener: 4; the round's dealer none of the
     # payouts but the opener
     assert approvals_waiting_count(user=pit_boss, casino_id=table.casino_id) == 3
