@@ -28,10 +28,7 @@ from django.utils.translation import gettext_lazy
 
 from accounting.errors import (
     CountAwaitingSignaturesError,
-    GamingDayAlreadyClosedError,
-    GamingDayClosedError,
     GamingDayHasOpenWorkError,
-    GamingDayNotStartedError,
     InvalidCountError,
     InvestigationAlreadyResolvedError,
     InvestigationUnresolvedError,
@@ -46,8 +43,6 @@ from accounting.errors import (
 from accounting.gaming_days import gaming_day_of, schedule_of, shift_of, shift_starts_parse
 from accounting.locking import (
     count_lock,
-    gaming_day_lock,
-    gaming_days_lock,
     investigation_lock,
     settings_lock,
     slip_counter_lock,
@@ -59,7 +54,6 @@ from accounting.models import (
     ChipDenomination,
     CountKind,
     DayCloseRole,
-    GamingDayClose,
     GamingDaySignature,
     InvestigationResolution,
     SignatureRole,
@@ -78,7 +72,6 @@ from accounting.selectors import (
     count_roles_signed,
     counts_of_table,
     is_count_signed,
-    is_day_closed,
     last_closer,
     open_work_of_day,
     settings_of,
@@ -89,7 +82,13 @@ from accounting.selectors import (
 )
 from casino.audit import audit_append
 from casino.errors import ServiceError, reason_required
-from casino.models import Casino
+from casino.gaming_day_state import (
+    gaming_day_close,
+    gaming_day_close_check,
+    gaming_day_writable,
+)
+from casino.locking import gaming_day_lock
+from casino.models import Casino, GamingDayClose
 from casino.services import require_permission
 from tables.errors import RoundInProgressError
 from tables.models import Round, Table
@@ -115,18 +114,6 @@ def _holds(user: Any, role: str) -> bool:
 def _require_any(user: Any, *codenames: str) -> None:
     if not any(user.has_perm(f"casino.{codename}") for codename in codenames):
         require_permission(user, codenames[0])
-
-
-def _day_open(casino_id: int, *days: dt.date) -> None:
-    """The gaming days' shared locks, then the refusal of any of them that is closed."""
-    gaming_days_lock(casino_id=casino_id, days=set(days))
-    for day in sorted(set(days)):
-        if is_day_closed(casino_id, day):
-            raise GamingDayClosedError(
-                _("The gaming day %(day)s is closed: its counts and slips no longer change.")
-                % {"day": day.isoformat()},
-                day=day.isoformat(),
-            )
 
 
 def _lines_checked(casino: Casino, amounts: Mapping[int, int], *, positive_total: bool) -> dict[int, int]:
@@ -343,26 +330,25 @@ def _role_name(role: str) -> str:
 def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose | None:
     """Sign a gaming day's close: a pit boss (``supervise_pit``) and the accounting office
     (``sign_gaming_day``) sign, two different people, in either order. The second signature
-    closes the day (``GamingDayClose``, returned; ``None`` while the other signature is
-    missing): from then on its counts and slips no longer change (a correction is a new record of
-    an open day naming the old). Each signature finds nothing left open in the day. Takes the
-    day's lock exclusively (it waits for the commands writing into the day, and they wait for
-    it), then the audit chain. Raises ``permission_denied``, ``gaming_day_not_started``,
-    ``gaming_day_already_closed``, ``gaming_day_has_open_work`` (slips not yet received or
-    voided, tray or drop box counts not yet signed twice), ``same_person_signed_twice``,
-    ``signature_not_needed``."""
+    closes the day (``casino.GamingDayClose``, returned; ``None`` while the other signature is
+    missing): from then on nothing is written into it (``casino.gaming_day_state``; a correction
+    is a new record of an open day naming the old). Each signature finds the day closable by the
+    venue's rule (``gaming_day_close_check``: it has ended, its last shift with it, and every
+    earlier day is closed) and nothing left open in it. A reopened day is signed again, for its
+    next closing. Takes the day's lock exclusively (it waits for the commands writing into the
+    day, and they wait for it), then the audit chain. Raises ``permission_denied``,
+    ``gaming_day_already_closed``, ``gaming_day_not_ended``, ``gaming_day_earlier_open``,
+    ``gaming_day_has_open_work`` (slips not yet received or voided, tray or drop box counts not
+    yet signed twice), ``same_person_signed_twice``, ``signature_not_needed``."""
     if not any(by.has_perm(f"casino.{codename}") for codename in DAY_CLOSE_PERMISSIONS.values()):
         require_permission(by, "supervise_pit")
     now = timezone.now()
-    if day > gaming_day_of(schedule_of(casino), now):
-        raise GamingDayNotStartedError(_("This gaming day has not begun."), day=day.isoformat())
     with transaction.atomic():
         gaming_day_lock(casino_id=casino.pk, day=day, exclusive=True)
-        if is_day_closed(casino.pk, day):
-            raise GamingDayAlreadyClosedError(_("This gaming day is closed already."), day=day.isoformat())
+        closing = gaming_day_close_check(casino=casino, day=day, at=now)
         signed = {
             signature.role: signature
-            for signature in GamingDaySignature.objects.filter(casino=casino, gaming_day=day)
+            for signature in GamingDaySignature.objects.filter(casino=casino, gaming_day=day, closing=closing)
         }
         role = _day_close_role(signed, by)
         work = open_work_of_day(casino.pk, day)
@@ -379,26 +365,27 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, by: Any) -> GamingDayClose 
                 **work,
             )
         signature = GamingDaySignature.objects.create(
-            casino=casino, gaming_day=day, role=role, signed_at=now, signed_by=by
+            casino=casino, gaming_day=day, closing=closing, role=role, signed_at=now, signed_by=by
         )
         audit_append(
             action="accounting.gaming_day_signed",
             actor=by,
             object_type="accounting.gamingdaysignature",
             object_id=signature.pk,
-            after={"casino_id": casino.pk, "gaming_day": day.isoformat(), "role": role},
+            after={"casino_id": casino.pk, "gaming_day": day.isoformat(), "closing": closing, "role": role},
         )
         if len(signed) + 1 < len(DAY_CLOSE_PERMISSIONS):
             return None
-        closed = GamingDayClose.objects.create(casino=casino, gaming_day=day, closed_at=now, closed_by=by)
+        closed = gaming_day_close(casino=casino, day=day, closed_by=by, at=now)
         audit_append(
             action="accounting.gaming_day_closed",
             actor=by,
-            object_type="accounting.gamingdayclose",
+            object_type="casino.gamingdayclose",
             object_id=closed.pk,
             after={
                 "casino_id": casino.pk,
                 "gaming_day": day.isoformat(),
+                "closing": closed.closing,
                 "signed_by": sorted([*(item.signed_by_id for item in signed.values()), by.pk]),
             },
         )
@@ -475,7 +462,7 @@ def tray_count_record(
     lines = _lines_checked(casino, amounts, positive_total=False)
     with transaction.atomic():
         now, day, shift = _moment(casino)
-        _day_open(casino.pk, day)
+        gaming_day_writable(casino=casino, at=now)
         locked = table_row_lock(table.pk)
         assert locked is not None
         if corrects is not None:
@@ -561,8 +548,8 @@ def tray_count_sign(*, count: TrayCount, by: Any) -> TrayCountSignature:
     _require_any(by, "supervise_pit", "run_table")
     table = count.table
     with transaction.atomic():
-        now, day, _shift = _moment(table.casino)
-        _day_open(table.casino_id, day, count.gaming_day)
+        now, _day, _shift = _moment(table.casino)
+        gaming_day_writable(casino=table.casino, also=[count.gaming_day], at=now)
         table_row_lock(table.pk)
         count_lock(count.pk)
         fresh = counts_of_table(table).get(pk=count.pk)
@@ -664,7 +651,7 @@ def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], by: Any
     lines = _lines_checked(casino, amounts, positive_total=True)
     with transaction.atomic():
         now, day, shift = _moment(casino)
-        _day_open(casino.pk, day)
+        gaming_day_writable(casino=casino, at=now)
         locked = table_row_lock(table.pk)
         assert locked is not None
         if not table_accounting(locked).is_open:
@@ -712,7 +699,7 @@ def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], by: Any
 
 def _slip_locked(slip: Slip) -> tuple[Slip, dict[str, SlipSignature], dt.datetime]:
     now = timezone.now()
-    _day_open(slip.casino_id, gaming_day_of(schedule_of(slip.casino), now), slip.gaming_day)
+    gaming_day_writable(casino=slip.casino, also=[slip.gaming_day], at=now)
     slip_lock(slip.pk)
     fresh = Slip.objects.select_related("table", "casino").prefetch_related("signatures").get(pk=slip.pk)
     return fresh, slip_steps(fresh), now

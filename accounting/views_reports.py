@@ -38,7 +38,7 @@ from accounting.models import (
     HoldAlertResolution,
     TableBuyIn,
 )
-from accounting.reports import day_report, master_report, shift_report
+from accounting.reports import day_report, day_state_notes, master_report, shift_report
 from accounting.selectors import current_gaming_day, settings_of
 from accounting.services_drop import (
     drop_count_record,
@@ -289,6 +289,7 @@ def win_page(request: HtmxHttpRequest) -> HttpResponse:
         "reports": _report_links(day, current.number if current.gaming_day == day else shifts[-1].number),
         "shifts": shifts,
         "open_alerts": HoldAlert.objects.filter(table__casino=casino, resolution__isnull=True).count(),
+        "day_state": day_state_notes(casino, day),
     }
     return _page(request, WIN, "win-hold", context)
 

@@ -1,7 +1,9 @@
 """Wallet services: the only code that writes to the ledger.
 
-Every money command, in ONE transaction: validates, locks the domain row it acts on, locks the
-accounts in id order (``wallet/locking.py``), writes one transfer with its postings (summing to
+Every money command, in ONE transaction: validates, checks that the gaming day it writes into is
+open (``casino.gaming_day_state.gaming_day_writable``, the day's shared lock first: a transfer is
+a record of the day it is made in; a reversal also of the day of the transfer it reverses; a
+refusal is ``gaming_day_closed``), locks the domain row it acts on, locks the accounts in id order (``wallet/locking.py``), writes one transfer with its postings (summing to
 zero), moves the cached balances, and appends the audit record as its last write. A refused
 command (``ServiceError``) leaves balances, postings, holds and audit records as they were.
 
@@ -15,7 +17,9 @@ already settled (``round_already_settled``).
 Hot path for a live table: ``hold_place`` touches only the bettor's own account row (a
 conditional UPDATE) and inserts a hold, in one statement (``wallet/sql.py``); no row shared by the
 table's bettors is written per bet and no audit record is appended (the bet is recorded in the
-round's event log). The table's accounts move once per round, in ``round_settle``.
+round's event log). The table's accounts move once per round, in ``round_settle``. These two run
+only inside a command on the round, which checked the gaming day under the round's lock
+(``tables.locking.lock_round``, ``tables.services.bets.bet_place``): they do not check it again.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from django.utils import timezone
 
 from casino.audit import audit_append
 from casino.errors import ServiceError, reason_required
+from casino.gaming_day_state import gaming_day_writable
 from casino.models import Casino, Player
 from casino.services import require_permission
 from tables.models import Table
@@ -216,6 +221,7 @@ def _simple_move(
     """Move an amount from one account to another as one audited transfer (naming the record it
     belongs to with ``reference_type`` and ``reference_id``, when there is one)."""
     with transaction.atomic():
+        gaming_day_writable(casino=casino)
         locked = accounts_lock(casino=casino, specs=[source, destination])
         specs = _by_spec(locked)
         source_account, destination_account = specs[source], specs[destination]
@@ -438,6 +444,7 @@ def balance_adjust(*, player: Player, amount_minor: int, reason: str, requested_
     casino = player.casino
     applies_now = abs(amount_minor) <= adjustment_approval_threshold_minor()
     with transaction.atomic():
+        gaming_day_writable(casino=casino)
         locked = accounts_lock(casino=casino, specs=[_player_spec(player), _venue_spec(AccountKind.HOUSE)])
         player_account = _by_spec(locked)[_player_spec(player)]
         written = None
@@ -511,6 +518,7 @@ def adjustment_approve(*, adjustment: BalanceAdjustment, approved_by: Any) -> Ba
     if adjustment.requested_by_id == approved_by.pk:
         raise FourEyesRequiredError("Another pit boss than the requester must approve this adjustment.")
     with transaction.atomic():
+        gaming_day_writable(casino=adjustment.account.casino)
         locked_adjustment = adjustment_lock(adjustment.pk)
         if locked_adjustment.status != AdjustmentStatus.PENDING:
             raise AdjustmentNotPendingError(f"Adjustment {adjustment.pk} is {locked_adjustment.status}.")
@@ -589,6 +597,9 @@ def transfer_reverse(*, transfer: Transfer, reason: str, by: Any) -> Transfer:
     require_permission(by, "adjust_balance")
     reason = _require_reason(reason)
     with transaction.atomic():
+        # A reversal changes the figures of the day of the transfer it reverses (its cash log,
+        # its terminal drop): that day must be open too.
+        gaming_day_writable(casino=transfer.casino, also=[transfer.casino.gaming_day(transfer.created_at)])
         original = transfer_lock(transfer.pk)
         if original.kind == TransferKind.REVERSAL:
             raise TransferNotReversibleError("A reversal cannot be reversed; post a new transfer instead.")
@@ -956,6 +967,7 @@ def _settlement_amounts(
 def _payout_decide(*, payout: PendingPayout, by: Any, release: bool, reason: str = "") -> Transfer:
     require_permission(by, "approve_payout")
     with transaction.atomic():
+        gaming_day_writable(casino=payout.table.casino)
         locked_payout = payout_lock(payout.pk)
         if locked_payout.status != PayoutStatus.PENDING:
             raise PayoutNotPendingError(f"Payout {payout.pk} is {locked_payout.status}.", payout_id=payout.pk)
@@ -1073,6 +1085,7 @@ def game_settle(
     if sum(line.amount_minor for line in lines) + fee_minor + rounding_minor != 0:
         raise InvalidAmountError("The settlement of a game must balance.")
     with transaction.atomic():
+        gaming_day_writable(casino=casino)
         holds = {hold.pk: hold for hold in _holds_lock(hold_ids)}
         house_spec = _venue_spec(AccountKind.HOUSE)
         rounding_spec = _venue_spec(AccountKind.HOUSE_ROUNDING)
