@@ -2,8 +2,7 @@
 configuration.
 
 Every table command takes its locks through these helpers (and the bet path's two statements of
-``tables/sql.py``), in this order: the round (its advisory lock, then its row), the gaming day
-(shared: ``casino.gaming_day_state.gaming_day_writable``), the table row or
+``tables/sql.py``), in this order: the round (its advisory lock, then its row), the table row or
 one configuration row, the terminal row then the player row, the box row, the payout line; then
 the wallet's (``wallet/locking.py``: holds, a pending payout, accounts in id order) and the audit
 chain last. The whole order, and why every lock is ``FOR NO KEY UPDATE OF`` its own table, is in
@@ -14,7 +13,6 @@ from __future__ import annotations
 
 from django.db.models import OuterRef
 
-from casino.gaming_day_state import gaming_day_writable
 from casino.locking import advisory_lock, row_lock
 from casino.models import Player, PlayerSession, Terminal
 from tables.models import (
@@ -45,17 +43,11 @@ def lock_round(round_id: int, *, shared: bool = False) -> Round:
     waits for the bets in flight, and bets arriving meanwhile queue behind it (the lock manager
     queues fairly, so a stream of bets cannot starve "no more bets", as a row-level FOR SHARE
     could) and then see the new state. A shared read leaves out the engine snapshot and the shoe:
-    bets never read them (the shoe's order is kilobytes of JSON).
-
-    Then the gaming day (``casino.gaming_day_state.gaming_day_writable``): every command on a
-    round writes into the day of its moment (its bets, holds, events, settlement), which must be
-    open. Raises ``Round.DoesNotExist``, ``gaming_day_closed``.
+    bets never read them (the shoe's order is kilobytes of JSON). Raises ``Round.DoesNotExist``.
     """
     round_lock_take(round_id, shared=shared)
     if shared:
-        read = Round.objects.select_related("table__casino").defer("snapshot").get(pk=round_id)
-        gaming_day_writable(casino=read.table.casino)
-        return read
+        return Round.objects.select_related("table").defer("snapshot").get(pk=round_id)
     round_ = row_lock(
         Round.objects.select_related("shoe", "table__casino")
         .annotate(signed_on_dealer_id=signed_on_dealer(OuterRef("table_id")))
@@ -63,7 +55,6 @@ def lock_round(round_id: int, *, shared: bool = False) -> Round:
     )
     if round_ is None:
         raise Round.DoesNotExist(f"no round {round_id}")
-    gaming_day_writable(casino=round_.table.casino)
     round_.table.signed_on_dealer_id = round_.signed_on_dealer_id  # type: ignore[attr-defined]
     return round_
 

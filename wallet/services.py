@@ -17,9 +17,9 @@ already settled (``round_already_settled``).
 Hot path for a live table: ``hold_place`` touches only the bettor's own account row (a
 conditional UPDATE) and inserts a hold, in one statement (``wallet/sql.py``); no row shared by the
 table's bettors is written per bet and no audit record is appended (the bet is recorded in the
-round's event log). The table's accounts move once per round, in ``round_settle``. These two run
-only inside a command on the round, which checked the gaming day under the round's lock
-(``tables.locking.lock_round``, ``tables.services.bets.bet_place``): they do not check it again.
+round's event log). The table's accounts move once per round, in ``round_settle``. A hold runs
+inside the bet's command, which checked the gaming day (``tables.services.bets.bet_place``,
+``tables.services.commands.bet_hold``): it does not check it again.
 """
 
 from __future__ import annotations
@@ -796,12 +796,13 @@ def round_settle(
     of no held stake, the first settlement's transfer (``round_already_settled``, checked with the
     tray locked, so two settlements racing wait on each other); it moves nothing.
 
-    Statements are constant in the number of bets: lock holds (id order), lock accounts (id
-    order), look for a settlement of the reference (of no held stake only), insert transfer,
-    one UPDATE of accounts, one bulk insert of postings, one UPDATE of holds, one bulk insert of
-    pending payouts, audit append. Raises ``hold_not_open``, ``hold_mismatch``,
-    ``round_already_settled``, ``invalid_amount``, ``insufficient_funds``, ``account_not_found``,
-    ``casino_mismatch``, ``currency_mismatch``.
+    Statements are constant in the number of bets: the gaming day's lock and its check
+    (``gaming_day_writable``: a settlement is a record of the day it is made in), lock holds (id
+    order), lock accounts (id order), look for a settlement of the reference (of no held stake
+    only), insert transfer, one UPDATE of accounts, one bulk insert of postings, one UPDATE of
+    holds, one bulk insert of pending payouts, audit append. Raises ``gaming_day_closed``,
+    ``hold_not_open``, ``hold_mismatch``, ``round_already_settled``, ``invalid_amount``,
+    ``insufficient_funds``, ``account_not_found``, ``casino_mismatch``, ``currency_mismatch``.
 
     Called inside a transaction, it runs in a savepoint of its own, so that a caller may catch a
     refusal and go on. ``savepoint=False`` is for a caller whose transaction ends with the refusal
@@ -810,6 +811,7 @@ def round_settle(
     _same_casino(casino, table)
     hold_ids = _settlement_lines_checked(lines)
     with transaction.atomic(savepoint=savepoint):
+        gaming_day_writable(casino=casino)
         holds = {hold.pk: hold for hold in _holds_lock(hold_ids)} if hold_ids else {}
         tray_spec = _table_spec(table, AccountKind.TABLE_TRAY)
         pending_spec = _table_spec(table, AccountKind.TABLE_PAYOUTS_PENDING)
