@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from accounting.selectors import current_gaming_day
 from casino.models import GamingDayClose
-from tables.models import Bet, Table
+from tables.models import Bet, PayoutDecision, Table
 from tables.services import Actor, bet_place, decision_make, round_close_betting, round_open, round_settle
 from tests.accounting.conftest import day_closed_before_its_end
 from tests.api.conftest import ApiClient, make_device, sign_in
@@ -118,3 +118,32 @@ def test_the_terminal_api_places_no_bet_and_no_tip_in_a_closed_day(table, dealer
     )
     assert tip.status_code == 409 and tip.json()["code"] == "gaming_day_closed"
     assert _written() == before
+
+
+def test_no_held_payout_is_paid_or_rejected_in_a_closed_day(table, dealer, pit_boss, operator):
+    from tables.services import payout_approve, payout_reject
+    from tests.tables.test_views_pit import _held_payout
+
+    # given Alice's win held for a pit boss, then the day closed
+    _alice, line = _held_payout(table, dealer, operator)
+    _closed_now(table)
+    before = _written()
+    refused("gaming_day_closed", payout_approve, payout_line_id=line.pk, actor=Actor.staff(pit_boss))
+    refused(
+        "gaming_day_closed", payout_reject, payout_line_id=line.pk, actor=Actor.staff(pit_boss), reason="x"
+    )
+    client = Client()
+    client.force_login(pit_boss)
+    for headers in ({}, {"HTTP_HX_REQUEST": "true"}):
+        response = client.post(f"/pit/payouts/{line.pk}/approve/", **headers)
+        if headers:
+            assert (
+                response.status_code == 409 and "<code>gaming_day_closed</code>" in response.content.decode()
+            )
+        else:
+            assert response.status_code == 302
+            assert "(gaming_day_closed)" in client.get(response["Location"]).content.decode()
+    # then the payout still waits, and nothing is written (its decision row neither)
+    assert _written() == before
+    line.refresh_from_db()
+    assert line.approval_status == "pending" and not PayoutDecision.objects.filter(line=line).exists()
