@@ -348,7 +348,8 @@ def closed_days(casino: Casino, *, limit: int = 14) -> list[ClosedDay]:
 
 
 def current_gaming_day(casino: Casino, now: dt.datetime | None = None) -> dt.date:
-    return gaming_day_of(schedule_of(casino), now or timezone.now())
+    """The gaming day of now (or of ``now``): the venue's one rule, ``Casino.gaming_day``."""
+    return casino.gaming_day(now)
 
 
 def open_work_of_day(casino_id: int, day: dt.date) -> dict[str, Any]:
