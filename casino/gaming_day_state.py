@@ -5,8 +5,9 @@ state, here, so that every app asks the same question in the same way (the walle
 know nothing of the accounting, which signs the close):
 
 - **A closed day takes no write** (:func:`gaming_day_writable`, the first lock of every command
-  that writes a record a day's figures read: a ledger transfer, a bet, a player's sign-in, a
-  dealer's spell at a table, a tip, a count, a slip, a drop count, a buy-in at the table). A write
+  that writes a record a day's figures read: a ledger transfer, a bet or a stake held, a round
+  opened, a player's sign-in, a tip, a count, a slip, a drop count, a buy-in at the table; the
+  list, with the code of each, is ``docs/controls.md``, "Gaming day"). A write
   belongs to the gaming day of the moment it is made, and also to the day of the older record it
   writes about (a count's signature, a slip's next step, a drop count of an earlier shift, a tip of
   a round, a correction of a buy-in, the reversal of a transfer). A write for a closed day is

@@ -57,14 +57,6 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunPython(closes_copy_to_the_venue, closes_copy_back),
-        migrations.RemoveField(
-            model_name="gamingdayclose",
-            name="casino",
-        ),
-        migrations.RemoveField(
-            model_name="gamingdayclose",
-            name="closed_by",
-        ),
         migrations.RemoveConstraint(
             model_name="gamingdaysignature",
             name="gaming_day_signed_once_per_role",
