@@ -27,6 +27,7 @@ from django.utils.translation import ngettext
 
 from accounting.documents import Report
 from accounting.gaming_days import gaming_day_bounds, schedule_of
+from accounting.reports import day_state_notes
 from accounting.selectors import settings_of
 from casino.models import Casino
 from tables.round_audit import money, money_plain
@@ -257,6 +258,7 @@ def cash_log_report(log: CashLog, *, plain: bool) -> Report:
     if not log.large_cash:
         notes.append(_("No player's day total is above the large-cash threshold."))
     notes.append(_("A reversed transaction counts in neither the log nor the totals."))
+    notes += day_state_notes(log.casino, log.gaming_day)
     return Report(
         title=_("Cash transaction log"),
         subtitle=_("%(casino)s, gaming day %(day)s")

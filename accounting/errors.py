@@ -1,5 +1,7 @@
 """Refusals of the accounting services. Each has a stable ``code``; a refused command changed
-nothing. The messages are marked for translation where they are raised."""
+nothing. The messages are marked for translation where they are raised. A closed gaming day and
+the rule of its closing are the venue's (``casino.gaming_day_state``: ``gaming_day_closed``,
+``gaming_day_already_closed``, ``gaming_day_not_ended``, ``gaming_day_earlier_open``)."""
 
 from __future__ import annotations
 
@@ -15,10 +17,7 @@ __all__ = [
     "AccountingError",
     "CountAwaitingSignaturesError",
     "CountNotFoundError",
-    "GamingDayAlreadyClosedError",
-    "GamingDayClosedError",
     "GamingDayHasOpenWorkError",
-    "GamingDayNotStartedError",
     "InvalidCountError",
     "InvestigationAlreadyResolvedError",
     "InvestigationUnresolvedError",
@@ -39,20 +38,6 @@ __all__ = [
 class AccountingError(ServiceError):
     code = "accounting_refused"
     status = 422
-
-
-class GamingDayClosedError(ConflictError):
-    """A count, a slip or one of their signatures in a gaming day a pit boss has closed."""
-
-    code = "gaming_day_closed"
-
-
-class GamingDayAlreadyClosedError(ConflictError):
-    code = "gaming_day_already_closed"
-
-
-class GamingDayNotStartedError(AccountingError):
-    code = "gaming_day_not_started"
 
 
 class GamingDayHasOpenWorkError(ConflictError):

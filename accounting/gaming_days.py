@@ -1,12 +1,14 @@
-"""Gaming days and shifts: pure functions of a casino's schedule and an instant.
+"""Shifts of a gaming day: pure functions of a casino's schedule and an instant.
 
-A gaming day runs from the venue's gaming-day start time (local wall clock) to the same time on
-the next calendar day, so on a day the clocks change it lasts 23 or 25 hours. Shifts start at
-local wall-clock times (``"06:00"``, ``"14:00"``, ``"22:00"``), the gaming day's start among them;
-the shift spanning the change is an hour shorter or longer. A start time that does not exist on
-the night the clocks go forward is read as ``zoneinfo`` reads it (with the offset before the
-change), and one that happens twice as its first occurrence. No database access: the schedule is given (``Schedule``), or read from a casino and its
-settings when they are at hand.
+Which gaming day an instant belongs to, and the instants a day spans, is the venue's one rule
+(``casino.gaming_days``: ``gaming_day_of`` and ``gaming_day_bounds``, used here and named here for
+the accounting's modules). Shifts start at local wall-clock times (``"06:00"``, ``"14:00"``,
+``"22:00"``), the gaming day's start among them; the last ends with the day, at the next day's
+start; the shift spanning a change of the clocks is an hour shorter or longer. A start time that
+does not exist on the night the clocks go forward is read as ``zoneinfo`` reads it (with the
+offset before the change), and one that happens twice as its first occurrence. No database
+access: the schedule is given (``Schedule``), or read from a casino and its settings when they
+are at hand.
 """
 
 from __future__ import annotations
@@ -18,6 +20,18 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from accounting.models import DEFAULT_SHIFT_STARTS
+from casino.gaming_days import gaming_day_bounds, gaming_day_of, local_instant
+
+__all__ = [
+    "Schedule",
+    "Shift",
+    "gaming_day_bounds",
+    "gaming_day_of",
+    "schedule_of",
+    "shift_of",
+    "shift_starts_parse",
+    "shifts_of_day",
+]
 
 MINUTES_PER_DAY = 24 * 60
 
@@ -82,35 +96,12 @@ def _schedule(source: Schedule | Any) -> Schedule:
     return source if isinstance(source, Schedule) else schedule_of(source)
 
 
-def _local(day: dt.date, moment: dt.time, zone: ZoneInfo) -> dt.datetime:
-    """The instant of a local wall-clock time, in UTC (aware datetimes of one zone compare and
-    subtract by their wall clocks in Python, which is wrong across a change of the clocks)."""
-    return dt.datetime.combine(day, moment, tzinfo=zone).astimezone(dt.UTC)
-
-
-def gaming_day_of(casino: Schedule | Any, instant: dt.datetime) -> dt.date:
-    """The gaming day ``instant`` (aware) belongs to: its local date, one day earlier before the
-    gaming day's start time."""
-    schedule = _schedule(casino)
-    local = instant.astimezone(schedule.zone)
-    if local.time().replace(tzinfo=None) < schedule.gaming_day_starts_at:
-        return local.date() - dt.timedelta(days=1)
-    return local.date()
-
-
-def gaming_day_bounds(casino: Schedule | Any, day: dt.date) -> tuple[dt.datetime, dt.datetime]:
-    """The instants (UTC) a gaming day starts at (included) and ends at (excluded)."""
-    schedule = _schedule(casino)
-    start = schedule.gaming_day_starts_at
-    return _local(day, start, schedule.zone), _local(day + dt.timedelta(days=1), start, schedule.zone)
-
-
 def shifts_of_day(casino: Schedule | Any, day: dt.date) -> list[Shift]:
     """The shifts of a gaming day in order, each with the instants it starts and ends at."""
     schedule = _schedule(casino)
     zone, day_start = schedule.zone, schedule.gaming_day_starts_at
     starts = [
-        _local(day if moment >= day_start else day + dt.timedelta(days=1), moment, zone)
+        local_instant(day if moment >= day_start else day + dt.timedelta(days=1), moment, zone)
         for moment in schedule.ordered_shift_starts()
     ]
     _, day_end = gaming_day_bounds(schedule, day)

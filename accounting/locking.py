@@ -1,7 +1,8 @@
 """The accounting's locks, each taken through ``casino.locking`` (``row_lock``, ``advisory_lock``).
 
-The order, within the back office's (``casino/locking.py``): the gaming day (a shared advisory
-lock for a command that writes into it, exclusive for its closing), then the table row (counts of
+The order, within the back office's (``casino/locking.py``): the gaming day (the venue's
+``casino.locking.gaming_day_lock``, through ``casino.gaming_day_state``: shared for a command that
+writes into it, exclusive for its closing), then the table row (counts of
 one table take turns, as the table's own commands do), then one record (a count, a slip, an
 investigation: their rows are insert-only for the application and cannot be row-locked, so each
 is locked by an advisory lock on its id), then the slip counter row, then the wallet's accounts
@@ -10,33 +11,13 @@ is locked by an advisory lock on its id), then the slip counter row, then the wa
 
 from __future__ import annotations
 
-import datetime as dt
-
 from accounting.models import AccountingSettings, SlipCounter
 from casino.locking import advisory_lock, row_lock
 from tables.models import Table
 
-GAMING_DAY_LOCK_NAMESPACE = 0x6A3D << 32
 COUNT_LOCK_NAMESPACE = 0x7C07 << 32
 SLIP_LOCK_NAMESPACE = 0x5119 << 32
 INVESTIGATION_LOCK_NAMESPACE = 0x1A7E << 32
-# A day's key packs the casino and the day's ordinal (below 10**6 until the year 2738), within the
-# 32 bits of a key for casino ids below 4295 (``advisory_lock`` refuses a key beyond them).
-DAY_KEYS_PER_CASINO = 1_000_000
-
-
-def gaming_day_lock(*, casino_id: int, day: dt.date, exclusive: bool = False) -> None:
-    """A gaming day's advisory lock: shared by the commands that write into the day, exclusive
-    for its closing, so that no write slips in between the closing's checks and its commit."""
-    advisory_lock(
-        GAMING_DAY_LOCK_NAMESPACE, casino_id * DAY_KEYS_PER_CASINO + day.toordinal(), shared=not exclusive
-    )
-
-
-def gaming_days_lock(*, casino_id: int, days: set[dt.date]) -> None:
-    """Several gaming days' shared locks, in date order."""
-    for day in sorted(days):
-        gaming_day_lock(casino_id=casino_id, day=day)
 
 
 def table_row_lock(table_id: int) -> Table | None:

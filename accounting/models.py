@@ -1,4 +1,5 @@
-"""Pit accounting: the casino's accounting settings and chip set, closed gaming days, tray counts
+"""Pit accounting: the casino's accounting settings and chip set, the signatures closing a gaming
+day (the closed day itself is the venue's, ``casino.GamingDayClose``), tray counts
 with their signatures and variance investigations, fill and credit slips with their steps.
 
 Writes go through ``accounting/services.py`` only. Records are written once: a count, a slip, a
@@ -92,24 +93,6 @@ class ChipDenomination(models.Model):
         return f"chip {self.value_minor}"
 
 
-class GamingDayClose(models.Model):
-    """A closed gaming day (signed by a pit boss and the accounting office,
-    ``GamingDaySignature``): from then on its counts and slips no longer change."""
-
-    casino = models.ForeignKey("casino.Casino", on_delete=models.PROTECT, related_name="+")
-    gaming_day = models.DateField()
-    closed_at = models.DateTimeField()
-    closed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["casino", "gaming_day"], name="gaming_day_closed_once")
-        ]
-
-    def __str__(self) -> str:
-        return f"gaming day {self.gaming_day} closed"
-
-
 class DayCloseRole(models.TextChoices):
     PIT_BOSS = "pit_boss", "Pit boss"
     ACCOUNTANT = "accountant", "Accountant"
@@ -117,10 +100,12 @@ class DayCloseRole(models.TextChoices):
 
 class GamingDaySignature(models.Model):
     """One of the two signatures closing a gaming day: a pit boss's and the accounting office's,
-    by two different people. The second writes the day's ``GamingDayClose``."""
+    by two different people. The second writes the day's close (``casino.GamingDayClose``, of the
+    same ``closing``: a day reopened through four eyes is signed again for its next closing)."""
 
     casino = models.ForeignKey("casino.Casino", on_delete=models.PROTECT, related_name="+")
     gaming_day = models.DateField()
+    closing = models.PositiveSmallIntegerField(default=1)
     role = models.CharField(max_length=20, choices=DayCloseRole.choices)
     signed_at = models.DateTimeField()
     signed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
@@ -129,10 +114,11 @@ class GamingDaySignature(models.Model):
         ordering = ["signed_at", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["casino", "gaming_day", "role"], name="gaming_day_signed_once_per_role"
+                fields=["casino", "gaming_day", "closing", "role"], name="gaming_day_signed_once_per_role"
             ),
             models.UniqueConstraint(
-                fields=["casino", "gaming_day", "signed_by"], name="gaming_day_signed_once_per_person"
+                fields=["casino", "gaming_day", "closing", "signed_by"],
+                name="gaming_day_signed_once_per_person",
             ),
         ]
 

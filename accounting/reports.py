@@ -7,6 +7,9 @@
 - the **master game report**: every table's day (opener, fills, credits, drop, closer, win,
   hold) and its month to date (drop, win, hold), with the casino's totals.
 
+Each says under its table whether its gaming day is open, and when it was closed, reopened (who
+asked, why, who approved) and closed again (``day_state_notes``).
+
 The figures are ``accounting.win``'s. A CSV's amounts are plain (``1234.50``, the same in every
 language, ``money_plain``) and its hold a plain percentage; a page's and a PDF's are written as the
 active language writes them (``money``). Column names and notes are in the active language.
@@ -25,6 +28,7 @@ from django.utils.translation import gettext as _
 from accounting.documents import Cell, Report
 from accounting.gaming_days import schedule_of, shifts_of_day
 from accounting.win import Figures, month_start, table_records
+from casino.gaming_day_state import gaming_day_history
 from casino.models import Casino
 from tables.models import Table
 from tables.round_audit import money, money_plain
@@ -80,6 +84,31 @@ def _generated(casino: Casino) -> str:
     }
 
 
+def day_state_notes(casino: Casino, day: dt.date) -> list[str]:
+    """What a report of ``day`` says of its state: open, or each closing and reopening in order
+    (who, when and, for a reopening, who asked and why): a report read after a reopening shows
+    that its figures may have changed since the day was first closed."""
+    zone = schedule_of(casino).zone
+    history = gaming_day_history(casino.pk, day)
+    if not history:
+        return [_("Gaming day %(day)s is open: its figures may still change.") % {"day": day.isoformat()}]
+    notes = []
+    for event in history:
+        at = timezone.localtime(event.at, zone).strftime("%Y-%m-%d %H:%M")
+        if event.kind == "closed":
+            notes.append(_("Gaming day closed at %(at)s by %(by)s.") % {"at": at, "by": event.by})
+        else:
+            notes.append(
+                _("Gaming day reopened at %(at)s: asked by %(asked)s because: %(why)s; approved by %(by)s.")
+                % {"at": at, "asked": event.asked_by, "why": event.reason, "by": event.by}
+            )
+    if history[-1].kind == "reopened":
+        notes.append(
+            _("Gaming day %(day)s is open again: its figures may still change.") % {"day": day.isoformat()}
+        )
+    return notes
+
+
 def _formula_notes() -> list[str]:
     return [
         _(
@@ -130,7 +159,7 @@ def shift_report(casino: Casino, day: dt.date, shift: int, *, for_file: bool = F
         columns=[_("Table"), *_figures_columns()],
         rows=[[table.name, *_figures_cells(figures, for_file)] for table, figures in rows],
         totals=[_("Total"), *_figures_cells(total, for_file)],
-        notes=[*_formula_notes(), *_checks(rows), _generated(casino)],
+        notes=[*_formula_notes(), *_checks(rows), *day_state_notes(casino, day), _generated(casino)],
     )
 
 
@@ -154,7 +183,7 @@ def day_report(casino: Casino, day: dt.date, *, for_file: bool = False) -> Repor
         columns=[_("Table"), _("Shift"), *_figures_columns()],
         rows=body,
         totals=[_("Total"), _("Day"), *_figures_cells(total, for_file)],
-        notes=[*_formula_notes(), *_checks(days), _generated(casino)],
+        notes=[*_formula_notes(), *_checks(days), *day_state_notes(casino, day), _generated(casino)],
     )
 
 
@@ -186,6 +215,7 @@ def master_report(casino: Casino, day: dt.date, *, for_file: bool = False) -> Re
             _("Wallet buy-ins of the day that reached no table: %(amount)s.")
             % {"amount": _amount(today.unattributed_minor, for_file)}
         )
+    notes += day_state_notes(casino, day)
     notes.append(_generated(casino))
     return Report(
         title=_("Master game report"),

@@ -21,7 +21,6 @@ from accounting.models import (
     CountKind,
     DropCount,
     DropSignatureRole,
-    GamingDayClose,
     GamingDaySignature,
     InvestigationResolution,
     SignatureRole,
@@ -33,7 +32,16 @@ from accounting.models import (
     TrayCountSignature,
     VarianceInvestigation,
 )
-from casino.models import Approval, Casino
+from casino.gaming_day_state import (
+    DayEvent,
+    gaming_day_close_standing,
+    gaming_day_closing_number,
+    gaming_day_history,
+    gaming_days_history,
+    gaming_days_open,
+)
+from casino.gaming_days import gaming_day_bounds
+from casino.models import Approval, Casino, GamingDayClose
 from tables.models import Table
 from wallet.models import Account, AccountKind
 
@@ -89,10 +97,6 @@ def tray_ledger_minor(table: Table) -> int:
     """The table tray's balance in the ledger (0 for a table without a tray account)."""
     account = Account.objects.filter(table=table, kind=AccountKind.TABLE_TRAY).only("balance_minor").first()
     return account.balance_minor if account else 0
-
-
-def is_day_closed(casino_id: int, day: dt.date) -> bool:
-    return GamingDayClose.objects.filter(casino_id=casino_id, gaming_day=day).exists()
 
 
 def counts_of_table(table: Table) -> QuerySet[TrayCount]:
@@ -379,6 +383,10 @@ def slip_years(casino: Casino) -> list[int]:
 
 @dataclass(frozen=True)
 class GamingDaySummary:
+    """A gaming day as the day page shows it: its current shift (the current day only), its
+    standing closing (None while open), the signatures of the closing under way, when it ends,
+    its counts and slips, and its history of closings and reopenings."""
+
     day: dt.date
     shift: Shift | None
     closed: GamingDayClose | None
@@ -387,6 +395,14 @@ class GamingDaySummary:
     counts: int
     slips: int
     signatures: list[GamingDaySignature] = field(default_factory=list)
+    ends_at: dt.datetime | None = None
+    has_ended: bool = False
+    history: list[DayEvent] = field(default_factory=list)
+
+    @property
+    def closes_with_next_signature(self) -> bool:
+        """One of the two signatures is in: the next one closes the day."""
+        return self.closed is None and len(self.signatures) == 1
 
 
 def gaming_day_summary(casino: Casino, day: dt.date, *, now: dt.datetime | None = None) -> GamingDaySummary:
@@ -400,32 +416,61 @@ def gaming_day_summary(casino: Casino, day: dt.date, *, now: dt.datetime | None 
         .exclude(signatures__step__in=[SlipStep.RECEIVED, SlipStep.VOIDED])
         .count()
     )
+    closed = gaming_day_close_standing(casino.pk, day)
+    closing = closed.closing if closed is not None else gaming_day_closing_number(casino.pk, day)
+    _starts_at, ends_at = gaming_day_bounds(casino, day)
     return GamingDaySummary(
         day=day,
         shift=shift_of(schedule_of(casino), moment) if current else None,
-        closed=GamingDayClose.objects.filter(casino=casino, gaming_day=day)
-        .select_related("closed_by")
-        .first(),
+        closed=closed,
         open_slips=open_slips,
         unsigned_counts=sum(1 for count in counts if not is_count_signed(count)),
         counts=len(counts),
         slips=Slip.objects.filter(casino=casino, gaming_day=day).count(),
         signatures=list(
-            GamingDaySignature.objects.filter(casino=casino, gaming_day=day).select_related("signed_by")
+            GamingDaySignature.objects.filter(casino=casino, gaming_day=day, closing=closing).select_related(
+                "signed_by"
+            )
         ),
+        ends_at=ends_at,
+        has_ended=moment >= ends_at,
+        history=gaming_day_history(casino.pk, day),
     )
 
 
-def closed_days(casino: Casino, *, limit: int = 14) -> list[GamingDayClose]:
-    return list(
-        GamingDayClose.objects.filter(casino=casino)
+def gaming_days_to_close(
+    casino: Casino, *, now: dt.datetime | None = None, limit: int = 7
+) -> list[GamingDaySummary]:
+    """The open gaming days up to the current one, oldest first (the first of them is the one to
+    close next), at most ``limit`` of the oldest and always the current day."""
+    moment = now or timezone.now()
+    today = gaming_day_of(schedule_of(casino), moment)
+    days = gaming_days_open(casino, until=today)
+    shown = [*days[: limit - 1], today] if len(days) >= limit else days
+    return [gaming_day_summary(casino, day, now=moment) for day in sorted(set(shown))]
+
+
+@dataclass(frozen=True)
+class ClosedDay:
+    day: dt.date
+    close: GamingDayClose
+    history: list[DayEvent]
+
+
+def closed_days(casino: Casino, *, limit: int = 14) -> list[ClosedDay]:
+    """The latest closed gaming days (their standing closing), newest first, with their history."""
+    closes = list(
+        GamingDayClose.objects.filter(casino=casino, reopening__isnull=True)
         .select_related("closed_by")
         .order_by("-gaming_day")[:limit]
     )
+    history = gaming_days_history(casino.pk, [close.gaming_day for close in closes])
+    return [ClosedDay(close.gaming_day, close, history.get(close.gaming_day, [])) for close in closes]
 
 
 def current_gaming_day(casino: Casino, now: dt.datetime | None = None) -> dt.date:
-    return gaming_day_of(schedule_of(casino), now or timezone.now())
+    """The gaming day of now (or of ``now``): the venue's one rule, ``Casino.gaming_day``."""
+    return casino.gaming_day(now)
 
 
 def open_work_of_day(casino_id: int, day: dt.date) -> dict[str, Any]:

@@ -35,10 +35,7 @@ from django.utils.translation import gettext_lazy
 
 from accounting.errors import (
     CountAwaitingSignaturesError,
-    GamingDayAlreadyClosedError,
-    GamingDayClosedError,
     GamingDayHasOpenWorkError,
-    GamingDayNotStartedError,
     InvalidCountError,
     InvestigationAlreadyResolvedError,
     InvestigationUnresolvedError,
@@ -54,8 +51,6 @@ from accounting.errors import (
 from accounting.gaming_days import gaming_day_of, schedule_of, shift_of, shift_starts_parse
 from accounting.locking import (
     count_lock,
-    gaming_day_lock,
-    gaming_days_lock,
     investigation_lock,
     settings_lock,
     slip_counter_lock,
@@ -67,7 +62,6 @@ from accounting.models import (
     ChipDenomination,
     CountKind,
     DayCloseRole,
-    GamingDayClose,
     GamingDaySignature,
     InvestigationResolution,
     SignatureRole,
@@ -91,7 +85,6 @@ from accounting.selectors import (
     count_roles_signed,
     counts_of_table,
     is_count_signed,
-    is_day_closed,
     last_closer,
     open_work_of_day,
     settings_of,
@@ -110,7 +103,13 @@ from casino.four_eyes import (
     approval_request,
     weakened_fields,
 )
-from casino.models import Approval, Casino
+from casino.gaming_day_state import (
+    gaming_day_close,
+    gaming_day_close_check,
+    gaming_day_writable,
+)
+from casino.locking import gaming_day_lock
+from casino.models import Approval, Casino, GamingDayClose
 from tables.errors import RoundInProgressError
 from tables.models import Round, Table
 from tables.services import table_play_by_count
@@ -132,18 +131,6 @@ def _require_any(actor: Actor, *codenames: str) -> User:
     refused (``permission_denied``, naming the first) otherwise."""
     held = next((codename for codename in codenames if actor.has_perm(codename)), codenames[0])
     return require_staff(actor, held)
-
-
-def _day_open(casino_id: int, *days: dt.date) -> None:
-    """The gaming days' shared locks, then the refusal of any of them that is closed."""
-    gaming_days_lock(casino_id=casino_id, days=set(days))
-    for day in sorted(set(days)):
-        if is_day_closed(casino_id, day):
-            raise GamingDayClosedError(
-                _("The gaming day %(day)s is closed: its counts and slips no longer change.")
-                % {"day": day.isoformat()},
-                day=day.isoformat(),
-            )
 
 
 def _lines_checked(casino: Casino, amounts: Mapping[int, int], *, positive_total: bool) -> dict[int, int]:
@@ -443,25 +430,24 @@ def _role_name(role: str) -> str:
 def gaming_day_sign(*, casino: Casino, day: dt.date, actor: Actor) -> GamingDayClose | None:
     """Sign a gaming day's close: a pit boss (``supervise_pit``) and the accounting office
     (``sign_gaming_day``) sign, two different people, in either order. The second signature
-    closes the day (``GamingDayClose``, returned; ``None`` while the other signature is
-    missing): from then on its counts and slips no longer change (a correction is a new record of
-    an open day naming the old). Each signature finds nothing left open in the day. Takes the
-    day's lock exclusively (it waits for the commands writing into the day, and they wait for
-    it), then the audit chain. Raises ``permission_denied``, ``gaming_day_not_started``,
-    ``gaming_day_already_closed``, ``gaming_day_has_open_work`` (slips not yet received or
-    voided, tray or drop box counts not yet signed twice), ``same_person_signed_twice``,
-    ``signature_not_needed``."""
+    closes the day (``casino.GamingDayClose``, returned; ``None`` while the other signature is
+    missing): from then on nothing is written into it (``casino.gaming_day_state``; a correction
+    is a new record of an open day naming the old). Each signature finds the day closable by the
+    venue's rule (``gaming_day_close_check``: it has ended, its last shift with it, and every
+    earlier day is closed) and nothing left open in it. A reopened day is signed again, for its
+    next closing. Takes the day's lock exclusively (it waits for the commands writing into the
+    day, and they wait for it), then the audit chain. Raises ``permission_denied``,
+    ``gaming_day_already_closed``, ``gaming_day_not_ended``, ``gaming_day_earlier_open``,
+    ``gaming_day_has_open_work`` (slips not yet received or voided, tray or drop box counts not
+    yet signed twice), ``same_person_signed_twice``, ``signature_not_needed``."""
     by = _require_any(actor, *DAY_CLOSE_PERMISSIONS.values())
     now = timezone.now()
-    if day > gaming_day_of(schedule_of(casino), now):
-        raise GamingDayNotStartedError(_("This gaming day has not begun."), day=day.isoformat())
     with transaction.atomic():
         gaming_day_lock(casino_id=casino.pk, day=day, exclusive=True)
-        if is_day_closed(casino.pk, day):
-            raise GamingDayAlreadyClosedError(_("This gaming day is closed already."), day=day.isoformat())
+        closing = gaming_day_close_check(casino=casino, day=day, at=now)
         signed = {
             signature.role: signature
-            for signature in GamingDaySignature.objects.filter(casino=casino, gaming_day=day)
+            for signature in GamingDaySignature.objects.filter(casino=casino, gaming_day=day, closing=closing)
         }
         role = _day_close_role(signed, actor)
         work = open_work_of_day(casino.pk, day)
@@ -478,24 +464,25 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, actor: Actor) -> GamingDayC
                 **work,
             )
         signature = GamingDaySignature.objects.create(
-            casino=casino, gaming_day=day, role=role, signed_at=now, signed_by=by
+            casino=casino, gaming_day=day, closing=closing, role=role, signed_at=now, signed_by=by
         )
         actor.audit(
             action="accounting.gaming_day_signed",
             object_type="accounting.gamingdaysignature",
             object_id=signature.pk,
-            after={"casino_id": casino.pk, "gaming_day": day.isoformat(), "role": role},
+            after={"casino_id": casino.pk, "gaming_day": day.isoformat(), "closing": closing, "role": role},
         )
         if len(signed) + 1 < len(DAY_CLOSE_PERMISSIONS):
             return None
-        closed = GamingDayClose.objects.create(casino=casino, gaming_day=day, closed_at=now, closed_by=by)
+        closed = gaming_day_close(casino=casino, day=day, closed_by=by, at=now)
         actor.audit(
             action="accounting.gaming_day_closed",
-            object_type="accounting.gamingdayclose",
+            object_type="casino.gamingdayclose",
             object_id=closed.pk,
             after={
                 "casino_id": casino.pk,
                 "gaming_day": day.isoformat(),
+                "closing": closed.closing,
                 "signed_by": sorted([*(item.signed_by_id for item in signed.values()), by.pk]),
             },
         )
@@ -572,7 +559,7 @@ def tray_count_record(
     lines = _lines_checked(casino, amounts, positive_total=False)
     with transaction.atomic():
         now, day, shift = _moment(casino)
-        _day_open(casino.pk, day)
+        gaming_day_writable(casino=casino, at=now)
         locked = table_row_lock(table.pk)
         assert locked is not None
         if corrects is not None:
@@ -657,8 +644,8 @@ def tray_count_sign(*, count: TrayCount, actor: Actor) -> TrayCountSignature:
     by = _require_any(actor, "supervise_pit", "run_table")
     table = count.table
     with transaction.atomic():
-        now, day, _shift = _moment(table.casino)
-        _day_open(table.casino_id, day, count.gaming_day)
+        now, _day, _shift = _moment(table.casino)
+        gaming_day_writable(casino=table.casino, also=[count.gaming_day], at=now)
         table_row_lock(table.pk)
         count_lock(count.pk)
         fresh = counts_of_table(table).get(pk=count.pk)
@@ -854,7 +841,7 @@ def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], actor: 
     lines = _lines_checked(casino, amounts, positive_total=True)
     with transaction.atomic():
         now, day, shift = _moment(casino)
-        _day_open(casino.pk, day)
+        gaming_day_writable(casino=casino, at=now)
         locked = table_row_lock(table.pk)
         assert locked is not None
         _slip_table_checked(locked)
@@ -900,7 +887,7 @@ def _slip_locked(slip: Slip) -> tuple[Slip, dict[str, SlipSignature], dt.datetim
     """The gaming days' shared locks, the slip's table row, then the slip's own lock; the slip
     read again under them, with its steps in effect."""
     now = timezone.now()
-    _day_open(slip.casino_id, gaming_day_of(schedule_of(slip.casino), now), slip.gaming_day)
+    gaming_day_writable(casino=slip.casino, also=[slip.gaming_day], at=now)
     table_row_lock(slip.table_id)
     slip_lock(slip.pk)
     fresh = (

@@ -3,7 +3,8 @@ signatures, and the resolution of hold alerts. The only code that writes these r
 hold check, which raises the alerts, is ``accounting.hold.hold_check``).
 
 The shape of ``accounting/services.py``: one transaction per command, the gaming day's shared
-lock first (``_day_open``: a closed day refuses everything, ``gaming_day_closed``), then the
+lock first (``casino.gaming_day_state.gaming_day_writable``: a closed day refuses everything,
+``gaming_day_closed``), then the
 table row, then the record's advisory lock, the audit record last. A refusal leaves every record
 and audit record as it was. No money moves here: a buy-in at the table is cash going into the
 drop box and chips leaving the tray, both counted later (the drop count, the closer).
@@ -48,9 +49,10 @@ from accounting.models import (
     TableBuyIn,
 )
 from accounting.selectors import DROP_ROLE_ORDER, DROP_ROLE_PERMISSIONS
-from accounting.services import _day_open, _moment, _require_any
+from accounting.services import _moment, _require_any
 from casino.actors import Actor, require_staff
 from casino.errors import reason_required
+from casino.gaming_day_state import gaming_day_writable
 from casino.locking import advisory_lock
 from tables.models import Table
 from wallet.services import MAX_AMOUNT_MINOR
@@ -91,7 +93,7 @@ def table_buy_in_record(
         now, day, shift = _moment(table.casino)
         if corrects is not None:
             day, shift = corrects.gaming_day, corrects.shift
-        _day_open(table.casino_id, day)
+        gaming_day_writable(casino=table.casino, also=[day], at=now)
         table_row_lock(table.pk)
         if corrects is not None:
             advisory_lock(BUY_IN_LOCK_NAMESPACE, corrects.pk)
@@ -188,9 +190,9 @@ def drop_count_record(
         reason = reason_required(reason, _("A correction says why."))
         gaming_day, shift = corrects.gaming_day, corrects.shift
     with transaction.atomic():
-        now, today, _shift = _moment(table.casino)
+        now, _today, _shift = _moment(table.casino)
         _shift_checked(table, gaming_day, shift, now)
-        _day_open(table.casino_id, today, gaming_day)
+        gaming_day_writable(casino=table.casino, also=[gaming_day], at=now)
         table_row_lock(table.pk)
         if corrects is not None:
             advisory_lock(DROP_COUNT_LOCK_NAMESPACE, corrects.pk)
@@ -250,8 +252,8 @@ def drop_count_sign(*, count: DropCount, actor: Actor) -> DropCountSignature:
     by = _require_any(actor, "operate_cage", "supervise_pit", "sign_gaming_day")
     table = count.table
     with transaction.atomic():
-        now, today, _shift = _moment(table.casino)
-        _day_open(table.casino_id, today, count.gaming_day)
+        now, _today, _shift = _moment(table.casino)
+        gaming_day_writable(casino=table.casino, also=[count.gaming_day], at=now)
         advisory_lock(DROP_COUNT_LOCK_NAMESPACE, count.pk)
         signatures = list(DropCountSignature.objects.filter(count=count))
         if any(signature.signer_id == by.pk for signature in signatures):

@@ -14,7 +14,9 @@ round opened in. The tips of a shift, from every table of the casino, chips and 
 one pool, shared among the dealers who dealt in that shift in proportion to the time each dealt
 (their sign-on spells at any table of the casino, within the shift): ``pool_split``.
 
-Locks, in the order of ``accounting/locking.py``: the gaming day (shared), the table row (so that
+Locks, in the order of ``accounting/locking.py``: the gaming days (shared: the round's, whose tip it
+is, and the current one, ``casino.gaming_day_state.gaming_day_writable``; either closed refuses the
+tip, ``gaming_day_closed``), the table row (so that
 no next round opens while a tip is recorded for the last), then the wallet's accounts (a wallet
 tip) and the audit chain last. A refusal leaves no tip, no transfer and no audit record.
 """
@@ -34,10 +36,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounting.gaming_days import Shift, schedule_of, shift_of, shifts_of_day
-from accounting.locking import gaming_day_lock, table_row_lock
-from accounting.models import GamingDayClose, Tip, TipSource
+from accounting.locking import table_row_lock
+from accounting.models import Tip, TipSource
 from casino.actors import Actor, require_staff
 from casino.errors import ConflictError, PermissionRefusedError, ServiceError
+from casino.gaming_day_state import gaming_day_writable
 from casino.models import Casino
 from tables.models import BOX_NUMBERS, Round, RoundStatus, Table, TableDealer
 from tables.services.common import require_player
@@ -95,10 +98,6 @@ class NoRoundToTipError(ConflictError):
     code = "no_round_to_tip"
 
 
-class TipGamingDayClosedError(ConflictError):
-    code = "gaming_day_closed"
-
-
 # ---------------------------------------------------------------- helpers
 
 
@@ -122,15 +121,6 @@ def _moment_of(round_: Round) -> tuple[dt.date, int]:
     return shift.gaming_day, shift.number
 
 
-def _day_open(casino_id: int, day: dt.date) -> None:
-    gaming_day_lock(casino_id=casino_id, day=day)
-    if GamingDayClose.objects.filter(casino_id=casino_id, gaming_day=day).exists():
-        raise TipGamingDayClosedError(
-            _("The gaming day %(day)s is closed: it takes no more tips.") % {"day": day.isoformat()},
-            day=day.isoformat(),
-        )
-
-
 def _latest_round(table_id: int) -> Round | None:
     return (
         Round.objects.select_related("table__casino", "dealer")
@@ -144,7 +134,7 @@ def _dealer_round_locked(*, round_: Round, dealer: User) -> Round:
     """Within the command's transaction: the gaming day of the round open, the table locked, ``dealer``
     the dealer signed on at the table, and the round its latest and settled. Returns the round."""
     day, _shift = _moment_of(round_)
-    _day_open(round_.table.casino_id, day)
+    gaming_day_writable(casino=round_.table.casino, also=[day])
     table_row_lock(round_.table_id)
     signed_on = TableDealer.objects.filter(
         table_id=round_.table_id, dealer_id=dealer.pk, signed_off_at__isnull=True
@@ -261,7 +251,7 @@ def tip_from_player(*, table: Table, amount_minor: int, actor: Actor) -> Tip:
             if round_ is None or round_.status == RoundStatus.VOIDED or round_.dealer_id is None:
                 raise NoRoundToTipError(_("This table has no round whose dealer can be tipped."))
             day, shift = _moment_of(round_)
-            _day_open(table.casino_id, day)
+            gaming_day_writable(casino=table.casino, also=[day])
             table_row_lock(table.pk)
             latest = _latest_round(table.pk)
             if latest is not None and latest.pk == round_.pk:

@@ -35,9 +35,8 @@ from accounting.models import CountKind, Slip, SlipKind, TrayCount, VarianceInve
 from accounting.selectors import (
     chip_values,
     closed_days,
-    current_gaming_day,
     denomination_differences,
-    gaming_day_summary,
+    gaming_days_to_close,
     investigation_waiting,
     settings_change_waiting,
     settings_of,
@@ -66,7 +65,13 @@ from accounting.services import (
 )
 from casino.actors import Actor
 from casino.errors import NotFoundError, ServiceError
-from casino.four_eyes import may_decide
+from casino.four_eyes import ApprovalNotFoundError, may_decide
+from casino.gaming_day_state import (
+    gaming_day_reopen_decide,
+    gaming_day_reopen_request,
+    gaming_day_reopen_requests,
+    reopen_request_day,
+)
 from casino.models import Approval, Casino
 from casino.refusals import refusal_text
 from casino.selectors import casino_for_user
@@ -169,14 +174,24 @@ def amounts_read(request: HttpRequest, values: list[int]) -> dict[int, int]:
 # ---------------------------------------------------------------- the gaming day
 
 
-def _day_context(casino: Casino) -> dict[str, Any]:
-    today = current_gaming_day(casino)
+def _day_context(request: HttpRequest, casino: Casino) -> dict[str, Any]:
     schedule = schedule_of(casino)
+    closed = closed_days(casino)
+    requests = gaming_day_reopen_requests(casino.pk)
     return {
         "casino": casino,
-        "summary": gaming_day_summary(casino, today),
-        "yesterday": gaming_day_summary(casino, today - dt.timedelta(days=1)),
-        "closed": closed_days(casino),
+        "days": gaming_days_to_close(casino),
+        "closed": closed,
+        # Days reopen from the latest closed one back: only it may be asked for.
+        "reopenable": closed[0].day if closed and not requests else None,
+        "reopen_requests": [
+            {
+                "approval": approval,
+                "day": reopen_request_day(approval),
+                "may_decide": may_decide(approval=approval, user=request.user),
+            }
+            for approval in requests
+        ],
         "shift": shift_of(schedule, timezone.now()),
         "tables": Table.objects.filter(casino=casino).order_by("name"),
     }
@@ -189,7 +204,20 @@ def day(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _day_page(request: HtmxHttpRequest, error: ServiceError | None = None, done: str = "") -> HttpResponse:
-    return _page(request, DAY, "gaming-day", _day_context(_casino(request)), error=error, done=done)
+    return _page(request, DAY, "gaming-day", _day_context(request, _casino(request)), error=error, done=done)
+
+
+def _day_chosen(request: HttpRequest) -> dt.date:
+    try:
+        return dt.date.fromisoformat(request.POST.get("day", ""))
+    except ValueError:
+        raise InvalidCountError(_("Choose the gaming day to close.")) from None
+
+
+def _day_answered(request: HtmxHttpRequest, error: ServiceError | None, done: str) -> HttpResponse:
+    return _answered(
+        request, error, done, lambda *outcome: _day_page(request, *outcome), reverse("accounting:day")
+    )
 
 
 @any_permission("supervise_pit", "sign_gaming_day")
@@ -200,21 +228,61 @@ def day_close(request: HtmxHttpRequest) -> HttpResponse:
     error: ServiceError | None = None
     done = ""
     try:
-        chosen = dt.date.fromisoformat(request.POST.get("day", ""))
-    except ValueError:
-        error = InvalidCountError(_("Choose the gaming day to close."))
+        closed = gaming_day_sign(
+            casino=casino, day=_day_chosen(request), actor=Actor.staff(staff_user(request))
+        )
+    except ServiceError as refused:
+        error = refused
     else:
-        try:
-            closed = gaming_day_sign(casino=casino, day=chosen, actor=Actor.staff(staff_user(request)))
-        except ServiceError as refused:
-            error = refused
-        else:
-            if closed is None:
-                done = _("Signed. The gaming day closes with the second signature.")
-    done = done or _("Gaming day closed.")
-    return _answered(
-        request, error, done, lambda *outcome: _day_page(request, *outcome), reverse("accounting:day")
-    )
+        done = (
+            _("Signed. The gaming day closes with the second signature.")
+            if closed is None
+            else _("Gaming day closed.")
+        )
+    return _day_answered(request, error, done)
+
+
+@any_permission("sign_gaming_day")
+@require_POST
+def day_reopen(request: HtmxHttpRequest) -> HttpResponse:
+    """Ask for a closed day to be reopened, with a reason: it waits for a second person."""
+    casino = _casino(request)
+    error: ServiceError | None = None
+    done = ""
+    try:
+        gaming_day_reopen_request(
+            casino=casino,
+            day=_day_chosen(request),
+            actor=Actor.staff(staff_user(request)),
+            reason=request.POST.get("reason", ""),
+        )
+        done = _("Asked. The gaming day reopens when a second person approves.")
+    except ServiceError as refused:
+        error = refused
+    return _day_answered(request, error, done)
+
+
+@any_permission("sign_gaming_day")
+@require_POST
+def day_reopen_decide(request: HtmxHttpRequest, approval_id: int) -> HttpResponse:
+    """Approve or reject (with a reason) a reopening someone else asked for."""
+    casino = _casino(request)
+    error: ServiceError | None = None
+    done = ""
+    approve = request.POST.get("decision", "") == "approve"
+    try:
+        if not Approval.objects.filter(pk=approval_id, casino=casino).exists():
+            raise ApprovalNotFoundError(_("There is no such reopening in this casino."))
+        gaming_day_reopen_decide(
+            approval_id=approval_id,
+            actor=Actor.staff(staff_user(request)),
+            approve=approve,
+            reason=request.POST.get("reason", ""),
+        )
+        done = _("Gaming day reopened.") if approve else _("Reopening rejected: the gaming day stays closed.")
+    except ServiceError as refused:
+        error = refused
+    return _day_answered(request, error, done)
 
 
 # ---------------------------------------------------------------- a table's accounting

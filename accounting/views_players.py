@@ -31,6 +31,7 @@ from accounting.cash_log import cash_log, cash_log_report
 from accounting.documents import report_csv, report_pdf
 from accounting.gaming_days import gaming_day_of, schedule_of
 from accounting.ratings import player_ratings, players_at_table
+from accounting.reports import day_state_notes
 from casino.models import Casino, Player
 from casino.selectors import casino_for_user
 from casino.views import HtmxHttpRequest, staff_page
@@ -160,6 +161,7 @@ def cash_log_page(request: HtmxHttpRequest) -> HttpResponse:
         "previous_day": log.gaming_day - dt.timedelta(days=1),
         "next_day": log.gaming_day + dt.timedelta(days=1),
         "is_today": log.gaming_day >= gaming_day_of(schedule_of(log.casino), timezone.now()),
+        "day_state": day_state_notes(log.casino, log.gaming_day),
     }
     return _render(request, CASH_LOG, "cash-log", context)
 

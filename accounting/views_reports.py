@@ -38,7 +38,7 @@ from accounting.models import (
     HoldAlertResolution,
     TableBuyIn,
 )
-from accounting.reports import day_report, master_report, shift_report
+from accounting.reports import day_report, day_state_notes, master_report, shift_report
 from accounting.selectors import current_gaming_day, settings_of
 from accounting.services_drop import (
     drop_count_record,
@@ -297,6 +297,7 @@ def win_page(request: HtmxHttpRequest) -> HttpResponse:
             for row in rows
             if row["day"].fills_at_closed_table_minor or row["day"].credits_at_closed_table_minor
         ],
+        "day_state": day_state_notes(casino, day),
     }
     return _page(request, WIN, "win-hold", context)
 

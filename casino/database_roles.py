@@ -91,10 +91,13 @@ INSERT_ONLY_TABLES = frozenset(
         # decisions are four-eyes approvals, casino_approval).
         "tables_canastatablesettings",
         "tables_canastavoidrequest",
-        # The pit's accounting records (accounting/models.py): a closed gaming day, tray counts,
-        # their lines and signatures, variance investigations and their resolutions, slips, their
+        # A gaming day's closings and reopenings (casino/models.py, casino/gaming_day_state.py):
+        # a reopening is a record of its own naming the closing it undoes.
+        "casino_gamingdayclose",
+        "casino_gamingdayreopening",
+        # The pit's accounting records (accounting/models.py): a gaming day's close signatures,
+        # tray counts, their lines and signatures, variance investigations and their resolutions, slips, their
         # lines and signed steps. Written once; a correction is a new record naming the old.
-        "accounting_gamingdayclose",
         "accounting_gamingdaysignature",
         "accounting_traycount",
         "accounting_traycountline",

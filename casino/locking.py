@@ -22,6 +22,9 @@ The order of the whole back office, by which a command takes its locks (it may s
 1. the request's idempotency key (``wallet.idempotency``: before any other lock, so that a
    duplicate in flight waits there, or is refused, holding nothing);
 2. the round (its advisory lock, shared by bets, then its row: ``tables.locking.lock_round``);
+2a. the gaming day (:func:`gaming_day_lock`): shared by a command that writes into it, taken
+   by ``casino.gaming_day_state.gaming_day_writable`` before any other row of the command (a
+   round's command after the round); exclusive to close or reopen it;
 3. the table row, or one configuration row (a rule set, a paytable, a version of either);
 4. the terminal row, then the player row (a sign-in, a bet), then the player's sessions;
 5. the box row;
@@ -39,6 +42,7 @@ chain too. The casino row is never locked.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import TypeVar
 
 from django.db import connection
@@ -81,6 +85,21 @@ def advisory_lock(namespace: int, key: int, *, shared: bool = False) -> None:
     function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {function}(%s)", [namespace | key])
+
+
+GAMING_DAY_LOCK_NAMESPACE = 0x6A3D << 32
+# A day's key packs the casino and the day's ordinal (below 10**6 until the year 2738), within the
+# 32 bits of a key for casino ids below 4295 (``advisory_lock`` refuses a key beyond them).
+DAY_KEYS_PER_CASINO = 1_000_000
+
+
+def gaming_day_lock(*, casino_id: int, day: dt.date, exclusive: bool = False) -> None:
+    """A gaming day's advisory lock: shared by the commands that write into the day, exclusive
+    to close or reopen it, so that no write slips in between the closing's checks and its commit
+    (and a write waiting for a closing sees the day closed when it gets the lock)."""
+    advisory_lock(
+        GAMING_DAY_LOCK_NAMESPACE, casino_id * DAY_KEYS_PER_CASINO + day.toordinal(), shared=not exclusive
+    )
 
 
 def staff_login_state_lock(*, user_id: int) -> StaffLoginState:

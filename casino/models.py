@@ -11,6 +11,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from casino.gaming_days import gaming_day_of
+
 
 class Casino(models.Model):
     """A venue. Every amount it knows is in its currency's minor units (cents for EUR/USD)."""
@@ -59,11 +61,8 @@ class Casino(models.Model):
         return ZoneInfo(self.time_zone)
 
     def gaming_day(self, moment: dt.datetime | None = None) -> dt.date:
-        """The gaming day a moment belongs to: local date, minus one before the day's start time."""
-        local = (moment or timezone.now()).astimezone(self.zone)
-        if local.time() < self.gaming_day_starts_at:
-            return local.date() - dt.timedelta(days=1)
-        return local.date()
+        """The gaming day a moment (now by default) belongs to (``casino.gaming_days``)."""
+        return gaming_day_of(self, moment or timezone.now())
 
 
 class Pit(models.Model):
@@ -354,3 +353,42 @@ class Approval(models.Model):
     @property
     def is_pending(self) -> bool:
         return self.status == self.Status.PENDING
+
+
+class GamingDayClose(models.Model):
+    """A gaming day closed: from then on nothing is written into it (``casino.gaming_day_state``).
+    The accounting writes it with the second of the day's two close signatures (a pit boss's and
+    the accounting office's, ``accounting.GamingDaySignature``), once the day has ended and every
+    earlier day is closed. ``closing`` numbers the closings of a day from 1: a day reopened
+    through four eyes (``GamingDayReopening``) closes again as its next closing. Written once."""
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+")
+    gaming_day = models.DateField()
+    closing = models.PositiveSmallIntegerField(default=1)
+    closed_at = models.DateTimeField()
+    closed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["gaming_day", "closing"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["casino", "gaming_day", "closing"], name="gaming_day_closing_numbered_once"
+            ),
+            models.CheckConstraint(condition=models.Q(closing__gte=1), name="gaming_day_closing_from_one"),
+        ]
+
+    def __str__(self) -> str:
+        return f"gaming day {self.gaming_day} closed ({self.closing})"
+
+
+class GamingDayReopening(models.Model):
+    """The reopening of a closed gaming day: the closing it undoes, and the approval (kind
+    ``day_reopen``) that decided it, which says who asked, why, and who approved it and when.
+    Written once, by ``casino.gaming_day_state.gaming_day_reopen_decide``."""
+
+    close = models.OneToOneField(GamingDayClose, on_delete=models.PROTECT, related_name="reopening")
+    approval = models.OneToOneField(Approval, on_delete=models.PROTECT, related_name="+")
+    reopened_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"gaming day {self.close.gaming_day} reopened"

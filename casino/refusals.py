@@ -292,16 +292,36 @@ REFUSALS: dict[str, Refusal] = {
     "too_many_copies": Refusal(_("The packs hold fewer copies of this card.")),
     "wrong_player_count": Refusal(_("The side has another number of players.")),
     "wrong_side_count": Refusal(_("The game has another number of sides.")),
-    # --- pit accounting: gaming days, counts, fills and credits
+    # --- gaming days: a closed day takes no write; days close in order after their end, and
+    # reopen through four eyes (casino/gaming_day_state.py)
+    "gaming_day_closed": Refusal(
+        _("The gaming day is closed: nothing more is written into it."),
+        _("The gaming day %(day)s is closed: nothing more is written into it."),
+    ),
+    "gaming_day_already_closed": Refusal(_("This gaming day is closed already.")),
+    "gaming_day_not_ended": Refusal(
+        _("This gaming day has not ended: it closes after its last shift."),
+        _("The gaming day %(day)s closes after its last shift, which ends at %(ends_at)s on %(end_day)s."),
+    ),
+    "gaming_day_earlier_open": Refusal(
+        _("An earlier gaming day is open: close the days in order."),
+        _("The gaming day %(open_day)s is open: close the days in order, %(open_day)s first."),
+    ),
+    "gaming_day_not_closed": Refusal(
+        _("This gaming day is open: there is nothing to reopen."),
+        _("The gaming day %(day)s is open: there is nothing to reopen."),
+    ),
+    "gaming_day_later_closed": Refusal(
+        _("A later gaming day is closed: the latest closed day reopens first."),
+        _("The gaming day %(later_day)s is closed: the latest closed day reopens first."),
+    ),
+    # --- pit accounting: counts, fills and credits
     "accounting_refused": Refusal(_("The pit accounting refused this.")),
     "count_awaiting_signatures": Refusal(_("This count still waits for its signatures.")),
     "count_not_found": Refusal(_("There is no such count.")),
-    "gaming_day_already_closed": Refusal(_("This gaming day is closed already.")),
-    "gaming_day_closed": Refusal(_("The gaming day is closed: its counts and slips no longer change.")),
     "gaming_day_has_open_work": Refusal(
         _("The gaming day still has slips in flight or counts to sign: finish or void them first.")
     ),
-    "gaming_day_not_started": Refusal(_("This gaming day has not begun.")),
     "invalid_count": Refusal(
         _("This count is not valid: whole chips of the casino's set only."),
         _(

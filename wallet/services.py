@@ -1,7 +1,9 @@
 """Wallet services: the only code that writes to the ledger.
 
-Every money command, in ONE transaction: validates, locks the domain row it acts on, locks the
-accounts in id order (``wallet/locking.py``), writes one transfer with its postings (summing to
+Every money command, in ONE transaction: validates, checks that the gaming day it writes into is
+open (``casino.gaming_day_state.gaming_day_writable``, the day's shared lock first: a transfer is
+a record of the day it is made in; a reversal also of the day of the transfer it reverses; a
+refusal is ``gaming_day_closed``), locks the domain row it acts on, locks the accounts in id order (``wallet/locking.py``), writes one transfer with its postings (summing to
 zero), moves the cached balances, and appends the audit record as its last write. A refused
 command (``ServiceError``) leaves balances, postings, holds and audit records as they were.
 
@@ -15,7 +17,9 @@ already settled (``round_already_settled``).
 Hot path for a live table: ``hold_place`` touches only the bettor's own account row (a
 conditional UPDATE) and inserts a hold, in one statement (``wallet/sql.py``); no row shared by the
 table's bettors is written per bet and no audit record is appended (the bet is recorded in the
-round's event log). The table's accounts move once per round, in ``round_settle``.
+round's event log). The table's accounts move once per round, in ``round_settle``. A hold runs
+inside the bet's command, which checked the gaming day (``tables.services.bets.bet_place``,
+``tables.services.commands.bet_hold``): it does not check it again.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from django.utils import timezone
 from casino.actors import Actor, require_staff
 from casino.errors import ServiceError, reason_required
 from casino.four_eyes import ApprovalNotFoundError, approval_audit_fields, approval_decide, approval_request
+from casino.gaming_day_state import gaming_day_writable
 from casino.models import Approval, Casino, Player
 from tables.models import Table
 from wallet.errors import (
@@ -226,6 +231,7 @@ def _simple_move(
     """Move an amount from one account to another as one audited transfer (naming the record it
     belongs to with ``reference_type`` and ``reference_id``, when there is one)."""
     with transaction.atomic():
+        gaming_day_writable(casino=casino)
         locked = accounts_lock(casino=casino, specs=[source, destination])
         specs = _by_spec(locked)
         source_account, destination_account = specs[source], specs[destination]
@@ -459,6 +465,7 @@ def balance_adjust(*, player: Player, amount_minor: int, reason: str, actor: Act
     casino = player.casino
     applies_now = abs(amount_minor) <= adjustment_approval_threshold_minor()
     with transaction.atomic():
+        gaming_day_writable(casino=casino)
         locked = accounts_lock(casino=casino, specs=[_player_spec(player), _venue_spec(AccountKind.HOUSE)])
         player_account = _by_spec(locked)[_player_spec(player)]
         written = None
@@ -559,6 +566,7 @@ def _adjustment_decide(
     *, adjustment: BalanceAdjustment, actor: Actor, approve: bool, reason: str = ""
 ) -> BalanceAdjustment:
     with transaction.atomic():
+        gaming_day_writable(casino=adjustment.account.casino)
         if adjustment.approval_id is None:
             raise ApprovalNotFoundError(f"Adjustment {adjustment.pk} waits for no one's approval.")
         approval = approval_decide(
@@ -620,6 +628,9 @@ def transfer_reverse(*, transfer: Transfer, reason: str, actor: Actor) -> Transf
     require_staff(actor, "adjust_balance")
     reason = _require_reason(reason)
     with transaction.atomic():
+        # A reversal changes the figures of the day of the transfer it reverses (its cash log,
+        # its terminal drop): that day must be open too.
+        gaming_day_writable(casino=transfer.casino, also=[transfer.casino.gaming_day(transfer.created_at)])
         original = transfer_lock(transfer.pk)
         if original.kind == TransferKind.REVERSAL:
             raise TransferNotReversibleError("A reversal cannot be reversed; post a new transfer instead.")
@@ -814,12 +825,13 @@ def round_settle(
     of no held stake, the first settlement's transfer (``round_already_settled``, checked with the
     tray locked, so two settlements racing wait on each other); it moves nothing.
 
-    Statements are constant in the number of bets: lock holds (id order), lock accounts (id
-    order), look for a settlement of the reference (of no held stake only), insert transfer,
-    one UPDATE of accounts, one bulk insert of postings, one UPDATE of holds, one bulk insert of
-    pending payouts, audit append. Raises ``hold_not_open``, ``hold_mismatch``,
-    ``round_already_settled``, ``invalid_amount``, ``insufficient_funds``, ``account_not_found``,
-    ``casino_mismatch``, ``currency_mismatch``.
+    Statements are constant in the number of bets: the gaming day's lock and its check
+    (``gaming_day_writable``: a settlement is a record of the day it is made in), lock holds (id
+    order), lock accounts (id order), look for a settlement of the reference (of no held stake
+    only), insert transfer, one UPDATE of accounts, one bulk insert of postings, one UPDATE of
+    holds, one bulk insert of pending payouts, audit append. Raises ``gaming_day_closed``,
+    ``hold_not_open``, ``hold_mismatch``, ``round_already_settled``, ``invalid_amount``,
+    ``insufficient_funds``, ``account_not_found``, ``casino_mismatch``, ``currency_mismatch``.
 
     Called inside a transaction, it runs in a savepoint of its own, so that a caller may catch a
     refusal and go on. ``savepoint=False`` is for a caller whose transaction ends with the refusal
@@ -828,6 +840,7 @@ def round_settle(
     _same_casino(casino, table)
     hold_ids = _settlement_lines_checked(lines)
     with transaction.atomic(savepoint=savepoint):
+        gaming_day_writable(casino=casino)
         holds = {hold.pk: hold for hold in _holds_lock(hold_ids)} if hold_ids else {}
         tray_spec = _table_spec(table, AccountKind.TABLE_TRAY)
         pending_spec = _table_spec(table, AccountKind.TABLE_PAYOUTS_PENDING)
@@ -1002,6 +1015,8 @@ def pending_payouts_decide(
     if any(approval.is_pending or approval.kind != "payout" for approval in approvals):
         raise ValueError("only decided payout approvals have an effect")
     with transaction.atomic():
+        if approvals:
+            gaming_day_writable(casino=approvals[0].casino)
         payouts = payouts_lock(approval_ids=by_approval)
         missing = sorted(set(by_approval) - {payout.approval_id for payout in payouts})
         if missing:
@@ -1123,6 +1138,7 @@ def game_settle(
     if sum(line.amount_minor for line in lines) + fee_minor + rounding_minor != 0:
         raise InvalidAmountError("The settlement of a game must balance.")
     with transaction.atomic():
+        gaming_day_writable(casino=casino)
         holds = {hold.pk: hold for hold in _holds_lock(hold_ids)}
         house_spec = _venue_spec(AccountKind.HOUSE)
         rounding_spec = _venue_spec(AccountKind.HOUSE_ROUNDING)

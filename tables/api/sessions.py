@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from casino.audit import audit_append
 from casino.errors import ConflictError, PermissionRefusedError, ServiceError
+from casino.gaming_day_state import gaming_day_writable
 from casino.models import PlayerSession, Terminal
 from casino.services import player_check_pin
 from casino.sql import session_with_player
@@ -40,9 +41,11 @@ def player_session_start(*, terminal: Terminal, card_number: str, pin: str) -> t
 
     The terminal must be a player terminal bound to a table. The card and PIN are checked by
     ``player_check_pin`` (which locks the card after repeated wrong PINs). Any session still open at
-    this terminal, or of this player elsewhere, ends as ``replaced``. Raises
+    this terminal, or of this player elsewhere, ends as ``replaced``. A sign-in is a write of the
+    gaming day it is made in (the day's terminal drop and ratings read it): locks that day
+    (shared, ``gaming_day_writable``) before the terminal and the player. Raises
     ``not_a_player_terminal`` (403), ``terminal_without_table`` (409), ``player_sign_in_failed`` /
-    ``player_locked`` (401).
+    ``player_locked`` (401), ``gaming_day_closed`` (409).
     """
     if terminal.kind != Terminal.Kind.PLAYER_TERMINAL:
         raise PermissionRefusedError(
@@ -56,6 +59,7 @@ def player_session_start(*, terminal: Terminal, card_number: str, pin: str) -> t
     idle = dt.timedelta(seconds=int(api_setting("API_PLAYER_SESSION_IDLE_SECONDS")))
     hard = now + dt.timedelta(seconds=int(api_setting("API_PLAYER_SESSION_MAX_SECONDS")))
     with transaction.atomic():
+        gaming_day_writable(casino=player.casino)
         sign_in_lock(terminal_id=terminal.pk, player_id=player.pk)
         open_sessions = PlayerSession.objects.filter(ended_at__isnull=True)
         replaced = sorted(

@@ -117,7 +117,10 @@ class SignInView(TerminalApiView):
         "ends any session still open at this terminal or of this player.",
         tags=["player session"],
         request=s.SignInInputSerializer,
-        responses={201: s.SignInOutputSerializer, **problems(409)},
+        responses={
+            201: s.SignInOutputSerializer,
+            **problems(409, s409="`terminal_without_table`, `gaming_day_closed`."),
+        },
     )
     def post(self, request: Request) -> Response:
         data = s.SignInInputSerializer(data=request.data)
@@ -326,7 +329,8 @@ class BetPlaceView(TablePlayerView):
         summary="Place a bet: main, behind, or a side bet (the stake is held on your wallet at once)",
         description="Needs an `Idempotency-Key`. Refusals: `betting_closed`, `stake_below_table_min`, "
         "`stake_above_table_max`, `not_box_owner`, `box_taken`, `box_not_taken`, `bet_behind_own_box`, "
-        "`bets_behind_forbidden`, `side_bet_without_main_bet`, `duplicate_side_bet`, `insufficient_funds`.",
+        "`bets_behind_forbidden`, `side_bet_without_main_bet`, `duplicate_side_bet`, `insufficient_funds`, "
+        "`gaming_day_closed`.",
         tags=["bets"],
         parameters=[TABLE_PARAMETER, ROUND_PARAMETER, IDEMPOTENCY_PARAMETER],
         request=s.BetInputSerializer,
@@ -399,7 +403,7 @@ class InsuranceView(TablePlayerView):
                 422,
                 s409="`insurance_not_offered`, `insurance_already_decided`, `insurance_stake_not_exact`, "
                 "`insurance_stake_not_allowed`, `insurance_stake_above_half`, "
-                "`insurance_stake_not_unit_multiple`, `insufficient_funds`.",
+                "`insurance_stake_not_unit_multiple`, `insufficient_funds`, `gaming_day_closed`.",
             ),
         },
     )
@@ -543,7 +547,7 @@ class RoundOpenView(DealerApiView):
         request=None,
         responses={
             201: s.RoundSerializer,
-            **problems(404, 409, 422, s409="`round_in_progress`, `shuffle_due`."),
+            **problems(404, 409, 422, s409="`round_in_progress`, `shuffle_due`, `gaming_day_closed`."),
         },
     )
     def post(self, request: Request, table_id: str) -> Response:
@@ -636,7 +640,7 @@ class RoundSettleView(DealerApiView):
         request=None,
         responses={
             200: s.RoundSerializer,
-            **problems(404, 409, 422, s409="`round_not_played`, `insufficient_funds`."),
+            **problems(404, 409, 422, s409="`round_not_played`, `insufficient_funds`, `gaming_day_closed`."),
         },
     )
     def post(self, request: Request, table_id: str, round_id: str) -> Response:

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError
+from casino.gaming_day_state import gaming_day_writable
 from tables.errors import BettingClosedError, NoSuchBoxError, NotBoxOwnerError, RoundNotOpenError, TableError
 from tables.games.blackjack import Bet as EngineBet
 from tables.games.blackjack import BetKind as EngineBetKind
@@ -74,7 +75,9 @@ def bet_place(
     on the bet for the record; the caller's edge (the terminal API) makes a retry harmless.
 
     Locks: the round's advisory lock shared (bets run in parallel; "no more bets" and every owner
-    change of a box wait for them), then the player row FOR NO KEY UPDATE (one player's bets take
+    change of a box wait for them), the gaming day's shared (``gaming_day_writable``: a bet is a
+    write of the day it is placed in, refused ``gaming_day_closed`` when that day is closed), then
+    the player row FOR NO KEY UPDATE (one player's bets take
     turns, so the per-player checks cannot race; in the statement that reads the round and the
     box, ``tables.sql.round_for_bet``), then the player's wallet account. Statements: the lock,
     that read, the bets the check needs, the hold, the bet with its link to the hold (a seat
@@ -83,7 +86,7 @@ def bet_place(
     ``bet_behind_own_box``, ``bets_behind_forbidden``, ``bet_behind_not_offered``,
     ``side_bet_not_offered``, ``side_bet_without_main_bet``, ``duplicate_side_bet``,
     ``invalid_stake``, ``no_such_box``, see ``bet_check``), the table's (``invalid_bet_kind``,
-    ``round_not_open``, ``not_box_owner`` for a main bet on a box not taken, ``box_not_taken`` for
+    ``round_not_open``, ``gaming_day_closed``, ``not_box_owner`` for a main bet on a box not taken, ``box_not_taken`` for
     a bet behind an empty box, ``permission_denied``) and the wallet's (``insufficient_funds``).
     """
     if kind not in PLACEABLE_KINDS:
@@ -98,6 +101,7 @@ def bet_place(
     # of its own wraps the call in ``transaction.atomic()``.
     with transaction.atomic(savepoint=False):
         round_lock_take(round_id, shared=True)
+        gaming_day_writable(casino=actor.player.casino)
         read = round_for_bet(round_id, box_number, actor.player.pk)  # locks the player's row too
         if read is None:
             raise RoundNotOpenError("no such round")

@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from casino.actors import Actor
 from casino.errors import ServiceError
+from casino.gaming_day_state import gaming_day_writable
 from casino.models import Player
 from tables.errors import RoundInProgressError, RoundNotOpenError, TableError, from_game_error
 from tables.games.blackjack import (
@@ -238,9 +239,11 @@ def stake_hold(round_: Round, player: Player, bet_id: int, amount_minor: int) ->
 
 def bet_hold(round_: Round, player: Player, bet: Bet, amount_minor: int, reason: str) -> None:
     """Hold a stake of ``bet`` on its bettor's wallet (doubled, split, insured) and link the hold
-    to the bet, which settlement closes or a release voids. Raises the wallet's
-    ``insufficient_funds``, with nothing written. (A new bet is held before it is written, and
-    written with its link: ``tables.services.bets.bet_place``.)"""
+    to the bet, which settlement closes or a release voids: a stake of the gaming day it is made
+    in, which must be open (``gaming_day_writable``). Raises the wallet's ``insufficient_funds``,
+    ``gaming_day_closed``, with nothing written. (A new bet is held before it is written, and
+    written with its link: ``tables.services.bets.bet_place``, which checks the day itself.)"""
+    gaming_day_writable(casino=round_.table.casino)
     hold = stake_hold(round_, player, bet.pk, amount_minor)
     bet_hold_link_insert(bet_id=bet.pk, hold_id=hold.pk, amount_minor=amount_minor, reason=reason)
 

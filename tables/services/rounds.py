@@ -14,6 +14,7 @@ from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
 from casino.actors import Actor, require_staff
+from casino.gaming_day_state import gaming_day_writable
 from tables.errors import (
     BettingClosedError,
     InvalidConfigurationError,
@@ -65,14 +66,16 @@ from tables.services.shoes import shoe_remaining, shoes_current, shuffle_due
 def round_open(*, table: Table, actor: Actor) -> Round:
     """Open betting for the next round with the table's current configuration version and shoe.
 
-    Needs the dealer (``casino.run_table``) or the system. Locks the table row (``table_lock``). Raises
-    ``table_closed`` (not open for play: ``table_open_for_play``), ``round_in_progress`` (a round is
+    Needs the dealer (``casino.run_table``) or the system. Locks the gaming day (shared: a round
+    is a write of the day it opens in, whose tips it brings) and the table row (``table_lock``).
+    Raises ``gaming_day_closed``, ``table_closed`` (not open for play: ``table_open_for_play``), ``round_in_progress`` (a round is
     open), ``shuffle_due`` (no shoe, or ``shuffle_every_rounds``
     reached: record a shuffle first), ``invalid_configuration``. Writes the ``betting_opened``
     event (the engine snapshot with the seats and their "bets behind" settings, which hold for
     this round) and the audit record.
     """
     with transaction.atomic():
+        gaming_day_writable(casino=table.casino)
         locked = table_lock(table.pk)
         if locked is None:
             raise TableClosedError("the table is closed: open it for play first")

@@ -7,8 +7,10 @@ import datetime as dt
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
-from accounting.models import CountKind, GamingDayClose, Slip, TrayCount
+from accounting.models import CountKind, Slip, TrayCount
+from accounting.selectors import current_gaming_day
 from accounting.services import (
     gaming_day_sign,
     slip_issue,
@@ -18,7 +20,7 @@ from accounting.services import (
     tray_count_sign,
 )
 from casino.actors import Actor
-from casino.models import Approval, AuditRecord
+from casino.models import Approval, AuditRecord, GamingDayClose
 from tables.models import Table
 from tests.factories import staff_user
 from wallet.models import Account, AccountKind, Transfer
@@ -68,11 +70,33 @@ def accountant(seeded: Any) -> Any:
 
 
 def day_closed(casino: Any, day: Any, pit_boss: Any, accountant: Any) -> GamingDayClose:
-    """The gaming day closed by its two signatures: the pit boss's, then the accounting office's."""
+    """The gaming day (one that has ended) closed by its two signatures: the pit boss's, then the
+    accounting office's."""
     assert gaming_day_sign(casino=casino, day=day, actor=Actor.staff(pit_boss)) is None
     closed = gaming_day_sign(casino=casino, day=day, actor=Actor.staff(accountant))
     assert closed is not None
     return closed
+
+
+def day_closed_before_its_end(casino: Any, day: Any, by: Any) -> GamingDayClose:
+    """``day`` closed before it ended, as the close signed mid-shift before the rule of
+    ``casino.gaming_day_state`` left it in a database (today's close at 14:51 while yesterday
+    was open): the row as it was written then."""
+    return GamingDayClose.objects.create(
+        casino=casino, gaming_day=day, closing=1, closed_at=timezone.now(), closed_by=by
+    )
+
+
+def yesterday(casino: Any) -> dt.date:
+    return current_gaming_day(casino) - dt.timedelta(days=1)
+
+
+def moved_to_day(day: dt.date, *records: Any) -> None:
+    """Records of today moved to ``day`` (their gaming day, as the owner could): a day's work
+    without waiting for the day to end."""
+    for record in records:
+        type(record).objects.filter(pk=record.pk).update(gaming_day=day)
+        record.gaming_day = day
 
 
 @pytest.fixture
@@ -109,7 +133,6 @@ def snapshot() -> dict[str, Any]:
     """What a refused command must leave as it was: records, transfers, audit records, the
     four-eyes approvals and their decisions."""
     from accounting.models import (
-        GamingDayClose,
         InvestigationResolution,
         SlipCounter,
         SlipSignature,

@@ -3,6 +3,7 @@ connection each, released together."""
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -10,9 +11,10 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from accounting.models import Slip, SlipCounter, SlipKind
+from accounting.models import DropCount, Slip, SlipCounter, SlipKind
 from accounting.selectors import current_gaming_day
 from accounting.services import gaming_day_sign, slip_request
+from accounting.services_drop import drop_count_record
 from casino.actors import Actor
 from casino.errors import ServiceError
 from tables.models import Table
@@ -76,29 +78,30 @@ def test_twenty_concurrent_requests_draw_the_numbers_one_to_twenty_without_a_gap
     assert sorted(Slip.objects.values_list("total_minor", flat=True)) == [2_500 * n for n in range(1, 21)]
 
 
-def test_a_request_racing_the_close_of_its_day_is_either_refused_or_keeps_the_day_open(floor):
-    tables, pit_boss = floor
-    other = staff_user("pit_boss", "pitboss-closer")
-    day = current_gaming_day(tables[0].casino)
-    # the accounting office has signed: the pit boss's signature closes the day
+def test_a_drop_count_racing_the_close_of_its_day_is_either_refused_or_keeps_the_day_open(floor):
+    tables, _pit_boss = floor
+    casino = tables[0].casino
+    day = current_gaming_day(casino) - dt.timedelta(days=1)
+    cashier, other = staff_user("cashier", "cashier-race"), staff_user("pit_boss", "pitboss-closer")
+    # the accounting office has signed yesterday's close: the pit boss's signature closes it
     assert (
         gaming_day_sign(
-            casino=tables[0].casino, day=day, actor=Actor.staff(staff_user("accountant", "accountant-closer"))
+            casino=casino, day=day, actor=Actor.staff(staff_user("accountant", "accountant-closer"))
         )
         is None
     )
     results = _race(
         [
-            lambda: slip_request(
-                table=tables[0], kind=SlipKind.FILL, amounts={2_500: 2_500}, actor=Actor.staff(pit_boss)
+            lambda: drop_count_record(
+                table=tables[0], gaming_day=day, shift=1, total_minor=2_500, actor=Actor.staff(cashier)
             ),
-            lambda: gaming_day_sign(casino=tables[0].casino, day=day, actor=Actor.staff(other)),
+            lambda: gaming_day_sign(casino=casino, day=day, actor=Actor.staff(other)),
         ]
     )
     codes = sorted(
         result.code if isinstance(result, ServiceError) else type(result).__name__ for result in results
     )
-    # the request first: the day has a slip in flight and stays open; the close first: the
-    # request is refused and draws no number
-    assert codes in (["Slip", "gaming_day_has_open_work"], ["GamingDayClose", "gaming_day_closed"])
-    assert Slip.objects.count() == (1 if "Slip" in codes else 0)
+    # the count first: the day has a count to sign and stays open; the close first: the count is
+    # refused and nothing of it is written
+    assert codes in (["DropCount", "gaming_day_has_open_work"], ["GamingDayClose", "gaming_day_closed"])
+    assert DropCount.objects.count() == (1 if "DropCount" in codes else 0)

@@ -126,7 +126,11 @@ def test_a_round_not_settled_takes_no_tips_from_the_dealer(table, dealer, settle
 
 
 def test_a_closed_gaming_day_takes_no_tips(table, dealer, settled, pit_boss, accountant):
+    # given the round opened yesterday (as the owner could move it), whose day is closed now
     tip_record(round_=settled, amount_minor=500, actor=Actor.staff(dealer))
+    opened_at = settled.opened_at - dt.timedelta(days=1)
+    type(settled).objects.filter(pk=settled.pk).update(opened_at=opened_at)
+    settled.opened_at = opened_at
     day = shift_of(schedule_of(table.casino), settled.opened_at).gaming_day
     day_closed(table.casino, day, pit_boss, accountant)
     player = funded_player(table, 5_000)

@@ -10,7 +10,7 @@ from django.test import Client
 
 from accounting.models import CountKind, Slip, SlipKind, TrayCount
 from accounting.selectors import slip_state
-from accounting.services import slip_issue, slip_request, slip_void, tray_count_record
+from accounting.services import slip_issue, slip_request, slip_void
 from casino.actors import Actor
 from casino.models import Approval
 from tests.accounting.conftest import TRAY, opened, snapshot, tray_balance
@@ -285,36 +285,6 @@ def test_a_credit_the_tray_cannot_cover_is_refused_on_the_desk(table, pit_boss, 
     answer = client_of(cashier).post(f"/accounting/slips/{slip.pk}/issue/")
     assert answer.status_code == 409 and "insufficient_funds" in answer.text
     assert snapshot() == before
-
-
-def test_the_gaming_day_is_closed_on_its_page(table, pit_boss, dealer, accountant):
-    from accounting.selectors import current_gaming_day
-
-    today = current_gaming_day(table.casino).isoformat()
-    tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, actor=Actor.staff(dealer))
-    by_dealer = client_of(dealer).post("/accounting/day/close/", {"day": today}, headers=HTMX)
-    assert by_dealer.status_code == 403
-    open_work = client_of(pit_boss).post("/accounting/day/close/", {"day": today}, headers=HTMX)
-    assert open_work.status_code == 409 and "gaming_day_has_open_work" in open_work.text
-    count = TrayCount.objects.get()
-    from accounting.services import tray_count_sign
-
-    tray_count_sign(count=count, actor=Actor.staff(pit_boss))
-    signed = client_of(pit_boss).post("/accounting/day/close/", {"day": today}, headers=HTMX)
-    assert signed.status_code == 200 and "closes with the second signature" in signed.text
-    assert 'id="day-state">Open' in signed.text and "signed for the pit by pitboss-1" in signed.text
-    twice = client_of(pit_boss).post("/accounting/day/close/", {"day": today})
-    assert twice.status_code == 403 and "same_person_signed_twice" in twice.text
-    page = client_of(accountant).get("/accounting/")
-    assert page.status_code == 200 and "Sign and close the gaming day" in page.text
-    closed = client_of(accountant).post("/accounting/day/close/", {"day": today}, headers=HTMX)
-    assert closed.status_code == 200 and 'id="day-state">Closed' in closed.text
-    # the desk now refuses a request in words
-    refused = client_of(pit_boss).post(
-        "/accounting/slips/request/", tray_form({100: 100}, table="BJ1", kind="fill"), headers=HTMX
-    )
-    assert refused.status_code == 409 and "gaming_day_closed" in refused.text
-    assert not Slip.objects.exists()
 
 
 @pytest.mark.usefixtures("bj1_open")

@@ -6,9 +6,10 @@ its count agreeing with the ledger. The pit boss requests a fill of 2,000.00; th
 it at the cage (the chips move in the ledger) and the dealer receives it at the table. A credit
 of 5,000.00 goes the same way back to the cage. The dealer counts the tray at the close, the pit
 boss signs, the table is closed with its count equal to the ledger's 17,000.00. The pit boss
-reads the slip report: numbers 1 and 2, both received, no void, no unused number. The pit boss
-signs the gaming day's close and the accountant signs second, which closes it; a fill requested
-after that is refused in words and draws no number.
+reads the slip report: numbers 1 and 2, both received, no void, no unused number. On the
+gaming-day page today closes only after its last shift; of the casino's two earlier days,
+yesterday's close is refused in words while the day before is open; the pit boss signs the day
+before, and the accountant signs second, confirming, which closes it.
 
 Each step's screenshot is written to ``var/screens/accounting-flow/`` (``SCREENS_DIR`` overrides
 the folder); ``docs/screens/accounting-flow/`` keeps the set.
@@ -16,13 +17,16 @@ the folder); ``docs/screens/accounting-flow/`` keeps the set.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
+from django.utils import timezone
 from playwright import sync_api
 
 from accounting.models import Slip
 from accounting.selectors import slip_state
+from casino.models import Casino
 from tests.browser.conftest import Screens, signed_in
 from wallet.models import Account, AccountKind
 
@@ -140,26 +144,33 @@ def test_a_table_is_opened_filled_credited_and_closed_with_its_slips_reported(
     expect(pit_boss.locator("#credits-total")).to_contain_text("5,000.00")
     screens.take(pit_boss, "slip-report")
 
-    # The pit boss closes the gaming day; the desk then refuses a request in words
+    # The gaming day: today's closes only after its last shift; the casino's earlier days (it was
+    # set up two days ago) close in order, yesterday's refused while the day before is open
+    Casino.objects.update(created_at=timezone.now() - dt.timedelta(days=2))
     pit_boss.goto(f"{url}/accounting/")
     expect(pit_boss.locator("#day-state")).to_have_text("Open")
+    rows = pit_boss.locator(".day-row")
+    expect(rows).to_have_count(3)
+    expect(rows.last).to_contain_text("Closes after its last shift")
+    expect(rows.last.locator("button.close-day")).to_have_count(0)
     screens.take(pit_boss, "gaming-day")
-    today = pit_boss.locator(".day-row").last
-    pit_boss.once("dialog", lambda dialog: dialog.accept())
-    today.locator("button.close-day").click()
+    rows.nth(1).locator("button.close-day").click()
+    expect(pit_boss.locator("#accounting-error")).to_contain_text("close the days in order")
+    screens.take(pit_boss, "gaming-day-close-refused")
+    # the first signature asks no confirmation: it closes nothing
+    pit_boss.locator(".day-row").first.locator("button.close-day").click()
     expect(pit_boss.locator("#accounting-done")).to_contain_text("closes with the second signature")
-    expect(pit_boss.locator("#day-state")).to_have_text("Open")
     screens.take(pit_boss, "gaming-day-signed-by-the-pit-boss")
     accountant = signed_in(browser, live_server, "accountant", "accountant-demo")
-    expect(accountant.locator("#day-state")).to_have_text("Open")
-    accountant.once("dialog", lambda dialog: dialog.accept())
-    accountant.locator(".day-row").last.locator("button.close-day").click()
-    expect(accountant.locator("#day-state")).to_have_text("Closed")
+    confirmations: list[str] = []
+
+    def confirmed(dialog: Any) -> None:
+        confirmations.append(dialog.message)
+        dialog.accept()
+
+    accountant.once("dialog", confirmed)
+    accountant.locator(".day-row").first.locator("button.close-day").click()
     expect(accountant.locator("#closed-days")).to_contain_text("closed by accountant")
+    assert confirmations == ["Close this gaming day? Nothing more will be written into it."]
+    expect(accountant.locator(".day-row")).to_have_count(2)
     screens.take(accountant, "gaming-day-closed")
-    pit_boss.goto(f"{url}/accounting/slips/")
-    _type_amounts(pit_boss, "#slip-request-form", {"100.00": "1000"})
-    pit_boss.click("#slip-request-form button[type=submit]")
-    expect(pit_boss.locator("#accounting-error")).to_contain_text("is closed")
-    assert Slip.objects.count() == 2
-    screens.take(pit_boss, "request-refused-in-a-closed-day")

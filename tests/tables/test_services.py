@@ -384,14 +384,15 @@ def test_a_bet_reads_only_the_bets_its_checks_need(table, dealer):
             ("behind", str(bob.pk)),
         ]
     )
-    # and a bet behind makes five statements (no savepoint: see ``bet_place``): the round's
-    # shared lock; the round with its table's casino, the box, whether the bettor is seated there
+    # and a bet behind makes seven statements (no savepoint: see ``bet_place``): the round's
+    # shared lock; the gaming day's shared lock and the check that it is open
+    # (``gaming_day_writable``); the round with its table's casino, the box, whether the bettor is seated there
     # and the bet's id (the statement that locks the player's row); the bets checked; the hold
     # with its account (wallet/sql.py); the bet with its hold link. The first behind a box also
     # seats the bettor
     sql = "\n".join(query["sql"][:120] for query in second.captured_queries)
     assert len(first.captured_queries) == len(second.captured_queries) + 1, sql
-    assert len(second.captured_queries) == 5, sql
+    assert len(second.captured_queries) == 7, sql
 
 
 @pytest.mark.django_db

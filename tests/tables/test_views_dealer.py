@@ -420,13 +420,15 @@ def test_a_round_played_through_the_console_on_a_virtual_shoe(table, dealer):
         )
     )[-4:] == ["table.dealer_signed_on", "table.opened", "table.closed", "table.dealer_signed_off"]
     # and each action ran the statements measured: at most 15 each, but the settlement's (the
-    # ledger posted in the same transaction, the holds and accounts locked; the round sealed)
+    # ledger posted in the same transaction, the holds and accounts locked; the round sealed).
+    # Opening betting and settling each take the gaming day's lock and check it is open (two
+    # statements: casino.gaming_day_state.gaming_day_writable)
     assert MEASURED == {
         "sign-on": [13],
         "shuffle": [13],
-        "open-betting": [13],
+        "open-betting": [15],
         "close-betting": [15],
-        "settle": [26],
+        "settle": [28],
         "sign-off": [11],
     }
 
@@ -527,7 +529,7 @@ def test_a_round_played_through_the_console_on_a_physical_shoe(table, dealer, op
     assert MEASURED == {
         "sign-on": [13],
         "shuffle": [13],
-        "open-betting": [13],
+        "open-betting": [15],
         "close-betting": [14],
         "card": [9, 9, 9, 9],
         "correction": [13],
@@ -601,7 +603,7 @@ def test_the_dealer_records_a_decision_where_the_table_says_so(table, dealer, op
     assert MEASURED == {
         "sign-on": [13],
         "shuffle": [13],
-        "open-betting": [13],
+        "open-betting": [15],
         "close-betting": [15],
         "decision-stand": [10],
     }

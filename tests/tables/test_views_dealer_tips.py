@@ -4,6 +4,7 @@ and without htmx; refusals in words with nothing written; the next round does no
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
@@ -143,7 +144,10 @@ def test_the_roles_the_console_is_not_for_are_refused(table, settled, role):
 
 
 def test_a_closed_gaming_day_takes_no_tips(table, dealer, settled, pit_boss, accountant):
-    day = shift_of(schedule_of(table.casino), settled.opened_at).gaming_day
+    # given the round opened yesterday (as the owner could move it), whose day is closed now
+    opened_at = settled.opened_at - dt.timedelta(days=1)
+    type(settled).objects.filter(pk=settled.pk).update(opened_at=opened_at)
+    day = shift_of(schedule_of(table.casino), opened_at).gaming_day
     day_closed(table.casino, day, pit_boss, accountant)
     before = written()
     response = _client(dealer).post(_action("tip"), {**_current(table), "amount": "5"}, **HTMX)
