@@ -14,6 +14,7 @@ from django.test import Client
 from accounting.cash_log import cash_log
 from accounting.selectors import current_gaming_day
 from accounting.win import table_records
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import Player, PlayerSession, Terminal
 from tables.api.sessions import player_session_start
@@ -48,8 +49,8 @@ def closed_floor(table: Table, cashier: Any, accountant: Any) -> dict[str, Any]:
     from django.utils import timezone
 
     signed_in(table, hana, timezone.now())
-    cage_buy_in(player=hana, amount_minor=70_000, cashier=cashier)
-    cage_buy_in(player=ivo, amount_minor=10_000, cashier=cashier)
+    cage_buy_in(player=hana, amount_minor=70_000, actor=Actor.staff(cashier))
+    cage_buy_in(player=ivo, amount_minor=10_000, actor=Actor.staff(cashier))
     before_close = _figures(table)
     day_closed_before_its_end(table.casino, current_gaming_day(table.casino), accountant)
     return {"hana": hana, "ivo": ivo, "figures": before_close}
@@ -68,7 +69,7 @@ def test_the_closed_day_takes_no_cage_buy_in_and_no_sign_in_through_the_services
     sessions = PlayerSession.objects.count()
     # when the cage buys Hana in for 100.00 more, and Ivo signs in at BJ1
     with pytest.raises(ServiceError) as buy_in:
-        cage_buy_in(player=closed_floor["hana"], amount_minor=10_000, cashier=cashier)
+        cage_buy_in(player=closed_floor["hana"], amount_minor=10_000, actor=Actor.staff(cashier))
     with pytest.raises(ServiceError) as sign_in:
         player_session_start(terminal=terminal, card_number="7100000002", pin="4321")
     # then both are refused, and the day's drop, its buy-ins and its cash log stay as closed

@@ -157,6 +157,17 @@ def test_a_table_is_opened_filled_credited_and_closed_with_its_slips_reported(
     rows.nth(1).locator("button.close-day").click()
     expect(pit_boss.locator("#accounting-error")).to_contain_text("close the days in order")
     screens.take(pit_boss, "gaming-day-close-refused")
+    # the same refusal in Russian
+    pit_boss.select_option("#language-switch select[name=language]", "ru")
+    pit_boss.click("#language-switch button[type=submit]")
+    expect(pit_boss.locator("html")).to_have_attribute("lang", "ru")
+    pit_boss.locator(".day-row").nth(1).locator("button.close-day").click()
+    expect(pit_boss.locator("#accounting-error")).to_be_visible()
+    expect(pit_boss.locator("#accounting-error")).not_to_contain_text("close the days in order")
+    screens.take(pit_boss, "gaming-day-close-refused-ru")
+    pit_boss.select_option("#language-switch select[name=language]", "en")
+    pit_boss.click("#language-switch button[type=submit]")
+    expect(pit_boss.locator("html")).to_have_attribute("lang", "en")
     # the first signature asks no confirmation: it closes nothing
     pit_boss.locator(".day-row").first.locator("button.close-day").click()
     expect(pit_boss.locator("#accounting-done")).to_contain_text("closes with the second signature")

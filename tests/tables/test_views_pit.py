@@ -237,7 +237,7 @@ def test_a_held_payout_is_in_the_queue_and_approving_it_pays(table, dealer, pit_
     assert client.get("/pit/queue/live/", {"version": version}).status_code == 200
     # and approving again is refused
     again = client.post(f"/pit/rounds/{line.round_id}/payouts/", _decide(line, "approve"), **HTMX)
-    assert again.status_code == 409 and "<code>approval_decided</code>" in _page(again)
+    assert again.status_code == 409 and 'data-code="approval_decided"' in _page(again)
     assert balance(alice) == (11_000, 0)
 
 
@@ -261,12 +261,12 @@ def test_rejecting_a_held_payout_needs_a_reason(table, dealer, pit_boss, operato
     url = f"/pit/rounds/{line.round_id}/payouts/"
     refused = client.post(url, _decide(line, "reject", reason="  "), **HTMX)
     assert refused.status_code == 422
-    assert "<strong>A rejection needs a reason.</strong> <code>reason_required</code>" in _page(refused)
+    assert "<strong>A rejection needs a reason.</strong>" in _page(refused)
     assert f'data-line="{line.pk}"' in _page(refused)
     assert not PayoutDecision.objects.filter(line=line).exists()
     # a ticked line of an approval is rejected too, and needs the reason as well
     ticked = client.post(url, _decide(line, "approve", reason="", **{"except": [str(line.pk)]}), **HTMX)
-    assert ticked.status_code == 422 and "<code>reason_required</code>" in _page(ticked)
+    assert ticked.status_code == 422 and 'data-code="reason_required"' in _page(ticked)
     assert not PayoutDecision.objects.filter(line=line).exists()
     rejected = client.post(url, _decide(line, "reject", reason="dealer error"), **HTMX)
     assert rejected.status_code == 200
@@ -292,7 +292,7 @@ def test_the_dealer_of_the_round_may_not_approve_its_payout(table, dealer, pit_b
     before = AuditRecord.objects.count()
     response = client.post(f"/pit/rounds/{line.round_id}/payouts/", _decide(line, "approve"), **HTMX)
     assert response.status_code == 403
-    assert "<code>four_eyes_required</code>" in _page(response)
+    assert 'data-code="four_eyes_required"' in _page(response)
     assert f'data-line="{line.pk}"' in _page(response)
     assert balance(alice) == (9000, 0)
     assert not PayoutDecision.objects.filter(line=line).exists()
@@ -304,11 +304,11 @@ def test_an_unknown_round_or_decision_is_refused(table, dealer, pit_boss, operat
     _alice, line = _held_payout(table, dealer, operator)
     client = _client(pit_boss)
     missing = client.post("/pit/rounds/987654/payouts/", _decide(line, "approve"), **HTMX)
-    assert missing.status_code == 409 and "<code>not_found</code>" in _page(missing)
+    assert missing.status_code == 409 and 'data-code="not_found"' in _page(missing)
     odd = client.post(f"/pit/rounds/{line.round_id}/payouts/", _decide(line, "double"), **HTMX)
-    assert odd.status_code == 409 and "<code>no_such_decision</code>" in _page(odd)
+    assert odd.status_code == 409 and 'data-code="no_such_decision"' in _page(odd)
     empty = client.post(f"/pit/rounds/{line.round_id}/payouts/", {"decision": "approve"}, **HTMX)
-    assert empty.status_code == 409 and "<code>no_such_decision</code>" in _page(empty)
+    assert empty.status_code == 409 and 'data-code="no_such_decision"' in _page(empty)
     assert not PayoutDecision.objects.filter(line=line).exists()
 
 
@@ -341,7 +341,7 @@ def test_rejecting_a_request_needs_a_reason(table, dealer, pit_boss):
     alice, request = _void_requested(table, dealer)
     client = _client(pit_boss)
     refused = client.post(f"/pit/requests/{request.pk}/reject/", {"reason": ""}, **HTMX)
-    assert refused.status_code == 409 and "<code>reason_required</code>" in _page(refused)
+    assert refused.status_code == 409 and 'data-code="reason_required"' in _page(refused)
     plain = client.post(f"/pit/requests/{request.pk}/reject/", {"reason": "play on"})
     assert (plain.status_code, plain["Location"]) == (302, "/pit/queue/")
     assert "Request rejected." in _page(client.get("/pit/queue/"))

@@ -42,7 +42,7 @@ def _zoe(cashier: Any) -> Player:
     zoe = PlayerFactory(
         casino=Table.objects.get(name="BJ1").casino, display_name="Zoe Zimmer", card_number="7000000042"
     )
-    cage_buy_in(player=zoe, amount_minor=20_000, cashier=cashier)
+    cage_buy_in(player=zoe, amount_minor=20_000, actor=Actor.staff(cashier))
     return zoe
 
 
@@ -58,14 +58,14 @@ def test_no_cash_out_and_no_adjustment_in_a_closed_day(cashier, pit_boss):
     day_closed_before_its_end(zoe.casino, current_gaming_day(zoe.casino), staff_user("accountant"))
     before = ledger_snapshot()
     # when the cage pays her 50.00 out, or a pit boss adjusts her balance
-    refused("gaming_day_closed", cage_cash_out, player=zoe, amount_minor=5_000, cashier=cashier)
+    refused("gaming_day_closed", cage_cash_out, player=zoe, amount_minor=5_000, actor=Actor.staff(cashier))
     refused(
         "gaming_day_closed",
         balance_adjust,
         player=zoe,
         amount_minor=1_000,
         reason="goodwill",
-        requested_by=pit_boss,
+        actor=Actor.staff(pit_boss),
     )
     # then nothing is written, and the cage's pages say why
     assert ledger_snapshot() == before
@@ -112,7 +112,7 @@ def test_a_transfer_of_a_closed_day_is_not_reversed(cashier, pit_boss):
     assert refusal.details["day"] == day.isoformat()
     assert ledger_snapshot() == before
     # a transfer of the open day is reversed as before
-    cage_buy_in(player=zoe, amount_minor=1_000, cashier=cashier)
+    cage_buy_in(player=zoe, amount_minor=1_000, actor=Actor.staff(cashier))
     today = Transfer.objects.filter(postings__account__player=zoe).order_by("-pk").first()
     assert today is not None
     assert (
