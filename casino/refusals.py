@@ -355,7 +355,6 @@ REFUSALS: dict[str, Refusal] = {
     "table_not_open": Refusal(_("The table is not open.")),
     "wrong_role": Refusal(_("This signature needs another role.")),
     # --- the pit boss's approvals and the dealers' requests
-    "approval_by_requester_refused": Refusal(_("Another pit boss than the one who asked must decide.")),
     "four_eyes_required": Refusal(
         _("A second person must decide: whoever asked for it cannot, nor, for a payout, the round's dealer.")
     ),
@@ -366,8 +365,6 @@ REFUSALS: dict[str, Refusal] = {
     "approval_not_found": Refusal(_("There is no such approval.")),
     "approval_pending": Refusal(_("This already waits for a second person.")),
     "payout_not_pending": Refusal(_("This payout does not wait for a decision.")),
-    "request_pending": Refusal(_("A request of this kind already waits for the pit boss.")),
-    "request_decided": Refusal(_("This request is decided already.")),
     "invalid_request": Refusal(_("There is no such request.")),
     "reason_required": Refusal(_("A reason is required.")),
     # --- the wallet and the cage

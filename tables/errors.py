@@ -103,14 +103,6 @@ class NotTableDealerError(PermissionRefusedError):
     code = "not_table_dealer"
 
 
-class RequestPendingError(TableError):
-    code = "request_pending"
-
-
-class ApprovalByRequesterRefusedError(PermissionRefusedError):
-    code = "approval_by_requester_refused"
-
-
 class DecisionDeadlinePassedError(TableError):
     code = "decision_deadline_passed"
 
