@@ -27,6 +27,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounting.selectors import signatures_waiting
 from casino.errors import ServiceError
+from casino.four_eyes import may_decide
 from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.errors import TableError
@@ -214,9 +215,14 @@ def queue_items(casino_id: int, user: Any) -> dict[str, Any]:
     payouts = held_payouts(casino_id=casino_id, user=user)
     requests = list(
         RoundRequest.objects.filter(round__table__casino_id=casino_id, decision__isnull=True)
-        .select_related("round__table", "requested_by")
+        .select_related("round__table", "requested_by", "approval")
         .order_by("pk")
     )
+    for round_request in requests:
+        # Read by the queue: the decision buttons show to a second person only.
+        round_request.may_decide = round_request.approval is not None and may_decide(  # type: ignore[attr-defined]
+            approval=round_request.approval, user=user
+        )
     asked = {request.round_id for request in requests if request.kind == RoundRequest.Kind.CORRECTION}
     misscans = [
         round_
@@ -228,9 +234,12 @@ def queue_items(casino_id: int, user: Any) -> dict[str, Any]:
     canasta_voids = list(
         CanastaVoidRequest.objects.filter(game__table__casino_id=casino_id, approval__status="pending")
         .filter(game__status__in=OPEN_CANASTA_GAME_STATUSES)
-        .select_related("game__table", "requested_by")
+        .select_related("game__table", "requested_by", "approval")
         .order_by("pk")
     )
+    for void in canasta_voids:
+        # Read by the queue: the decision buttons show to a second person only.
+        void.may_decide = void.approval is not None and may_decide(approval=void.approval, user=user)  # type: ignore[attr-defined]
     return {"payouts": payouts, "requests": requests, "misscans": misscans, "canasta_voids": canasta_voids}
 
 

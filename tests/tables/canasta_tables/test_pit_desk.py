@@ -81,3 +81,17 @@ def test_the_host_does_not_decide_their_own_void_and_a_dealer_reaches_no_queue(c
     assert CanastaVoidRequest.objects.get(pk=request.pk).approval.status == "pending"
     missing = _client(pit_boss).post("/pit/canasta-voids/999999/approve/", **HTMX)
     assert missing.status_code == 409 and "not_found" in missing.content.decode()
+
+
+def test_the_queue_shows_a_void_s_buttons_to_a_second_person_only(canasta_table, host, pit_boss):
+    from tests.factories import staff_user
+
+    # given a pit boss who asked to void the game himself
+    game = canasta_game_open(table=canasta_table, actor=Actor.staff(host), stake_minor=100)
+    request = canasta_void_request(game_id=game.pk, actor=Actor.staff(pit_boss), reason="table closing")
+    # then his queue lists it without the buttons, and another pit boss's with them
+    own = _client(pit_boss).get("/pit/queue/").content.decode()
+    other = _client(staff_user("pit_boss", "pitboss-second")).get("/pit/queue/").content.decode()
+    assert f'data-request="{request.pk}"' in own and "A second person decides it." in own
+    assert "Void the game" not in own
+    assert "Void the game" in other and "A second person decides it." not in other
