@@ -46,10 +46,13 @@ def _htmx(target: str) -> dict[str, str]:
 
 
 def _text(html: str, element_id: str) -> str:
-    """The text of the element with ``element_id``, tags removed and spaces collapsed."""
-    match = re.search(rf'<(\w+)[^>]*\bid="{element_id}"[^>]*>(.*?)</\1>', html, re.S)
+    """The text of the element with ``element_id``, tags removed and spaces collapsed, followed by
+    its refusal code when it carries one (``data-code``: kept for tools, not shown as text)."""
+    match = re.search(rf'<(\w+)([^>]*\bid="{element_id}"[^>]*)>(.*?)</\1>', html, re.S)
     assert match is not None, f"no #{element_id} in the page"
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", match.group(2))).split())
+    text = " ".join(unescape(re.sub(r"<[^>]+>", " ", match.group(3))).split())
+    code = re.search(r'\bdata-code="([^"]*)"', match.group(2))
+    return f"{text} {code.group(1)}" if code else text
 
 
 @pytest.fixture
