@@ -441,13 +441,12 @@ def gaming_day_summary(casino: Casino, day: dt.date, *, now: dt.datetime | None 
 def gaming_days_to_close(
     casino: Casino, *, now: dt.datetime | None = None, limit: int = 7
 ) -> list[GamingDaySummary]:
-    """The open gaming days up to the current one, oldest first (the first of them is the one to
-    close next), at most ``limit`` of the oldest and always the current day."""
+    """The open gaming days before the current one, oldest first (the first of them is the one to
+    close next; at most ``limit - 1`` of the oldest), then the current day, open or not."""
     moment = now or timezone.now()
-    today = gaming_day_of(schedule_of(casino), moment)
-    days = gaming_days_open(casino, until=today)
-    shown = [*days[: limit - 1], today] if len(days) >= limit else days
-    return [gaming_day_summary(casino, day, now=moment) for day in sorted(set(shown))]
+    today = casino.gaming_day(moment)
+    earlier = gaming_days_open(casino, until=today - dt.timedelta(days=1))[: limit - 1]
+    return [gaming_day_summary(casino, day, now=moment) for day in [*earlier, today]]
 
 
 @dataclass(frozen=True)
