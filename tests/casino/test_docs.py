@@ -14,7 +14,7 @@ from rest_framework import serializers
 from tables.api.serializers import TableStateSerializer
 
 DOCS = Path(settings.BASE_DIR) / "docs"
-# The URL roots of the back office (a doc also names files: /srv/anchors, /work/shared/...).
+# The URL roots of the back office (a doc also names files, such as /srv/anchors).
 ROOTS = ("/accounting/", "/api/", "/audit/", "/cage/", "/cardroom/", "/dealer/", "/operator/", "/pit/")
 # Paths the guides give as the start of a family of URLs, not as one.
 PREFIXES = {"/api/", "/api/v1/tables/1/", "/api/v1/tables/1/canasta/"}
