@@ -80,9 +80,8 @@ def test_the_cashier_registers_a_player_buys_in_cashes_out_and_prints_a_receipt(
     # a cash-out of 500.00 is refused with the reason on the screen, and moves nothing
     cage.fill("#cash-out input[name=cash_out-amount]", "500.00")
     cage.click("#cash-out button[type=submit]")
-    expect(cage.locator("#cage-error")).to_have_text(
-        "Refused: the player has only 150.00 EUR available. insufficient_funds"
-    )
+    expect(cage.locator("#cage-error")).to_have_text("Refused: the player has only 150.00 EUR available.")
+    expect(cage.locator("#cage-error")).to_have_attribute("data-code", "insufficient_funds")
     expect(cage.locator("#balance-available")).to_have_text("150.00 EUR")
     expect(cage.locator("#statement .statement-line")).to_have_count(2)
     assert account_balance(dora).balance_minor == 15_000
