@@ -156,8 +156,8 @@ if env_bool("DATABASE_POOL", False):
     DATABASES["default"]["OPTIONS"]["pool"] = {
         "min_size": int(os.environ.get("DATABASE_POOL_MIN", "2")),
         "max_size": int(os.environ.get("DATABASE_POOL_MAX", "20")),
-        "timeout": float(os.environ.get("DATABASE_POOL_TIMEOUT", "2")),
-        "reconnect_timeout": float(os.environ.get("DATABASE_POOL_RECONNECT_TIMEOUT", "2")),
+        "timeout": int(os.environ.get("DATABASE_POOL_TIMEOUT", "2")),
+        "reconnect_timeout": int(os.environ.get("DATABASE_POOL_RECONNECT_TIMEOUT", "2")),
     }
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = env_bool("DATABASE_POOL_CHECK", True)
 else:

@@ -151,14 +151,11 @@ def test_the_database_timeouts_come_from_the_environment():
     pooled = _database_settings(
         DATABASE_POOL="1",
         DATABASE_CONNECT_TIMEOUT="5",
-        DATABASE_POOL_TIMEOUT="0.5",
+        DATABASE_POOL_TIMEOUT="1",
         DATABASE_POOL_RECONNECT_TIMEOUT="10",
         DATABASE_POOL_CHECK="0",
     )
 
     assert pooled["options"]["connect_timeout"] == 5
-    assert (pooled["options"]["pool"]["timeout"], pooled["options"]["pool"]["reconnect_timeout"]) == (
-        0.5,
-        10.0,
-    )
+    assert (pooled["options"]["pool"]["timeout"], pooled["options"]["pool"]["reconnect_timeout"]) == (1, 10)
     assert pooled["checks"] is False
