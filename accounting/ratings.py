@@ -4,7 +4,7 @@ played, the rounds, the average bet, the rounds per hour, the theoretical win an
 - **Theoretical win** (theo): each bet's stake times the house edge of its kind under the rule
   set and paytables of its own round's configuration version (``Round.config``), summed exactly
   (``Fraction``) and rounded once, half to even, to a minor unit. The edges come from the
-  engine's odds: the main game's under basic strategy (``tables.games.odds.main_game_odds``,
+  engine's odds: the main game's under basic strategy (``games.odds.main_game_odds``,
   a background job per rule-set version, ``tables.odds_jobs``; a bet behind plays the box's hand
   and takes the same edge), the side bets' exact figures (``tables.odds_jobs.side_bet_edge``) and
   insurance's, exact from the shoe (``insurance_edge``). A main-game edge not computed yet leaves

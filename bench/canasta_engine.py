@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tables.games.canasta import PRESETS, pack, run_deal, score_deal, start_deal
+from games.canasta import PRESETS, pack, run_deal, score_deal, start_deal
 
 CASES = (("classic4", "two packs"), ("samba", "three packs"), ("ru6", "three packs, six players"))
 

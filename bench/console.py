@@ -61,7 +61,7 @@ from django.test import Client  # noqa: E402
 from casino.models import Player  # noqa: E402
 from casino.seeding import seed_all  # noqa: E402
 from casino.services import staff_role_assign  # noqa: E402
-from tables.games.cards import shoe_cards  # noqa: E402
+from games.cards import shoe_cards  # noqa: E402
 from tables.models import Round, RoundStatus, Shoe, Table  # noqa: E402
 from tables.selectors import table_state  # noqa: E402
 from tables.services import (  # noqa: E402

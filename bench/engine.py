@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tables.games.blackjack import (
+from games.blackjack import (
     LIVE_AMERICAN,
     Bet,
     BetKind,
@@ -26,8 +26,8 @@ from tables.games.blackjack import (
     run_round,
     state_to_dict,
 )
-from tables.games.blackjack.events import RoundSettled
-from tables.games.cards import shoe_cards
+from games.blackjack.events import RoundSettled
+from games.cards import shoe_cards
 
 
 def full_table_bets(round_number: int) -> list[Bet]:

@@ -12,8 +12,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tables.games.blackjack.rules import PROFILES
-from tables.games.odds import (
+from games.blackjack.rules import PROFILES
+from games.odds import (
     main_game_odds,
     perfect_pairs_odds,
     twenty_one_plus_three_odds,

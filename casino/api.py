@@ -37,9 +37,9 @@ from casino.errors import ServiceError
 from casino.models import Terminal, TerminalCredential
 from casino.refusals import refusal_text
 from casino.schema import TerminalApiSchema
+from games.errors import GameError
 from tables.api.throttling import TerminalRateThrottle
 from tables.errors import GAME_ERROR_STATUS
-from tables.games.errors import GameError
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 

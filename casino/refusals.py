@@ -22,7 +22,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from casino.errors import ServiceError
-from tables.games.errors import GameError
+from games.errors import GameError
 
 
 @dataclass(frozen=True)

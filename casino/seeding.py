@@ -17,7 +17,7 @@ from casino.actors import Actor
 from casino.audit import audit_append
 from casino.models import Casino, Pit, Player
 from casino.services import player_create, roles_sync, staff_role_assign
-from tables.games.blackjack.rules import ruleset_from_dict
+from games.blackjack.rules import ruleset_from_dict
 from tables.models import Game, RuleSet, RuleSetVersion, SideBetPaytable, SideBetPaytableVersion, Table
 from tables.odds_jobs import main_game_edge_compute
 

@@ -1,7 +1,7 @@
 """Refusals of the live table services. Each has a stable ``code`` (what the API returns); a
 refused command changed nothing (no bet, no hold, no event, no audit record).
 
-Engine refusals (``tables.games.errors.GameError``) are translated by :func:`from_game_error`
+Engine refusals (``games.errors.GameError``) are translated by :func:`from_game_error`
 keeping their code (``not_your_turn``, ``double_not_allowed``, ``card_not_in_shoe`` ...).
 """
 
@@ -14,7 +14,7 @@ from casino.errors import (
     ReasonRequiredError,
     ServiceError,
 )
-from tables.games.errors import GameError
+from games.errors import GameError
 
 
 class TableError(ServiceError):

@@ -15,7 +15,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
 from casino.models import Pit
-from tables.games.blackjack.rules import DoubleOn, HoleCard, InsuranceStake, NoPeekLoss, SplitBy, Surrender
+from games.blackjack.rules import DoubleOn, HoleCard, InsuranceStake, NoPeekLoss, SplitBy, Surrender
 from tables.models import (
     Game,
     RuleSet,

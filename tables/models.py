@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from tables.games.blackjack.betting import betting_is_open
+from games.blackjack.betting import betting_is_open
 
 
 class ImmutableOnceApprovedError(Exception):

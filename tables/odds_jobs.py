@@ -25,14 +25,14 @@ from django.utils.formats import number_format
 from casino.actors import Actor
 from casino.jobs import Progress, job_latest, job_run, job_start, register
 from casino.models import BackgroundJob
-from tables.games.blackjack.rules import (
+from games.blackjack.rules import (
     PerfectPairsPaytable,
     RuleSet,
     TwentyOnePlusThreePaytable,
     ruleset_from_dict,
 )
-from tables.games.odds import main_game_odds, perfect_pairs_odds, twenty_one_plus_three_odds
-from tables.games.odds.side_bets import SideBetOdds
+from games.odds import main_game_odds, perfect_pairs_odds, twenty_one_plus_three_odds
+from games.odds.side_bets import SideBetOdds
 from tables.models import Game, RuleSetVersion, SideBetPaytable
 
 MAIN_GAME_ODDS = "tables.main_game_odds"

@@ -2,7 +2,7 @@
 
 The engine names the rule of each payout line in a fixed English text that starts with its
 section in the rules (``"7 higher total 1:1"``, ``"8 21+3 flush 5:1"``,
-``tables/games/blackjack/settlement.py``). That text is part of the audited record (the line's
+``games/blackjack/settlement.py``). That text is part of the audited record (the line's
 digest covers it), so it is stored as the engine wrote it and never translated; screens show it
 through ``rule_label``: the clause in words in the active language, with its section
 (``"Higher total pays 1:1 (§ 7)"``, a no-break space after the sign). A text this module does

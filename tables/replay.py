@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tables.games.blackjack import RoundState, action_from_dict, apply, settlement, state_from_dict, totals
-from tables.games.blackjack.actions import DealCard, Decision, TakeEvenMoney, TakeInsurance
-from tables.games.blackjack.rules import PROFILES
-from tables.games.blackjack.state import BetKind
+from games.blackjack import RoundState, action_from_dict, apply, settlement, state_from_dict, totals
+from games.blackjack.actions import DealCard, Decision, TakeEvenMoney, TakeInsurance
+from games.blackjack.rules import PROFILES
+from games.blackjack.state import BetKind
 from tables.models import Bet, PayoutLine, Round, RoundEvent
 
 

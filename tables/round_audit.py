@@ -48,8 +48,8 @@ from django.utils.translation import gettext_lazy as _
 from casino.models import AuditRecord, Player
 from casino.refusals import refusal_sentence
 from casino.templatetags.staff import staff_name
-from tables.games.blackjack import RoundState, state_from_dict
-from tables.games.cards import Card, hand_value, is_blackjack
+from games.blackjack import RoundState, state_from_dict
+from games.cards import Card, hand_value, is_blackjack
 from tables.models import (
     OPEN_ROUND_STATUSES,
     ApprovalStatus,

@@ -2,7 +2,7 @@
 values, and the descriptions of the seeded rule sets.
 
 Every option a rule set's version may hold has a label here: the blackjack engine's
-(``tables.games.blackjack.rules.RuleSet``) and the canasta presets' parameters
+(``games.blackjack.rules.RuleSet``) and the canasta presets' parameters
 (``seeds/canasta_presets.json``); ``tests/tables/test_rule_set_texts.py`` fails on one without.
 A seeded rule set's description is stored in English, as the seed file says it; it is shown
 translated when it is one of :data:`SEEDED_DESCRIPTIONS` (the seed file's texts, marked here for

@@ -15,8 +15,8 @@ from django.utils import timezone
 from casino.errors import NotFoundError
 from casino.four_eyes import may_decide
 from casino.models import Approval
-from tables.games.blackjack import current_turn, legal_actions, next_card_target, state_from_dict
-from tables.games.cards import hand_value, is_blackjack
+from games.blackjack import current_turn, legal_actions, next_card_target, state_from_dict
+from games.cards import hand_value, is_blackjack
 from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Shoe, Table, TableConfigVersion
 from tables.services.shoes import shoe_and_config_current, shuffle_due
 
@@ -51,7 +51,7 @@ def rounds_latest_first(table: Table) -> QuerySet[Round]:
 def _cards(cards: list[str], *, is_split: bool = False) -> dict[str, Any]:
     """A hand's cards with its total and what the screens say of it: soft, bust, or a natural
     (``is_blackjack``: two cards making 21, never after a split, rules 5.5)."""
-    from tables.games.cards import Card
+    from games.cards import Card
 
     parsed = tuple(Card.parse(code) for code in cards)
     value = hand_value(parsed)

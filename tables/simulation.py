@@ -10,8 +10,8 @@ from django.db import transaction
 
 from casino.errors import ServiceError
 from casino.models import Player
+from games.blackjack import Decision, DeclineInsurance, TakeInsurance, legal_actions
 from tables.errors import InvalidConfigurationError
-from tables.games.blackjack import Decision, DeclineInsurance, TakeInsurance, legal_actions
 from tables.models import Box, Round, RoundStatus, Table
 from tables.services import (
     Actor,

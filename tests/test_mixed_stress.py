@@ -43,8 +43,8 @@ from django.test import Client
 from casino.errors import ServiceError
 from casino.models import Player, PlayerSession, Terminal
 from casino.services import player_create, terminal_credential_issue, terminal_register
+from games.blackjack import current_turn, state_from_dict
 from tables.api.sessions import player_session_end, player_session_start
-from tables.games.blackjack import current_turn, state_from_dict
 from tables.models import (
     Bet,
     BetKind,

@@ -1,7 +1,7 @@
 """Money is integer minor units, never a float: no float literal and no ``float()`` in the code
 that computes or moves money (the wallet, the table services and selectors, the blackjack engine
-with its settlement). Fractional payouts are exact ``Fraction``s (tables/games/blackjack/
-settlement.py). The odds module (tables/games/odds/) computes probabilities, not amounts, with
+with its settlement). Fractional payouts are exact ``Fraction``s (games/blackjack/
+settlement.py). The odds module (games/odds/) computes probabilities, not amounts, with
 numpy floats (docs/odds.md); the simulation draws its choices with float chances; neither is
 scanned here."""
 

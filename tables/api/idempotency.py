@@ -40,7 +40,7 @@ from rest_framework.response import Response
 from casino.api import PROBLEM_CONTENT_TYPE, problem_for_error, problem_response
 from casino.errors import ServiceError
 from casino.models import PlayerSession, Terminal
-from tables.games.errors import GameError
+from games.errors import GameError
 from wallet.idempotency import Outcome, idempotent
 
 HEADER = "Idempotency-Key"

@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 
 from rest_framework import serializers
 
-from tables.games.blackjack.actions import DECISIONS
+from games.blackjack.actions import DECISIONS
 from tables.models import Bet
 
 # ---------------------------------------------------------------- JSON body fields

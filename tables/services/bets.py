@@ -1,6 +1,6 @@
 """Bets and their cancellation during betting (rules/blackjack.md 2.2-2.4, 2.8, 3.1, 3.2).
 
-Whether a bet is legal is the engine's decision (``tables.games.blackjack.betting.bet_check``):
+Whether a bet is legal is the engine's decision (``games.blackjack.betting.bet_check``):
 this module reads the rows the check needs, asks it, and writes the bet and its hold.
 """
 
@@ -12,11 +12,11 @@ from django.utils import timezone
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError
 from casino.gaming_day_state import gaming_day_writable
+from games.blackjack import Bet as EngineBet
+from games.blackjack import BetKind as EngineBetKind
+from games.blackjack.betting import bet_check, betting_view
+from games.blackjack.rules import RuleSet as EngineRuleSet
 from tables.errors import BettingClosedError, NoSuchBoxError, NotBoxOwnerError, RoundNotOpenError, TableError
-from tables.games.blackjack import Bet as EngineBet
-from tables.games.blackjack import BetKind as EngineBetKind
-from tables.games.blackjack.betting import bet_check, betting_view
-from tables.games.blackjack.rules import RuleSet as EngineRuleSet
 from tables.locking import lock_round, round_lock_take
 from tables.models import BOX_NUMBERS, Bet, BetKind, BetStatus, Box, Round, RoundStatus, Seat
 from tables.services.commands import bets_release, engine_player, engine_seats, game, stake_hold

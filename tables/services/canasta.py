@@ -36,8 +36,7 @@ from casino.actors import Actor
 from casino.errors import PermissionRefusedError
 from casino.locking import row_lock
 from casino.models import Player
-from tables.errors import CanastaError, NotSeatedError
-from tables.games.canasta import (
+from games.canasta import (
     Action,
     CanastaRules,
     DealScore,
@@ -55,9 +54,10 @@ from tables.games.canasta import (
     state_from_dict,
     state_to_dict,
 )
-from tables.games.canasta.cards import parse_card
-from tables.games.canasta.engine import next_dealer
-from tables.games.errors import GameError
+from games.canasta.cards import parse_card
+from games.canasta.engine import next_dealer
+from games.errors import GameError
+from tables.errors import CanastaError, NotSeatedError
 from tables.models import (
     OPEN_CANASTA_GAME_STATUSES,
     CanastaDeal,
@@ -165,7 +165,7 @@ def deal_hash(deal: CanastaDeal) -> str:
 
 def deal_replay(deal: CanastaDeal) -> DealState:
     """A virtual deal's state rebuilt from its events: the shuffle, dealer and scores of
-    ``deal_started`` dealt again, then every move's actions applied (``tables.games.canasta``)."""
+    ``deal_started`` dealt again, then every move's actions applied (``games.canasta``)."""
     events = list(CanastaDealEvent.objects.filter(deal=deal).order_by("sequence"))
     if not events or events[0].kind != "deal_started" or events[0].payload.get("shuffle") is None:
         raise CanastaError("this deal has no shuffle to replay", code="wrong_deal_kind")

@@ -34,9 +34,9 @@ from casino.four_eyes import (
 )
 from casino.locking import row_lock
 from casino.models import Approval
+from games.canasta import preset, seating
+from games.errors import GameError
 from tables.errors import CanastaError, InvalidConfigurationError
-from tables.games.canasta import preset, seating
-from tables.games.errors import GameError
 from tables.models import (
     CanastaDealKind,
     CanastaFeeKind,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tables.games.canasta import DealState, legal_actions, opening_requirement, state_from_dict
-from tables.games.canasta.engine import pile_view
+from games.canasta import DealState, legal_actions, opening_requirement, state_from_dict
+from games.canasta.engine import pile_view
 from tables.models import (
     CanastaDeal,
     CanastaDealEvent,

@@ -34,9 +34,9 @@ from django.utils import timezone
 from casino.actors import Actor
 from casino.errors import reason_required
 from casino.four_eyes import ApprovalNotFoundError, approval_audit_fields, approval_decide, approval_request
+from games.canasta import DealScore
+from games.canasta.scoring import game_standing
 from tables.errors import CanastaError, TableError, TableReasonRequiredError
-from tables.games.canasta import DealScore
-from tables.games.canasta.scoring import game_standing
 from tables.models import (
     OPEN_CANASTA_GAME_STATUSES,
     CanastaDeal,

@@ -8,6 +8,9 @@ from django.utils import timezone
 
 from casino.actors import Actor, require_staff
 from casino.errors import reason_required
+from games.blackjack import DealCard
+from games.cards import Card
+from games.errors import GameError
 from tables.errors import (
     AwaitingCorrectionError,
     MisscanError,
@@ -15,9 +18,6 @@ from tables.errors import (
     TableError,
     TableReasonRequiredError,
 )
-from tables.games.blackjack import DealCard
-from tables.games.cards import Card
-from tables.games.errors import GameError
 from tables.models import Round, RoundStatus
 from tables.services.commands import (
     AppliedDefault,

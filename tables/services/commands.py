@@ -31,8 +31,7 @@ from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.gaming_day_state import gaming_day_writable
 from casino.models import Player
-from tables.errors import RoundInProgressError, RoundNotOpenError, TableError, from_game_error
-from tables.games.blackjack import (
+from games.blackjack import (
     Action,
     CloseBetting,
     CloseInsurance,
@@ -48,13 +47,14 @@ from tables.games.blackjack import (
     state_from_dict,
     state_to_dict,
 )
-from tables.games.blackjack import Bet as EngineBet
-from tables.games.blackjack import BetKind as EngineBetKind
-from tables.games.blackjack import Seat as EngineSeat
-from tables.games.blackjack.events import BetRefunded
-from tables.games.blackjack.rules import RuleSet as EngineRuleSet
-from tables.games.cards import Card
-from tables.games.errors import GameError
+from games.blackjack import Bet as EngineBet
+from games.blackjack import BetKind as EngineBetKind
+from games.blackjack import Seat as EngineSeat
+from games.blackjack.events import BetRefunded
+from games.blackjack.rules import RuleSet as EngineRuleSet
+from games.cards import Card
+from games.errors import GameError
+from tables.errors import RoundInProgressError, RoundNotOpenError, TableError, from_game_error
 from tables.locking import lock_round
 from tables.models import Bet, BetHold, BetKind, BetStatus, Box, Round, RoundStatus, Shoe
 from tables.services.common import EventDraft, events_write, require_terminal_at

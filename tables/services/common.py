@@ -14,8 +14,8 @@ from django.utils import timezone
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError
 from casino.models import Player, Terminal
+from games.blackjack import RoundState, state_to_dict
 from tables.errors import NotTableDealerError
-from tables.games.blackjack import RoundState, state_to_dict
 from tables.models import Round, RoundEvent, Table, TableDealer
 
 

@@ -36,16 +36,16 @@ from casino.four_eyes import (
 )
 from casino.models import Approval, Casino
 from casino.selectors import casino_for_user
+from games.blackjack.betting import StakeLimits
+from games.blackjack.rules import RuleSet as EngineRuleSet
+from games.blackjack.rules import ruleset_from_dict
+from games.canasta import preset as canasta_preset
+from games.errors import InvalidRuleSetError
 from tables.errors import (
     ConfigChangePendingError,
     HouseEdgeNotComputedError,
     InvalidConfigurationError,
 )
-from tables.games.blackjack.betting import StakeLimits
-from tables.games.blackjack.rules import RuleSet as EngineRuleSet
-from tables.games.blackjack.rules import ruleset_from_dict
-from tables.games.canasta import preset as canasta_preset
-from tables.games.errors import InvalidRuleSetError
 from tables.locking import (
     config_proposal_lock,
     paytable_lock,

@@ -11,8 +11,7 @@ from django.utils import timezone
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError
 from casino.models import Player
-from tables.errors import AwaitingCorrectionError, DecisionDeadlinePassedError, NotBoxOwnerError, TableError
-from tables.games.blackjack import (
+from games.blackjack import (
     CloseInsurance,
     Decision,
     DeclineInsurance,
@@ -24,7 +23,8 @@ from tables.games.blackjack import (
     TakeInsurance,
     apply,
 )
-from tables.games.blackjack.events import InsuranceTaken, StakeAdded
+from games.blackjack.events import InsuranceTaken, StakeAdded
+from tables.errors import AwaitingCorrectionError, DecisionDeadlinePassedError, NotBoxOwnerError, TableError
 from tables.models import Bet, BetKind, BetStatus, Round, RoundStatus
 from tables.services.commands import (
     AppliedDefault,

@@ -18,12 +18,12 @@ from django.utils import timezone
 from casino.actors import Actor
 from casino.errors import reason_required
 from casino.four_eyes import approval_audit_fields, approval_decide, approval_request
+from games.cards import Card
 from tables.errors import (
     RoundNotOpenError,
     TableError,
     TableReasonRequiredError,
 )
-from tables.games.cards import Card
 from tables.locking import lock_round
 from tables.models import (
     OPEN_ROUND_STATUSES,

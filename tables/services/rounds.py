@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from casino.actors import Actor, require_staff
 from casino.gaming_day_state import gaming_day_writable
+from games.blackjack import new_round, state_to_dict
 from tables.errors import (
     BettingClosedError,
     InvalidConfigurationError,
@@ -24,7 +25,6 @@ from tables.errors import (
     TableClosedError,
     TableError,
 )
-from tables.games.blackjack import new_round, state_to_dict
 from tables.locking import lock_round, table_lock
 from tables.models import (
     OPEN_ROUND_STATUSES,

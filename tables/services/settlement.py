@@ -26,10 +26,10 @@ from casino.actors import Actor
 from casino.audit import audit_batch
 from casino.errors import reason_required
 from casino.four_eyes import approval_decide, approval_request
+from games.blackjack import settlement
+from games.blackjack.jsonable import fraction_text
+from games.blackjack.settlement import PayoutLine as EnginePayoutLine
 from tables.errors import TableError
-from tables.games.blackjack import settlement
-from tables.games.blackjack.jsonable import fraction_text
-from tables.games.blackjack.settlement import PayoutLine as EnginePayoutLine
 from tables.locking import payout_line_lock
 from tables.models import (
     Bet,

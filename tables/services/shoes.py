@@ -19,8 +19,8 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from casino.actors import Actor
+from games.cards import shoe_cards
 from tables.errors import InvalidConfigurationError, RoundInProgressError, TableError
-from tables.games.cards import shoe_cards
 from tables.locking import table_lock
 from tables.models import Round, Shoe, Table, TableConfigVersion
 from tables.services.common import is_dealer_terminal_at, require_dealer_or_reader

@@ -35,9 +35,9 @@ from accounting.views_tips import tip_amount_read
 from casino.errors import ServiceError
 from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_user
+from games.cards import Card
 from tables.api.state import table_state_version_current
 from tables.errors import TableError
-from tables.games.cards import Card
 from tables.models import (
     Game,
     Round,

@@ -25,6 +25,7 @@ from casino.errors import ServiceError
 from casino.four_eyes import may_decide
 from casino.models import Approval, BackgroundJob, Casino
 from casino.views import HtmxHttpRequest, staff_page, staff_user
+from games.errors import InvalidRuleSetError
 from tables.errors import TableError
 from tables.forms import (
     LIMIT_LABELS,
@@ -37,7 +38,6 @@ from tables.forms import (
     TableConfigForm,
     TableCreateForm,
 )
-from tables.games.errors import InvalidRuleSetError
 from tables.models import (
     Game,
     RuleSet,

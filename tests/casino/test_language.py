@@ -18,8 +18,8 @@ from casino.middleware import STAFF_LANGUAGE_SESSION_KEY
 from casino.models import AuditRecord, StaffPreference
 from casino.refusals import refusal_text
 from casino.services import AccountLockedError, staff_language_set
+from games.errors import IllegalActionError
 from tables.errors import StakeBelowTableMinError
-from tables.games.errors import IllegalActionError
 from tables.round_audit import money, money_plain
 from tables.templatetags.money import money_currency
 from tests.factories import staff_user

@@ -7,7 +7,7 @@ from django.apps import apps
 from django.core.management import call_command
 
 from casino.models import AuditRecord, Casino, Player
-from tables.games.blackjack.rules import HOME_POLISH, LIVE_AMERICAN, ruleset_from_dict
+from games.blackjack.rules import HOME_POLISH, LIVE_AMERICAN, ruleset_from_dict
 from tables.models import CanastaTableSettings, RuleSet, SideBetPaytable, Table
 
 

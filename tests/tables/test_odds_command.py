@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.test import override_settings
 
-from tables.games.blackjack.rules import LIVE_AMERICAN, RuleSet, replace
+from games.blackjack.rules import LIVE_AMERICAN, RuleSet, replace
 from tables.management.commands.odds import resolve_ruleset
 
 

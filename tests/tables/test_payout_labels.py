@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from django.utils import translation
 
-from tables.games.blackjack import settlement
-from tables.games.blackjack.settlement import NO_PEEK_ORIGINAL_STAKE_RULE
+from games.blackjack import settlement
+from games.blackjack.settlement import NO_PEEK_ORIGINAL_STAKE_RULE
 from tables.payout_labels import rule_label
-from tests.tables.games.blackjack_helpers import random_round
+from tests.games.blackjack_helpers import random_round
 
 LANGUAGES = ("en", "hu", "pl", "ru")
 

@@ -10,8 +10,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from tables.games.blackjack.script import play_script
-from tables.games.cards import shoe_cards
+from games.blackjack.script import play_script
+from games.cards import shoe_cards
 from tables.models import PayoutLine, Round
 from tables.replay import round_export, round_replay_check
 from tables.simulation import simulate_table
@@ -20,11 +20,11 @@ from tests.tables.conftest import stack_shoe
 from tests.tampering import triggers_off
 
 # Every payout line the table's rules (live-american, seeds/blackjack_rulesets.json) let simulated
-# play produce, as (bet kind, outcome, rule clause) (tables/games/blackjack/settlement.py). Not in
+# play produce, as (bet kind, outcome, rule clause) (games/blackjack/settlement.py). Not in
 # it: surrender and even money (the rule set offers neither), the no-peek clauses and the
 # ``returned`` outcome (the dealer peeks), and ``refund`` (rules 2.4): tables/simulation.py bets
 # behind a box only after its owner's main bet, so a simulated box with a bet behind always plays
-# (tests/tables/test_services.py and tests/tables/games/test_blackjack_rules.py settle refunds).
+# (tests/tables/test_services.py and tests/games/test_blackjack_rules.py settle refunds).
 HAND_LINES = {
     ("win", "7 dealer bust 1:1"),
     ("win", "7 higher total 1:1"),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.utils import translation
 
-from tables.games.blackjack import rules as blackjack_rules
+from games.blackjack import rules as blackjack_rules
 from tables.rule_set_texts import (
     BLACKJACK_OPTION_LABELS,
     CANASTA_OPTION_LABELS,

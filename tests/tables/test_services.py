@@ -489,8 +489,8 @@ def test_a_decision_for_a_box_without_a_bet_is_box_not_playing_409_and_a_box_num
     assert refused.status == 409
     assert RoundEvent.objects.count() == events
     # an engine refusal keeps its status through the service: no_such_box is a 404 everywhere
+    from games.errors import GameError
     from tables.errors import from_game_error
-    from tables.games.errors import GameError
 
     assert from_game_error(GameError("no box 9", code="no_such_box")).status == 404
     assert from_game_error(GameError("not now", code="not_your_turn")).status == 409

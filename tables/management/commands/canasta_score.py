@@ -18,8 +18,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from tables.games.canasta import score_from_dict
-from tables.games.errors import GameError
+from games.canasta import score_from_dict
+from games.errors import GameError
 
 
 def render_text(report: dict[str, Any]) -> str:

@@ -22,10 +22,10 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.utils.module_loading import import_string
 
-from tables.games.blackjack.rules import PROFILES, RuleSet
-from tables.games.errors import GameError, InvalidRuleSetError
-from tables.games.odds import main_game_odds, perfect_pairs_odds, twenty_one_plus_three_odds
-from tables.games.odds.side_bets import SideBetOdds
+from games.blackjack.rules import PROFILES, RuleSet
+from games.errors import GameError, InvalidRuleSetError
+from games.odds import main_game_odds, perfect_pairs_odds, twenty_one_plus_three_odds
+from games.odds.side_bets import SideBetOdds
 
 
 def _stored_ruleset_loader() -> Callable[[str], RuleSet | None] | None:

@@ -10,8 +10,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from tables.games.blackjack.script import play_script_file
-from tables.games.errors import GameError
+from games.blackjack.script import play_script_file
+from games.errors import GameError
 
 
 class Command(BaseCommand):

@@ -10,7 +10,7 @@ import pytest
 
 from casino.actors import Actor
 from casino.models import Approval, Player
-from tables.games.canasta import (
+from games.canasta import (
     Action,
     AnswerPartner,
     AskPartner,

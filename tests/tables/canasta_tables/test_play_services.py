@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from casino.models import AuditRecord
-from tables.games.canasta import action_from_dict, legal_actions, state_from_dict, state_to_dict
+from games.canasta import action_from_dict, legal_actions, state_from_dict, state_to_dict
 from tables.models import (
     CanastaDeal,
     CanastaDealEvent,
