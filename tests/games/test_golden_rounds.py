@@ -11,7 +11,7 @@ import pytest
 
 from games.blackjack.script import play_script
 
-GOLDEN = Path(__file__).resolve().parents[2] / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 SCRIPTS = sorted(GOLDEN.glob("*.json"))
 
 

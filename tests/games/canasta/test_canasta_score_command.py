@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-DOC = Path(__file__).resolve().parents[4] / "docs" / "canasta-deal.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "canasta-deal.md"
 
 
 def documented_blocks() -> list[str]:

@@ -16,7 +16,7 @@ from games.canasta.presets import CARD_VALUES, OPENING_TABLES, OPTIONS, PRESET_N
 from games.canasta.rules import PARAMETER_NAMES
 from games.errors import GameError
 
-SEED = json.loads((Path(__file__).resolve().parents[4] / "seeds" / "canasta_presets.json").read_text("utf-8"))
+SEED = json.loads((Path(__file__).resolve().parents[3] / "seeds" / "canasta_presets.json").read_text("utf-8"))
 
 
 @pytest.mark.parametrize("name", list(SEED["presets"]))
