@@ -39,8 +39,8 @@ from accounting.selectors import settings_of
 from accounting.win import Figures, TableRecords, table_records
 from casino.actors import Actor
 from casino.locking import advisory_lock
-from casino.models import Casino
-from tables.models import Bet, BetKind, BetStatus, RoundStatus, Table, TableConfigVersion
+from casino.models import Casino, Table
+from tables.models import Bet, BetKind, BetStatus, RoundStatus, TableConfigVersion
 from tables.odds_jobs import side_bet_edge
 from tables.services.config import config_rules
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from accounting.models import AccountingSettings, SlipCounter
 from casino.locking import advisory_lock, row_lock
-from tables.models import Table
+from casino.models import Table
 
 COUNT_LOCK_NAMESPACE = 0x7C07 << 32
 SLIP_LOCK_NAMESPACE = 0x5119 << 32

@@ -145,7 +145,7 @@ class TrayCount(models.Model):
     is the tray's balance in the ledger when it was counted: the difference is shown, no money
     moves for a count. A correction is a new count naming the one it corrects."""
 
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="tray_counts")
+    table = models.ForeignKey("casino.Table", on_delete=models.PROTECT, related_name="tray_counts")
     kind = models.CharField(max_length=10, choices=CountKind.choices)
     gaming_day = models.DateField()
     shift = models.PositiveSmallIntegerField()
@@ -217,7 +217,7 @@ class VarianceInvestigation(models.Model):
     """An opener that differs from the table's previous closer by more than the casino's
     threshold. The table opens again only once it is resolved (``InvestigationResolution``)."""
 
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey("casino.Table", on_delete=models.PROTECT, related_name="+")
     opener = models.OneToOneField(TrayCount, on_delete=models.PROTECT, related_name="investigation")
     closer = models.ForeignKey(TrayCount, on_delete=models.PROTECT, related_name="+")
     variance_minor = models.BigIntegerField()
@@ -265,7 +265,7 @@ class TableBuyIn(models.Model):
     when it happened (the cash goes into the table's drop box). A mistake is corrected by a new
     record naming it (``corrects``), with a reason and the right amount (0: there was none)."""
 
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="buy_ins")
+    table = models.ForeignKey("casino.Table", on_delete=models.PROTECT, related_name="buy_ins")
     gaming_day = models.DateField()
     shift = models.PositiveSmallIntegerField()
     amount_minor = models.BigIntegerField()
@@ -305,7 +305,7 @@ class DropCount(models.Model):
     a verifier (a pit boss or the accounting office), two different people. A correction is a
     new count of the same table and shift naming the one it corrects."""
 
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="drop_counts")
+    table = models.ForeignKey("casino.Table", on_delete=models.PROTECT, related_name="drop_counts")
     gaming_day = models.DateField()
     shift = models.PositiveSmallIntegerField()
     total_minor = models.BigIntegerField()
@@ -368,7 +368,7 @@ class HoldAlert(models.Model):
     ``figures`` keeps what the check saw (win, drop, hold, band, expectation, standard
     deviation). Raised once per table, day and kind; it needs a pit boss's resolution note."""
 
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="hold_alerts")
+    table = models.ForeignKey("casino.Table", on_delete=models.PROTECT, related_name="hold_alerts")
     gaming_day = models.DateField()
     kind = models.CharField(max_length=12, choices=HoldAlertKind.choices)
     figures = models.JSONField(default=dict)
@@ -426,7 +426,7 @@ class Slip(models.Model):
     year = models.PositiveSmallIntegerField()
     number = models.PositiveIntegerField()
     kind = models.CharField(max_length=10, choices=SlipKind.choices)
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="slips")
+    table = models.ForeignKey("casino.Table", on_delete=models.PROTECT, related_name="slips")
     gaming_day = models.DateField()
     shift = models.PositiveSmallIntegerField()
     total_minor = models.BigIntegerField()
@@ -526,7 +526,7 @@ class Tip(models.Model):
 
     casino = models.ForeignKey("casino.Casino", on_delete=models.PROTECT, related_name="+")
     round = models.ForeignKey("tables.Round", on_delete=models.PROTECT, related_name="tips")
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="tips")
+    table = models.ForeignKey("casino.Table", on_delete=models.PROTECT, related_name="tips")
     dealer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     gaming_day = models.DateField()
     shift = models.PositiveSmallIntegerField()

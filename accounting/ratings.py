@@ -39,18 +39,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounting.gaming_days import Schedule, gaming_day_bounds, gaming_day_of, schedule_of
-from casino.models import Player, PlayerSession
-from tables.models import (
-    ApprovalStatus,
-    Bet,
-    BetKind,
-    BetStatus,
-    PayoutLine,
-    RoundStatus,
-    RuleSetVersion,
-    Table,
-    TableConfigVersion,
-)
+from casino.models import Player, PlayerSession, RuleSetVersion, Table
+from tables.models import ApprovalStatus, Bet, BetKind, BetStatus, PayoutLine, RoundStatus, TableConfigVersion
 from tables.odds_jobs import main_game_edge, side_bet_edge
 from tables.services.config import config_rules
 

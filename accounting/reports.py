@@ -29,8 +29,7 @@ from accounting.documents import Cell, Report
 from accounting.gaming_days import schedule_of, shifts_of_day
 from accounting.win import Figures, month_start, table_records
 from casino.gaming_day_state import gaming_day_history
-from casino.models import Casino
-from tables.models import Table
+from casino.models import Casino, Table
 from tables.round_audit import money, money_plain
 
 

@@ -41,8 +41,7 @@ from casino.gaming_day_state import (
     gaming_days_open,
 )
 from casino.gaming_days import gaming_day_bounds
-from casino.models import Approval, Casino, GamingDayClose
-from tables.models import Table
+from casino.models import Approval, Casino, GamingDayClose, Table
 from wallet.models import Account, AccountKind
 
 COUNT_ROLES = (SignatureRole.DEALER, SignatureRole.PIT_BOSS)

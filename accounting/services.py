@@ -109,9 +109,9 @@ from casino.gaming_day_state import (
     gaming_day_writable,
 )
 from casino.locking import gaming_day_lock
-from casino.models import Approval, Casino, GamingDayClose
+from casino.models import Approval, Casino, GamingDayClose, Table
 from tables.errors import RoundInProgressError
-from tables.models import Round, Table
+from tables.models import Round
 from tables.services import table_play_by_count
 from wallet.services import MAX_AMOUNT_MINOR, table_credit, table_fill
 

@@ -54,7 +54,7 @@ from casino.actors import Actor, require_staff
 from casino.errors import reason_required
 from casino.gaming_day_state import gaming_day_writable
 from casino.locking import advisory_lock
-from tables.models import Table
+from casino.models import Table
 from wallet.services import MAX_AMOUNT_MINOR
 
 DROP_COUNT_LOCK_NAMESPACE = 0x0D50 << 32

@@ -41,8 +41,8 @@ from accounting.models import Tip, TipSource
 from casino.actors import Actor, require_staff
 from casino.errors import ConflictError, PermissionRefusedError, ServiceError
 from casino.gaming_day_state import gaming_day_writable
-from casino.models import Casino
-from tables.models import BOX_NUMBERS, Round, RoundStatus, Table, TableDealer
+from casino.models import Casino, Table
+from tables.models import BOX_NUMBERS, Round, RoundStatus, TableDealer
 from tables.services.common import require_player
 from wallet.services import MAX_AMOUNT_MINOR, tip_from_wallet
 

@@ -72,11 +72,10 @@ from casino.gaming_day_state import (
     gaming_day_reopen_requests,
     reopen_request_day,
 )
-from casino.models import Approval, Casino
+from casino.models import Approval, Casino, Table
 from casino.refusals import refusal_text
 from casino.selectors import casino_for_user
 from casino.views import HtmxHttpRequest, staff_user
-from tables.models import Table
 from tables.views.access import staff_table
 from wallet.forms import amount_minor_parse
 

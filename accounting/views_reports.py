@@ -51,9 +51,8 @@ from accounting.win import month_start, table_records
 from accounting.win_charts import day_chart
 from casino.actors import Actor
 from casino.errors import ServiceError
-from casino.models import Casino
+from casino.models import Casino, Table
 from casino.views import HtmxHttpRequest, staff_user
-from tables.models import Table
 from wallet.forms import amount_minor_parse
 
 DROP = "accounting/drop.html"

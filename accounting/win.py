@@ -59,8 +59,7 @@ from accounting.gaming_days import (
 )
 from accounting.models import CountKind, DropCount, SlipKind, SlipSignature, SlipStep, TableBuyIn, TrayCount
 from accounting.selectors import count_effective, is_count_signed
-from casino.models import Casino, PlayerSession
-from tables.models import Table
+from casino.models import Casino, PlayerSession, Table
 from wallet.models import AccountKind, Posting, TransferKind
 
 Key = tuple[int, dt.date, int]  # table id, gaming day, shift number

@@ -18,7 +18,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from accounting.win import Figures, TableRecords
-from tables.models import Table
+from casino.models import Table
 from tables.round_audit import money
 
 WIDTH = 720

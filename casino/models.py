@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -122,7 +123,7 @@ class Terminal(models.Model):
     name = models.CharField(max_length=60)
     kind = models.CharField(max_length=20, choices=Kind.choices)
     table = models.ForeignKey(
-        "tables.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="terminals"
+        "Table", on_delete=models.PROTECT, null=True, blank=True, related_name="terminals"
     )
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -200,7 +201,7 @@ class PlayerSession(models.Model):
 
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="sessions")
     terminal = models.ForeignKey(Terminal, on_delete=models.PROTECT, related_name="player_sessions")
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey("Table", on_delete=models.PROTECT, related_name="+")
     token_prefix = models.CharField(max_length=12)
     token_digest = models.CharField(max_length=64, unique=True)
     started_at = models.DateTimeField(default=timezone.now)
@@ -392,3 +393,101 @@ class GamingDayReopening(models.Model):
 
     def __str__(self) -> str:
         return f"gaming day {self.close.gaming_day} reopened"
+
+
+# ---------------------------------------------------------------------------------------------
+# The games the venue offers: rule sets (profiles of a game's options, in numbered versions) and
+# the physical tables, each with its game, its rule set and whether it is open.
+
+
+class ImmutableOnceApprovedError(Exception):
+    """An approved configuration version was about to be changed (a bug: make a new version)."""
+
+
+class Game(models.TextChoices):
+    BLACKJACK = "blackjack", _("Blackjack")
+    CANASTA = "canasta", _("Canasta")
+
+
+class RuleSet(models.Model):
+    """A named rule set (a profile of options). Its content lives in numbered versions."""
+
+    game = models.CharField(max_length=20, choices=Game.choices)
+    name = models.SlugField(max_length=60)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "tables_ruleset"
+        constraints = [models.UniqueConstraint(fields=["game", "name"], name="ruleset_unique_name")]
+
+    def __str__(self) -> str:
+        return f"{self.get_game_display()} {self.name}"
+
+    def current_version(self) -> RuleSetVersion | None:
+        return self.versions.filter(approved_at__isnull=False).order_by("-number").first()
+
+
+class RuleSetVersion(models.Model):
+    """One version of a rule set's options. Immutable once approved."""
+
+    rule_set = models.ForeignKey(RuleSet, on_delete=models.PROTECT, related_name="versions")
+    number = models.PositiveIntegerField()
+    options = models.JSONField()
+    source = models.CharField(max_length=200, blank=True, help_text="Where the options come from")
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Who proposed it (null: the system, or a version made before authors were recorded); a
+    # second person approves it (tables.services.config).
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    approved_at = models.DateTimeField(null=True, blank=True)
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    # The four-eyes approval it waited for (casino.four_eyes); null: made by the system (seeds),
+    # which waits for nobody.
+    approval = models.OneToOneField(
+        "casino.Approval", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        db_table = "tables_rulesetversion"
+        constraints = [
+            models.UniqueConstraint(fields=["rule_set", "number"], name="ruleset_version_unique"),
+            # Nobody approves the version they made (the database's word on the four-eyes rule).
+            models.CheckConstraint(
+                condition=~models.Q(approved_by=models.F("created_by")), name="ruleset_version_second_person"
+            ),
+        ]
+        ordering = ["rule_set", "number"]
+
+    def __str__(self) -> str:
+        return f"{self.rule_set} v{self.number}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Integrity guard, not business logic: an approved version never changes.
+        if self.pk and type(self).objects.filter(pk=self.pk, approved_at__isnull=False).exists():
+            raise ImmutableOnceApprovedError(f"{self} is approved and immutable")
+        super().save(*args, **kwargs)
+
+
+class Table(models.Model):
+    """A physical gaming table in a pit: its game (blackjack or canasta), its rule set and whether
+    it is open. What is played at it lives with the game: tables (live blackjack), cardroom (canasta)."""
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="tables")
+    pit = models.ForeignKey(Pit, on_delete=models.PROTECT, related_name="tables")
+    name = models.CharField(max_length=30)
+    game = models.CharField(max_length=20, choices=Game.choices)
+    rule_set = models.ForeignKey(RuleSet, on_delete=models.PROTECT, related_name="tables")
+    is_open = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "tables_table"
+        constraints = [models.UniqueConstraint(fields=["casino", "name"], name="table_unique_name")]
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name

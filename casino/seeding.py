@@ -15,10 +15,10 @@ from django.db import transaction
 
 from casino.actors import Actor
 from casino.audit import audit_append
-from casino.models import Casino, Pit, Player
+from casino.models import Casino, Game, Pit, Player, RuleSet, RuleSetVersion, Table
 from casino.services import player_create, roles_sync, staff_role_assign
 from games.blackjack.rules import ruleset_from_dict
-from tables.models import Game, RuleSet, RuleSetVersion, SideBetPaytable, SideBetPaytableVersion, Table
+from tables.models import SideBetPaytable, SideBetPaytableVersion
 from tables.odds_jobs import main_game_edge_compute
 
 SEEDS_DIR = Path(settings.BASE_DIR) / "seeds"

@@ -26,7 +26,7 @@ from casino.middleware import (
     staff_password_change_at_login,
     staff_time_zone_at_login,
 )
-from casino.models import Terminal, TerminalCredential
+from casino.models import Table, Terminal, TerminalCredential
 from casino.refusals import refusal_text
 from casino.roles import ROLE_HOME, role_of
 from casino.selectors import casino_for_user, terminal_credentials_valid, terminal_list
@@ -39,7 +39,6 @@ from casino.services import (
     terminal_credential_revoke,
     terminal_register,
 )
-from tables.models import Table
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User

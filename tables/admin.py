@@ -10,17 +10,15 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from casino.models import RuleSet, RuleSetVersion, Table
 from tables.models import (
     Bet,
     PayoutLine,
     Round,
     RoundEvent,
-    RuleSet,
-    RuleSetVersion,
     Shoe,
     SideBetPaytable,
     SideBetPaytableVersion,
-    Table,
     TableConfigVersion,
 )
 

@@ -14,16 +14,9 @@ from django import forms
 from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
-from casino.models import Pit
+from casino.models import Game, Pit, RuleSet, RuleSetVersion
 from games.blackjack.rules import DoubleOn, HoleCard, InsuranceStake, NoPeekLoss, SplitBy, Surrender
-from tables.models import (
-    Game,
-    RuleSet,
-    RuleSetVersion,
-    SideBetPaytable,
-    SideBetPaytableVersion,
-    TableConfigVersion,
-)
+from tables.models import SideBetPaytable, SideBetPaytableVersion, TableConfigVersion
 from tables.rule_set_texts import BLACKJACK_OPTION_LABELS, OPTION_VALUE_LABELS, OUTCOME_LABELS
 from tables.services.config import SHOE_KINDS
 from wallet.forms import amount_minor_parse

@@ -14,16 +14,13 @@ from __future__ import annotations
 from django.db.models import OuterRef
 
 from casino.locking import advisory_lock, row_lock
-from casino.models import Player, PlayerSession, Terminal
+from casino.models import Player, PlayerSession, RuleSet, RuleSetVersion, Table, Terminal
 from tables.models import (
     Box,
     PayoutLine,
     Round,
-    RuleSet,
-    RuleSetVersion,
     SideBetPaytable,
     SideBetPaytableVersion,
-    Table,
     TableConfigProposal,
     signed_on_dealer,
 )

@@ -1,4 +1,6 @@
-"""Tables and their versioned configuration (rule sets and side-bet paytables)."""
+"""Live blackjack tables: versioned configuration (limits, side-bet paytables), boxes and seats,
+shoes, rounds and their event logs, bets, payouts. The physical table and the rule sets are the
+venue's (casino.models)."""
 
 from __future__ import annotations
 
@@ -9,77 +11,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from casino.models import ImmutableOnceApprovedError, RuleSetVersion, Table
 from games.blackjack.betting import betting_is_open
-
-
-class ImmutableOnceApprovedError(Exception):
-    """An approved configuration version was about to be changed (a bug: make a new version)."""
-
-
-class Game(models.TextChoices):
-    BLACKJACK = "blackjack", _("Blackjack")
-    CANASTA = "canasta", _("Canasta")
-
-
-class RuleSet(models.Model):
-    """A named rule set (a profile of options). Its content lives in numbered versions."""
-
-    game = models.CharField(max_length=20, choices=Game.choices)
-    name = models.SlugField(max_length=60)
-    description = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["game", "name"], name="ruleset_unique_name")]
-
-    def __str__(self) -> str:
-        return f"{self.get_game_display()} {self.name}"
-
-    def current_version(self) -> RuleSetVersion | None:
-        return self.versions.filter(approved_at__isnull=False).order_by("-number").first()
-
-
-class RuleSetVersion(models.Model):
-    """One version of a rule set's options. Immutable once approved."""
-
-    rule_set = models.ForeignKey(RuleSet, on_delete=models.PROTECT, related_name="versions")
-    number = models.PositiveIntegerField()
-    options = models.JSONField()
-    source = models.CharField(max_length=200, blank=True, help_text="Where the options come from")
-    created_at = models.DateTimeField(auto_now_add=True)
-    # Who proposed it (null: the system, or a version made before authors were recorded); a
-    # second person approves it (tables.services.config).
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
-    )
-    approved_at = models.DateTimeField(null=True, blank=True)
-    approved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
-    )
-    # The four-eyes approval it waited for (casino.four_eyes); null: made by the system (seeds),
-    # which waits for nobody.
-    approval = models.OneToOneField(
-        "casino.Approval", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
-    )
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["rule_set", "number"], name="ruleset_version_unique"),
-            # Nobody approves the version they made (the database's word on the four-eyes rule).
-            models.CheckConstraint(
-                condition=~models.Q(approved_by=models.F("created_by")), name="ruleset_version_second_person"
-            ),
-        ]
-        ordering = ["rule_set", "number"]
-
-    def __str__(self) -> str:
-        return f"{self.rule_set} v{self.number}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        # Integrity guard, not business logic: an approved version never changes.
-        if self.pk and type(self).objects.filter(pk=self.pk, approved_at__isnull=False).exists():
-            raise ImmutableOnceApprovedError(f"{self} is approved and immutable")
-        super().save(*args, **kwargs)
 
 
 class SideBetPaytable(models.Model):
@@ -141,25 +74,6 @@ class SideBetPaytableVersion(models.Model):
         if self.pk and type(self).objects.filter(pk=self.pk, approved_at__isnull=False).exists():
             raise ImmutableOnceApprovedError(f"{self} is approved and immutable")
         super().save(*args, **kwargs)
-
-
-class Table(models.Model):
-    """A live gaming table in a pit."""
-
-    casino = models.ForeignKey("casino.Casino", on_delete=models.PROTECT, related_name="tables")
-    pit = models.ForeignKey("casino.Pit", on_delete=models.PROTECT, related_name="tables")
-    name = models.CharField(max_length=30)
-    game = models.CharField(max_length=20, choices=Game.choices)
-    rule_set = models.ForeignKey(RuleSet, on_delete=models.PROTECT, related_name="tables")
-    is_open = models.BooleanField(default=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["casino", "name"], name="table_unique_name")]
-        ordering = ["name"]
-
-    def __str__(self) -> str:
-        return self.name
 
 
 # ---------------------------------------------------------------------------------------------

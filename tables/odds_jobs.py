@@ -24,7 +24,7 @@ from django.utils.formats import number_format
 
 from casino.actors import Actor
 from casino.jobs import Progress, job_latest, job_run, job_start, register
-from casino.models import BackgroundJob
+from casino.models import BackgroundJob, Game, RuleSetVersion
 from games.blackjack.rules import (
     PerfectPairsPaytable,
     RuleSet,
@@ -33,7 +33,7 @@ from games.blackjack.rules import (
 )
 from games.odds import main_game_odds, perfect_pairs_odds, twenty_one_plus_three_odds
 from games.odds.side_bets import SideBetOdds
-from tables.models import Game, RuleSetVersion, SideBetPaytable
+from tables.models import SideBetPaytable
 
 MAIN_GAME_ODDS = "tables.main_game_odds"
 

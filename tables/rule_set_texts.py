@@ -17,7 +17,7 @@ from typing import Any
 from django.utils.translation import gettext, gettext_noop, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from tables.models import RuleSet
+from casino.models import RuleSet
 from tables.round_audit import money
 
 BLACKJACK_OPTION_LABELS = {

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from casino.actors import Actor
-from tables.models import CanastaTableSettings, Game, Table, TableConfigVersion
+from casino.models import Game, Table
+from tables.models import CanastaTableSettings, TableConfigVersion
 from tables.services.canasta_config import canasta_config_change
 from tables.services.config import table_config_change
 from tables.services.seats import boxes_ensure

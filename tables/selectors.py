@@ -14,10 +14,10 @@ from django.utils import timezone
 
 from casino.errors import NotFoundError
 from casino.four_eyes import may_decide
-from casino.models import Approval
+from casino.models import Approval, Table
 from games.blackjack import current_turn, legal_actions, next_card_target, state_from_dict
 from games.cards import hand_value, is_blackjack
-from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Shoe, Table, TableConfigVersion
+from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Shoe, TableConfigVersion
 from tables.services.shoes import shoe_and_config_current, shuffle_due
 
 

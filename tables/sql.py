@@ -26,7 +26,8 @@ from typing import Any
 
 from django.db import connection
 
-from tables.models import Bet, BetKind, BetStatus, Box, Round, Table
+from casino.models import Table
+from tables.models import Bet, BetKind, BetStatus, Box, Round
 
 _PLAYER_LOCK_SQL = "SELECT 1 FROM casino_player WHERE id = %s FOR NO KEY UPDATE OF casino_player"
 

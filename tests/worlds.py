@@ -122,7 +122,7 @@ def build() -> Worlds:
 def open_demo_tables() -> None:
     """The demo's tables start closed, as after `make run` (a dealer signs on and opens one); the
     tests of rounds start from open tables. Tests of opening and closing close them again."""
-    from tables.models import Table
+    from casino.models import Table
 
     Table.objects.update(is_open=True)
 

@@ -58,7 +58,7 @@ class Account(models.Model):
         "casino.Player", on_delete=models.PROTECT, null=True, blank=True, related_name="accounts"
     )
     table = models.ForeignKey(
-        "tables.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="accounts"
+        "casino.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="accounts"
     )
     currency = models.CharField(max_length=3)
     balance_minor = models.BigIntegerField(default=0)
@@ -185,7 +185,7 @@ class Hold(models.Model):
     amount_minor = models.BigIntegerField()
     status = models.CharField(max_length=10, choices=HoldStatus.choices, default=HoldStatus.OPEN)
     table = models.ForeignKey(
-        "tables.Table",
+        "casino.Table",
         on_delete=models.DO_NOTHING,
         db_constraint=False,
         null=True,
@@ -231,7 +231,7 @@ class PendingPayout(models.Model):
     record it waits on (``casino.four_eyes``): the money moves only once that is decided
     (``pending_payouts_decide``)."""
 
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="pending_payouts")
+    table = models.ForeignKey("casino.Table", on_delete=models.PROTECT, related_name="pending_payouts")
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="pending_payouts")
     amount_minor = models.BigIntegerField()
     status = models.CharField(max_length=10, choices=PayoutStatus.choices, default=PayoutStatus.PENDING)

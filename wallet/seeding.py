@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from casino.actors import Actor
-from casino.models import Casino, Player
-from tables.models import Game, Table
+from casino.models import Casino, Game, Player, Table
 from wallet.idempotency import Outcome, idempotent
 from wallet.services import system_buy_in, system_table_fill, table_accounts_open, venue_accounts_open
 

@@ -9,8 +9,7 @@ from dataclasses import dataclass, replace
 from django.db.models import Count, F, OuterRef, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
-from casino.models import AuditRecord, Casino, Player
-from tables.models import Table
+from casino.models import AuditRecord, Casino, Player, Table
 from wallet.ledger_hash import AUDIT_KEY, transfer_hash
 from wallet.models import MAY_GO_NEGATIVE_KINDS, Account, AccountKind, Hold, HoldStatus, Posting, Transfer
 

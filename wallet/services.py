@@ -37,8 +37,7 @@ from casino.actors import Actor, require_staff
 from casino.errors import ServiceError, reason_required
 from casino.four_eyes import ApprovalNotFoundError, approval_audit_fields, approval_decide, approval_request
 from casino.gaming_day_state import gaming_day_writable
-from casino.models import Approval, Casino, Player
-from tables.models import Table
+from casino.models import Approval, Casino, Player, Table
 from wallet.errors import (
     AccountNotFoundError,
     CashOutConfirmationRequiredError,

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 
 from casino.authentication import TerminalOptionalPlayerAuthentication
 from casino.errors import NotFoundError
-from casino.models import PlayerSession
+from casino.models import PlayerSession, Table
 from casino.schema import problems
 from tables.api.idempotency import run_idempotent
 from tables.api.permissions import AtOwnTable, IsTerminal
@@ -35,7 +35,7 @@ from tables.api.views import (
     TerminalApiView,
 )
 from tables.errors import CanastaError
-from tables.models import OPEN_CANASTA_GAME_STATUSES, CanastaGame, Table
+from tables.models import OPEN_CANASTA_GAME_STATUSES, CanastaGame
 from tables.services.canasta import (
     canasta_deal_enter,
     canasta_deal_start,

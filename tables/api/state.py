@@ -27,8 +27,9 @@ from typing import Any
 from django.core.cache import cache
 from django.utils import timezone
 
+from casino.models import Table
 from tables.api.serializers import TableStateSerializer
-from tables.models import RoundStatus, Table
+from tables.models import RoundStatus
 from tables.selectors import table_state
 from tables.services.commands import round_apply_overdue_defaults
 from tables.sql import table_version_row

@@ -22,7 +22,7 @@ from casino.authentication import (
     TerminalTokenAuthentication,
 )
 from casino.errors import NotFoundError
-from casino.models import PlayerSession, Terminal
+from casino.models import PlayerSession, Table, Terminal
 from casino.parsers import JSONBodyParser
 from casino.schema import TerminalApiSchema, problems
 from tables.api import serializers as s
@@ -39,7 +39,7 @@ from tables.api.permissions import (
 from tables.api.sessions import player_session_end, player_session_start
 from tables.api.state import etag_matches, table_state_version_current, table_state_wait, terminal_state
 from tables.api.throttling import PlayerRateThrottle, SignInRateThrottle, TerminalRateThrottle
-from tables.models import BOX_NUMBERS, Bet, Box, Round, Shoe, Table
+from tables.models import BOX_NUMBERS, Bet, Box, Round, Shoe
 from tables.services.bets import bet_cancel, bet_place
 from tables.services.cards import card_correct, card_enter
 from tables.services.decisions import decision_make, insurance_close, insurance_decide

@@ -35,7 +35,7 @@ from django.utils import timezone
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError
 from casino.locking import row_lock
-from casino.models import Player
+from casino.models import Player, RuleSetVersion, Table
 from games.canasta import (
     Action,
     CanastaRules,
@@ -67,8 +67,6 @@ from tables.models import (
     CanastaGame,
     CanastaGamePlayer,
     CanastaGameStatus,
-    RuleSetVersion,
-    Table,
 )
 from tables.round_hash import canonical_digest, event_digest
 from tables.services.canasta_config import canasta_config_values, canasta_table_checked

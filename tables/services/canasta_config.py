@@ -33,18 +33,11 @@ from casino.four_eyes import (
     weakened_fields,
 )
 from casino.locking import row_lock
-from casino.models import Approval
+from casino.models import Approval, Game, RuleSetVersion, Table
 from games.canasta import preset, seating
 from games.errors import GameError
 from tables.errors import CanastaError, InvalidConfigurationError
-from tables.models import (
-    CanastaDealKind,
-    CanastaFeeKind,
-    CanastaTableSettings,
-    Game,
-    RuleSetVersion,
-    Table,
-)
+from tables.models import CanastaDealKind, CanastaFeeKind, CanastaTableSettings
 
 # The four-eyes kind of a change, and the scope of its weakening rules in casino/controls.toml.
 KIND = "canasta_config"

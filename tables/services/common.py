@@ -13,10 +13,10 @@ from django.utils import timezone
 
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError
-from casino.models import Player, Terminal
+from casino.models import Player, Table, Terminal
 from games.blackjack import RoundState, state_to_dict
 from tables.errors import NotTableDealerError
-from tables.models import Round, RoundEvent, Table, TableDealer
+from tables.models import Round, RoundEvent, TableDealer
 
 
 class WrongTableError(PermissionRefusedError):

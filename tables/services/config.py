@@ -34,7 +34,7 @@ from casino.four_eyes import (
     approval_request,
     weakened_fields,
 )
-from casino.models import Approval, Casino
+from casino.models import Approval, Casino, Game, RuleSet, RuleSetVersion, Table
 from casino.selectors import casino_for_user
 from games.blackjack.betting import StakeLimits
 from games.blackjack.rules import RuleSet as EngineRuleSet
@@ -54,16 +54,7 @@ from tables.locking import (
     rule_set_version_lock,
     table_lock,
 )
-from tables.models import (
-    Game,
-    RuleSet,
-    RuleSetVersion,
-    SideBetPaytable,
-    SideBetPaytableVersion,
-    Table,
-    TableConfigProposal,
-    TableConfigVersion,
-)
+from tables.models import SideBetPaytable, SideBetPaytableVersion, TableConfigProposal, TableConfigVersion
 from tables.odds_jobs import main_game_edge, main_game_edge_start
 
 # Limits a fresh blackjack table starts from (EUR cents).

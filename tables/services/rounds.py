@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from casino.actors import Actor, require_staff
 from casino.gaming_day_state import gaming_day_writable
+from casino.models import Table
 from games.blackjack import new_round, state_to_dict
 from tables.errors import (
     BettingClosedError,
@@ -35,7 +36,6 @@ from tables.models import (
     RoundEvent,
     RoundStatus,
     Shoe,
-    Table,
     signed_on_dealer,
 )
 from tables.round_hash import VOIDED_ACTION, round_seal

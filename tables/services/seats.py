@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino.actors import Actor
+from casino.models import Table
 from tables.errors import (
     BoxLimitReachedError,
     BoxTakenError,
@@ -18,16 +19,7 @@ from tables.errors import (
     RoundInProgressError,
 )
 from tables.locking import box_lock, lock_round, table_lock
-from tables.models import (
-    BOX_NUMBERS,
-    OPEN_ROUND_STATUSES,
-    Bet,
-    BetStatus,
-    Box,
-    Round,
-    Seat,
-    Table,
-)
+from tables.models import BOX_NUMBERS, OPEN_ROUND_STATUSES, Bet, BetStatus, Box, Round, Seat
 from tables.services.commands import bets_release
 from tables.services.common import require_player
 from tables.services.config import table_config_current

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import template
 
-from tables.models import RuleSet
+from casino.models import RuleSet
 from tables.rule_set_texts import rule_set_description as description_text
 
 register = template.Library()

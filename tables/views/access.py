@@ -7,8 +7,9 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 
 from casino.errors import NotFoundError
+from casino.models import Table
 from casino.selectors import casino_for_user, casino_id_for_user
-from tables.models import Round, Table
+from tables.models import Round
 from tables.selectors import access_table
 
 

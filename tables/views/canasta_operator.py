@@ -22,11 +22,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide, weakened_fields
-from casino.models import Approval
+from casino.models import Approval, Game, RuleSetVersion, Table
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.canasta_forms import LABELS, CanastaConfigForm, value_text
 from tables.errors import CanastaError
-from tables.models import CanastaTableSettings, Game, RuleSetVersion, Table
+from tables.models import CanastaTableSettings
 from tables.services import Actor, canasta_config_change, canasta_config_decide
 from tables.services.canasta_config import (
     KIND,

@@ -22,11 +22,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
-from casino.models import Player
+from casino.models import Player, Table
 from casino.refusals import refusal_text
 from casino.views import staff_user
 from tables.errors import TableError
-from tables.models import CanastaGame, CanastaVoidRequest, Table
+from tables.models import CanastaGame, CanastaVoidRequest
 from tables.services import (
     Actor,
     canasta_deal_enter,

@@ -33,21 +33,13 @@ from accounting.selectors import slip_signed_last, slip_state, slips_open
 from accounting.tips import NoRoundToTipError, round_tips, round_tips_marker, tip_record, tips_none_record
 from accounting.views_tips import tip_amount_read
 from casino.errors import ServiceError
+from casino.models import Game, Table
 from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from games.cards import Card
 from tables.api.state import table_state_version_current
 from tables.errors import TableError
-from tables.models import (
-    Game,
-    Round,
-    RoundRequest,
-    RoundStatus,
-    Table,
-    TableConfigVersion,
-    TableDealer,
-    signed_on_dealer,
-)
+from tables.models import Round, RoundRequest, RoundStatus, TableConfigVersion, TableDealer, signed_on_dealer
 from tables.round_audit import (
     BET_KIND_LABELS,
     DECISION_LABELS,

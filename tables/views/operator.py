@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
-from casino.models import Approval, BackgroundJob, Casino
+from casino.models import Approval, BackgroundJob, Casino, Game, RuleSet, RuleSetVersion, Table
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from games.errors import InvalidRuleSetError
 from tables.errors import TableError
@@ -38,16 +38,7 @@ from tables.forms import (
     TableConfigForm,
     TableCreateForm,
 )
-from tables.models import (
-    Game,
-    RuleSet,
-    RuleSetVersion,
-    SideBetPaytable,
-    SideBetPaytableVersion,
-    Table,
-    TableConfigProposal,
-    TableConfigVersion,
-)
+from tables.models import SideBetPaytable, SideBetPaytableVersion, TableConfigProposal, TableConfigVersion
 from tables.odds_jobs import main_game_edge_job, main_game_edge_start, percent, side_bet_edge, version_rules
 from tables.round_audit import money
 from tables.rule_set_texts import OUTCOME_LABELS, option_label, option_lines, option_text, options_in_order

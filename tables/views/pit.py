@@ -28,6 +28,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounting.selectors import signatures_waiting
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
+from casino.models import Game, Table
 from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.errors import TableError
@@ -39,13 +40,11 @@ from tables.models import (
     CanastaGame,
     CanastaGameStatus,
     CanastaVoidRequest,
-    Game,
     PayoutLine,
     Round,
     RoundEvent,
     RoundRequest,
     RoundStatus,
-    Table,
     TableDealer,
 )
 from tables.selectors import HeldRound, config_approvals_waiting, held_payouts

@@ -20,8 +20,7 @@ from accounting.services import (
     tray_count_sign,
 )
 from casino.actors import Actor
-from casino.models import Approval, AuditRecord, GamingDayClose
-from tables.models import Table
+from casino.models import Approval, AuditRecord, GamingDayClose, Table
 from tests.factories import staff_user
 from wallet.models import Account, AccountKind, Transfer
 

@@ -9,8 +9,7 @@ from typing import Any
 from accounting.models import DropCount, DropCountSignature, HoldAlert, HoldAlertResolution, TableBuyIn
 from accounting.services_drop import drop_count_record, drop_count_sign
 from casino.actors import Actor
-from casino.models import AuditRecord, Player, PlayerSession
-from tables.models import Table
+from casino.models import AuditRecord, Player, PlayerSession, Table
 from tests.factories import TerminalFactory
 
 # BJ1 closed at 19 000.00: 1 000.00 fewer 100.00 chips than the opener's 20 000.00 (conftest.TRAY).

@@ -22,8 +22,7 @@ from accounting.models import (
 from accounting.selectors import slip_state, slip_void_waiting
 from accounting.services import slip_request, slip_void_decide
 from casino.actors import Actor
-from casino.models import Approval
-from tables.models import Table
+from casino.models import Approval, Table
 from tests.accounting.conftest import TRAY, counted, opened
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("bj1_open")]

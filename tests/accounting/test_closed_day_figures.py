@@ -16,9 +16,8 @@ from accounting.selectors import current_gaming_day
 from accounting.win import table_records
 from casino.actors import Actor
 from casino.errors import ServiceError
-from casino.models import Player, PlayerSession, Terminal
+from casino.models import Player, PlayerSession, Table, Terminal
 from tables.api.sessions import player_session_start
-from tables.models import Table
 from tests.accounting.conftest import day_closed_before_its_end, snapshot
 from tests.accounting.drop_support import signed_in
 from tests.api.conftest import ApiClient, make_device

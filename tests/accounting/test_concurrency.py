@@ -17,7 +17,7 @@ from accounting.services import gaming_day_sign, slip_request
 from accounting.services_drop import drop_count_record
 from casino.actors import Actor
 from casino.errors import ServiceError
-from tables.models import Table
+from casino.models import Table
 from tests.accounting.conftest import opened
 from tests.factories import staff_user
 

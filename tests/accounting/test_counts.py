@@ -301,8 +301,7 @@ def test_the_chip_set_is_configured_per_casino(table, dealer, operator, pit_boss
 
 
 def test_the_counts_open_and_close_the_table_for_play(table, dealer, pit_boss):
-    from casino.models import AuditRecord
-    from tables.models import Table
+    from casino.models import AuditRecord, Table
 
     # given BJ1 closed for play (as the seed leaves it)
     Table.objects.filter(pk=table.pk).update(is_open=False)

@@ -12,7 +12,7 @@ from accounting.selectors import current_gaming_day
 from accounting.services_drop import drop_count_record, drop_count_sign, hold_alert_resolve
 from casino.actors import Actor
 from casino.errors import ServiceError
-from tables.models import Table
+from casino.models import Table
 from tests.accounting.test_concurrency import _race
 from tests.factories import staff_user
 

@@ -25,8 +25,8 @@ from accounting.services_drop import hold_alert_resolve
 from accounting.tasks import hold_check_task
 from casino.actors import Actor
 from casino.jobs import job_latest
-from casino.models import AuditRecord, BackgroundJob
-from tables.models import BetKind, Table
+from casino.models import AuditRecord, BackgroundJob, Table
+from tables.models import BetKind
 from tables.odds_jobs import MAIN_GAME_ODDS
 from tests.accounting.conftest import TRAY, counted, opened, received
 from tests.accounting.drop_support import CLOSER, drop_counted, drop_written, signed_in

@@ -23,8 +23,8 @@ from accounting.ratings import (
     rate,
     session_span,
 )
-from casino.models import BackgroundJob, Player, PlayerSession
-from tables.models import Bet, PayoutLine, Round, Table
+from casino.models import BackgroundJob, Player, PlayerSession, Table
+from tables.models import Bet, PayoutLine, Round
 from tables.odds_jobs import MAIN_GAME_ODDS
 from tables.services import (
     Actor,

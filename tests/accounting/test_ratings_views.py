@@ -11,8 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from casino.actors import Actor
-from casino.models import Player
-from tables.models import Table
+from casino.models import Player, Table
 from tables.services import box_take
 from tests.accounting.test_ratings import main_edge_known, main_edge_unknown, played_round, signed_in_at
 from tests.factories import PlayerFactory, staff_user

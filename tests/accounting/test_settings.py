@@ -15,8 +15,7 @@ from accounting.selectors import chip_values, settings_change_waiting, settings_
 from accounting.services import accounting_configure, accounting_settings_change, accounting_settings_decide
 from casino.actors import Actor
 from casino.errors import ServiceError
-from casino.models import Approval, AuditRecord
-from tables.models import Table
+from casino.models import Approval, AuditRecord, Table
 from tests.accounting.conftest import snapshot
 
 pytestmark = pytest.mark.django_db

@@ -20,8 +20,8 @@ from accounting.tips import (
     tippable_round,
     tips_none_record,
 )
-from casino.models import AuditRecord
-from tables.models import Round, Table, TableDealer
+from casino.models import AuditRecord, Table
+from tables.models import Round, TableDealer
 from tables.services import Actor, round_open
 from tests.accounting.conftest import day_closed
 from tests.accounting.tips_support import pool_balance, settled_round, wallet_of, written

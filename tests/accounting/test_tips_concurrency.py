@@ -13,7 +13,8 @@ from django.db import connection
 from accounting.models import Tip
 from accounting.tips import TipsRoundClosedError, tip_from_player, tip_record
 from casino.errors import ServiceError
-from tables.models import Round, Table
+from casino.models import Table
+from tables.models import Round
 from tables.services import Actor, round_open
 from tests.accounting.tips_support import pool_balance, settled_round, wallet_of
 from tests.factories import TerminalFactory, staff_user

@@ -14,7 +14,8 @@ from django.test import Client
 from accounting.gaming_days import schedule_of, shift_of
 from accounting.tips import tip_from_player, tip_record
 from casino.actors import Actor
-from tables.models import Round, Table
+from casino.models import Table
+from tables.models import Round
 from tests.accounting.tips_support import settled_round
 from tests.factories import TerminalFactory, staff_user
 

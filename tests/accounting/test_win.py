@@ -17,7 +17,7 @@ from accounting.selectors import current_gaming_day
 from accounting.services_drop import table_buy_in_record
 from accounting.win import Figures, hold_percent, round_half_even, shift_figures, table_records
 from casino.actors import Actor
-from tables.models import Table
+from casino.models import Table
 from tests.accounting.conftest import TRAY, counted, opened, received
 from tests.accounting.drop_support import CLOSER, drop_counted, signed_in
 from tests.accounting.tips_support import settled_round

@@ -37,7 +37,7 @@ from accounting.services import (
 from accounting.win import Figures, table_records
 from casino.actors import Actor
 from casino.errors import ServiceError
-from tables.models import Table
+from casino.models import Table
 from tests.accounting.conftest import (
     Clock,
     closer_signed_as_before,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from accounting.models import Tip
-from casino.models import AuditRecord, Player
-from tables.models import Round, Table
+from casino.models import AuditRecord, Player, Table
+from tables.models import Round
 from tables.services import (
     Actor,
     bet_place,

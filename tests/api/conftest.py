@@ -11,9 +11,8 @@ from django.core.cache import cache
 from django.test import Client
 
 from casino.actors import Actor
-from casino.models import Casino, Terminal
+from casino.models import Casino, Table, Terminal
 from casino.services import terminal_credential_issue, terminal_register
-from tables.models import Table
 
 
 @dataclass

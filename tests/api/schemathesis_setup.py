@@ -12,10 +12,10 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 
 from casino.actors import Actor
-from casino.models import Casino, Terminal
+from casino.models import Casino, Table, Terminal
 from casino.services import terminal_credential_issue, terminal_register
 from tables.api.sessions import player_session_start
-from tables.models import Round, Table
+from tables.models import Round
 from tables.services.bets import bet_place
 from tables.services.config import table_settings_change
 from tables.services.dealers import table_open_for_play

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from casino.actors import Actor
-from casino.models import Terminal
+from casino.models import RuleSetVersion, Table, Terminal
 from games.canasta import Action, Meld, TakePile, action_from_dict, state_from_dict
-from tables.models import CanastaDeal, CanastaDealEvent, CanastaGame, CanastaGamePlayer, RuleSetVersion, Table
+from tables.models import CanastaDeal, CanastaDealEvent, CanastaGame, CanastaGamePlayer
 from tables.services.config import rule_set_version_approve, rule_set_version_create
 from tests.api.conftest import ApiClient, make_device, sign_in, staff
 from tests.lanes import sized

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from casino.models import Terminal
-from tables.models import CanastaDealEvent, CanastaDealScore, CanastaVoidRequest, Table
+from casino.models import Table, Terminal
+from tables.models import CanastaDealEvent, CanastaDealScore, CanastaVoidRequest
 from tests.api.conftest import ApiClient, make_device, sign_in, staff
 from tests.api.test_canasta_game import BALANCES, CARDS, Keys, _player
 from tests.tables.canasta_tables.conftest import balance, configured, venue_balance

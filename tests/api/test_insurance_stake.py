@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from casino.actors import Actor
-from tables.models import Bet, RoundEvent, Table
+from casino.models import Table
+from tables.models import Bet, RoundEvent
 from tables.services.config import rule_set_version_approve, rule_set_version_create
 from tables.services.rounds import round_close_betting
 from tables.services.settlement import round_settle

@@ -9,9 +9,8 @@ from django.db import connection
 from django.utils import timezone
 
 from casino.actors import Actor
-from casino.models import AuditRecord, Casino, Pit, Player, PlayerSession, Terminal
+from casino.models import AuditRecord, Casino, Pit, Player, PlayerSession, Table, Terminal
 from casino.services import terminal_credential_issue, terminal_credential_revoke, terminal_register
-from tables.models import Table
 from tests.api.conftest import ApiClient, Device, make_device, sign_in
 from tests.snapshots import ledger_snapshot, table_snapshot
 

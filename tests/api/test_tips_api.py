@@ -77,7 +77,7 @@ def test_an_amount_that_is_not_a_positive_whole_number_is_refused(agi, bj1_round
 
 
 def test_a_table_without_a_round_has_no_dealer_to_tip(agi, seeded):
-    from tables.models import Table
+    from casino.models import Table
 
     table = Table.objects.get(name="BJ1")
     written = _written()

@@ -23,8 +23,7 @@ from django.utils import timezone
 from playwright import sync_api
 
 from casino.audit_jobs import CHAIN_CHECK
-from casino.models import AuditRecord, BackgroundJob
-from tables.models import Table
+from casino.models import AuditRecord, BackgroundJob, Table
 from tables.services import Actor, table_settings_change
 from tests.browser.conftest import Screens, signed_in
 from tests.factories import staff_user

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from playwright import sync_api
 
-from casino.models import Terminal
-from tables.models import Bet, PayoutLine, Round, Table
+from casino.models import Table, Terminal
+from tables.models import Bet, PayoutLine, Round
 from tests.api.conftest import ApiClient, make_device, sign_in
 from tests.browser.conftest import Screens, signed_in
 from tests.factories import staff_user, table_settings_applied

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from playwright import sync_api
 
-from casino.models import Player
-from tables.models import PayoutLine, Table
+from casino.models import Player, Table
+from tables.models import PayoutLine
 from tables.simulation import simulate_table
 from tests.browser.conftest import Screens, signed_in
 

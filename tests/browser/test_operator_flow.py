@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from playwright import sync_api
 
-from casino.models import Player, Terminal
-from tables.models import SideBetPaytableVersion, Table
+from casino.models import Player, Table, Terminal
+from tables.models import SideBetPaytableVersion
 from tables.odds_jobs import percent, side_bet_edge
 from tables.services import Actor, round_open, shoe_shuffle, table_config_current
 from tests.api.conftest import ApiClient, make_device, sign_in

@@ -19,8 +19,8 @@ from playwright import sync_api
 from accounting.models import CountKind
 from accounting.services import tray_count_record
 from casino.actors import Actor
-from casino.models import Approval
-from tables.models import PayoutDecision, Table
+from casino.models import Approval, Table
+from tables.models import PayoutDecision
 from tests.accounting.conftest import TRAY
 from tests.browser.conftest import Screens, signed_in
 from tests.factories import staff_user

@@ -22,8 +22,8 @@ import pytest
 from django.utils import timezone
 from playwright import sync_api
 
-from casino.models import Player, PlayerSession, Terminal
-from tables.models import Round, Table
+from casino.models import Player, PlayerSession, Table, Terminal
+from tables.models import Round
 from tables.services import (
     Actor,
     bet_place,

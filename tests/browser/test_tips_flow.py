@@ -14,7 +14,7 @@ from playwright import sync_api
 from accounting.models import Tip
 from accounting.tips import tip_from_player
 from casino.actors import Actor
-from tables.models import Table
+from casino.models import Table
 from tests.accounting.tips_support import settled_round
 from tests.browser.conftest import Screens, signed_in
 from tests.factories import TerminalFactory

@@ -38,8 +38,8 @@ from casino.database_roles import (
     roles_create,
     unlisted_tables,
 )
-from casino.models import AuditRecord
-from tables.models import PayoutLine, Table
+from casino.models import AuditRecord, Table
+from tables.models import PayoutLine
 from tables.services import (
     Actor,
     bet_place,

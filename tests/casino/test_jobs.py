@@ -279,7 +279,8 @@ def test_the_ledger_check_reports_a_clean_ledger_and_names_a_forged_transfer(see
 
 
 def _settled_round(seeded: Any) -> Any:
-    from tables.models import Round, Table
+    from casino.models import Table
+    from tables.models import Round
     from tables.services import Actor, bet_place, box_take, decision_make, round_close_betting, round_open
     from tables.services import round_settle as table_round_settle
     from tests.tables.conftest import at_terminal, funded_player, stack_shoe

@@ -310,7 +310,7 @@ def test_the_terminal_api_refuses_in_the_terminal_s_language_keeping_every_other
     second = make_device("T-BJ1-2", Terminal.Kind.PLAYER_TERMINAL, "BJ1")
     agi = ApiClient(first, sign_in(first, "1000000001", "1111"))
     bartek = ApiClient(second, sign_in(second, "1000000002", "2222"))
-    from tables.models import Table
+    from casino.models import Table
 
     box = f"/api/v1/tables/{Table.objects.get(name='BJ1').pk}/boxes/1/take/"
     assert agi.post(box).status_code == 200

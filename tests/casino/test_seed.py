@@ -6,9 +6,9 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 
-from casino.models import AuditRecord, Casino, Player
+from casino.models import AuditRecord, Casino, Player, RuleSet, Table
 from games.blackjack.rules import HOME_POLISH, LIVE_AMERICAN, ruleset_from_dict
-from tables.models import CanastaTableSettings, RuleSet, SideBetPaytable, Table
+from tables.models import CanastaTableSettings, SideBetPaytable
 
 
 def _row_counts() -> dict[str, int]:

@@ -7,11 +7,10 @@ import hashlib
 import pytest
 
 from casino.actors import Actor
-from casino.models import Casino, Player, PlayerSession, Terminal, TerminalCredential
+from casino.models import Casino, Player, PlayerSession, Table, Terminal, TerminalCredential
 from casino.services import terminal_credential_issue, terminal_register
 from casino.sql import credential_with_terminal, session_with_player
 from tables.api.sessions import player_session_start
-from tables.models import Table
 
 
 def _digest(token: str) -> str:

@@ -9,9 +9,8 @@ from django.utils import timezone
 
 from casino.actors import Actor
 from casino.errors import ServiceError
-from casino.models import AuditRecord, Casino, Terminal, TerminalCredential
+from casino.models import AuditRecord, Casino, Table, Terminal, TerminalCredential
 from casino.services import terminal_credential_issue, terminal_credential_revoke, terminal_register
-from tables.models import Table
 
 
 @pytest.fixture

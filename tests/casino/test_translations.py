@@ -24,9 +24,8 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation.template import templatize
 
-from casino.models import Terminal
+from casino.models import Table, Terminal
 from casino.refusals import REFUSALS
-from tables.models import Table
 from tables.services import Actor, bet_place, box_take, dealer_sign_on, round_open
 from tests.factories import staff_user
 from tests.tables.conftest import at_terminal, funded_player, stack_shoe

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from django.db import connection
 
-from casino.models import AuditRecord, Casino
-from tables.models import Table
+from casino.models import AuditRecord, Casino, Table
 from tests import worlds
 
 

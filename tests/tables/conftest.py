@@ -8,8 +8,8 @@ import pytest
 from django.db import transaction
 
 from casino.errors import ServiceError
-from casino.models import Player
-from tables.models import Round, Shoe, Table
+from casino.models import Player, Table
+from tables.models import Round, Shoe
 from tables.services import (
     Actor,
     bet_place,

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tables.models import PayoutLine, Round, Table
+from casino.models import Table
+from tables.models import PayoutLine, Round
 from tables.services import (
     Actor,
     bet_place,

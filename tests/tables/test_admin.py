@@ -12,17 +12,15 @@ from django.db.models import Model
 from django.test import Client
 from django.urls import reverse
 
+from casino.models import RuleSet, RuleSetVersion, Table
 from tables.models import (
     Bet,
     PayoutLine,
     Round,
     RoundEvent,
-    RuleSet,
-    RuleSetVersion,
     Shoe,
     SideBetPaytable,
     SideBetPaytableVersion,
-    Table,
     TableConfigVersion,
 )
 from tables.services import (

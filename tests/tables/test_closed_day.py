@@ -12,8 +12,8 @@ from django.test import Client
 from django.urls import reverse
 
 from accounting.selectors import current_gaming_day
-from casino.models import GamingDayClose
-from tables.models import Bet, PayoutDecision, Table
+from casino.models import GamingDayClose, Table
+from tables.models import Bet, PayoutDecision
 from tables.services import Actor, bet_place, decision_make, round_close_betting, round_open, round_settle
 from tests.accounting.conftest import day_closed_before_its_end
 from tests.api.conftest import ApiClient, make_device, sign_in

@@ -14,7 +14,8 @@ from django.db import connection
 from django.utils import timezone
 
 from casino.errors import ServiceError
-from tables.models import Bet, BetHold, Box, Round, RoundEvent, Table
+from casino.models import Table
+from tables.models import Bet, BetHold, Box, Round, RoundEvent
 from tables.services import Actor, bet_place, box_take, decision_make, round_close_betting, round_open
 from tables.tasks import apply_overdue_defaults
 from tests.factories import staff_user

@@ -12,16 +12,8 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from casino.jobs import job_run
-from casino.models import Approval, AuditRecord, BackgroundJob
-from tables.models import (
-    RuleSet,
-    RuleSetVersion,
-    SideBetPaytable,
-    SideBetPaytableVersion,
-    Table,
-    TableConfigProposal,
-    TableConfigVersion,
-)
+from casino.models import Approval, AuditRecord, BackgroundJob, RuleSet, RuleSetVersion, Table
+from tables.models import SideBetPaytable, SideBetPaytableVersion, TableConfigProposal, TableConfigVersion
 from tables.odds_jobs import MAIN_GAME_ODDS, main_game_edge
 from tables.services import (
     Actor,

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from casino.models import AuditRecord
-from tables.models import Bet, Round, RoundEvent, Shoe, Table, TableDealer
+from casino.models import AuditRecord, Table
+from tables.models import Bet, Round, RoundEvent, Shoe, TableDealer
 from tables.services import (
     Actor,
     bet_place,

@@ -15,8 +15,8 @@ from django.apps import apps as django_apps
 from django.contrib.staticfiles import finders
 from django.test import Client
 
-from casino.models import Approval, AuditRecord
-from tables.models import Box, PayoutDecision, PayoutLine, Round, Table
+from casino.models import Approval, AuditRecord, Table
+from tables.models import Box, PayoutDecision, PayoutLine, Round
 from tables.round_hash import round_verify
 from tables.selectors import held_payouts, payout_approvals
 from tables.services import (

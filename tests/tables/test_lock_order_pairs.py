@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from casino.models import Terminal
+from casino.models import Table, Terminal
 from casino.services import player_create, terminal_register
 from tables.api.sessions import player_session_start
-from tables.models import PayoutLine, Table
+from tables.models import PayoutLine
 from tables.services import (
     Actor,
     bet_place,

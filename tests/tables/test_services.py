@@ -11,19 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from casino.errors import ServiceError
-from casino.models import AuditRecord
-from tables.models import (
-    Bet,
-    BetHold,
-    Box,
-    ImmutableOnceApprovedError,
-    PayoutLine,
-    Round,
-    RoundEvent,
-    Seat,
-    Shoe,
-    TableConfigVersion,
-)
+from casino.models import AuditRecord, ImmutableOnceApprovedError
+from tables.models import Bet, BetHold, Box, PayoutLine, Round, RoundEvent, Seat, Shoe, TableConfigVersion
 from tables.selectors import table_state
 from tables.services import (
     Actor,

@@ -17,8 +17,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from casino.middleware import STAFF_LANGUAGE_SESSION_KEY
-from casino.models import AuditRecord
-from tables.models import Bet, PayoutLine, Round, RoundEvent, RoundRequest, Shoe, Table
+from casino.models import AuditRecord, Table
+from tables.models import Bet, PayoutLine, Round, RoundEvent, RoundRequest, Shoe
 from tables.selectors import table_state
 from tables.services import (
     Actor,

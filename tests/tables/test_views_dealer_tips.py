@@ -17,7 +17,8 @@ from django.urls import reverse
 from accounting.gaming_days import schedule_of, shift_of
 from accounting.models import Tip, TipSource
 from accounting.tips import tip_from_player
-from tables.models import Round, Table
+from casino.models import Table
+from tables.models import Round
 from tables.services import Actor, round_open
 from tests.accounting.conftest import day_closed
 from tests.accounting.tips_support import settled_round, written

@@ -14,16 +14,8 @@ from django.utils.html import escape
 
 from casino.jobs import job_run
 from casino.middleware import STAFF_LANGUAGE_SESSION_KEY
-from casino.models import Approval, AuditRecord, BackgroundJob
-from tables.models import (
-    RuleSet,
-    RuleSetVersion,
-    SideBetPaytable,
-    SideBetPaytableVersion,
-    Table,
-    TableConfigProposal,
-    TableConfigVersion,
-)
+from casino.models import Approval, AuditRecord, BackgroundJob, RuleSet, RuleSetVersion, Table
+from tables.models import SideBetPaytable, SideBetPaytableVersion, TableConfigProposal, TableConfigVersion
 from tables.odds_jobs import version_rules
 from tables.rule_set_texts import SEEDED_DESCRIPTIONS
 from tables.services import Actor, table_config_current

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from casino.models import AuditRecord
-from tables.models import PayoutDecision, PayoutLine, Round, RoundRequest, Table
+from casino.models import AuditRecord, Table
+from tables.models import PayoutDecision, PayoutLine, Round, RoundRequest
 from tables.services import (
     Actor,
     bet_place,

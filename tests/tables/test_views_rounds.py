@@ -13,19 +13,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from casino.models import AuditRecord, Pit
+from casino.models import AuditRecord, Pit, RuleSet, Table
 from casino.roles import role_label
-from tables.models import (
-    Bet,
-    PayoutDecision,
-    PayoutLine,
-    Round,
-    RoundEvent,
-    RuleSet,
-    Shoe,
-    Table,
-    TableConfigVersion,
-)
+from tables.models import Bet, PayoutDecision, PayoutLine, Round, RoundEvent, Shoe, TableConfigVersion
 from tables.round_audit import money
 from tables.services import (
     Actor,

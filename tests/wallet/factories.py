@@ -5,8 +5,7 @@ from __future__ import annotations
 import factory
 from django.contrib.auth import get_user_model
 
-from casino.models import Casino, Pit, Player
-from tables.models import Game, RuleSet, Table
+from casino.models import Casino, Game, Pit, Player, RuleSet, Table
 
 
 class CasinoFactory(factory.django.DjangoModelFactory):

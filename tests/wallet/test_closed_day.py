@@ -14,8 +14,7 @@ from django.test import Client
 
 from accounting.selectors import current_gaming_day
 from casino.actors import Actor
-from casino.models import Player
-from tables.models import Table
+from casino.models import Player, Table
 from tests.accounting.conftest import day_closed, day_closed_before_its_end
 from tests.factories import PlayerFactory, staff_user
 from tests.snapshots import ledger_snapshot

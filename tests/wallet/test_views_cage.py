@@ -18,8 +18,7 @@ from django.test import Client
 from django.utils import timezone
 
 from casino.actors import Actor
-from casino.models import Approval, AuditRecord, Player
-from tables.models import Table
+from casino.models import Approval, AuditRecord, Player, Table
 from tests.factories import PlayerFactory, staff_user
 from tests.snapshots import ledger_snapshot
 from wallet.forms import amount_minor_parse

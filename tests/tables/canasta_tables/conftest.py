@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from casino.actors import Actor
-from casino.models import Approval, Player
+from casino.models import Approval, Player, Table
 from games.canasta import (
     Action,
     AnswerPartner,
@@ -21,7 +21,7 @@ from games.canasta import (
     Meld,
     TakePile,
 )
-from tables.models import CanastaTableSettings, Table
+from tables.models import CanastaTableSettings
 from tables.services import canasta_config_change, canasta_config_decide
 from tests.factories import PlayerFactory, TerminalFactory, staff_user
 from wallet.models import Account, AccountKind

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from casino.errors import ServiceError
-from casino.models import Approval, AuditRecord
-from tables.models import CanastaTableSettings, RuleSet, Table
+from casino.models import Approval, AuditRecord, RuleSet, Table
+from tables.models import CanastaTableSettings
 from tables.services import (
     Actor,
     canasta_config_change,

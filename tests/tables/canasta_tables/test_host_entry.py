@@ -10,16 +10,9 @@ from typing import Any
 
 import pytest
 
-from casino.models import AuditRecord
+from casino.models import AuditRecord, Table
 from tables.errors import GameRefusedError
-from tables.models import (
-    CanastaDeal,
-    CanastaDealEvent,
-    CanastaDealScore,
-    CanastaGame,
-    CanastaGameStatus,
-    Table,
-)
+from tables.models import CanastaDeal, CanastaDealEvent, CanastaDealScore, CanastaGame, CanastaGameStatus
 from tables.services import (
     Actor,
     canasta_deal_enter,

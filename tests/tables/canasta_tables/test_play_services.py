@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from casino.models import AuditRecord
+from casino.models import AuditRecord, Table
 from games.canasta import action_from_dict, legal_actions, state_from_dict, state_to_dict
 from tables.models import (
     CanastaDeal,
@@ -16,7 +16,6 @@ from tables.models import (
     CanastaGame,
     CanastaGamePlayer,
     CanastaGameStatus,
-    Table,
 )
 from tables.services import (
     Actor,

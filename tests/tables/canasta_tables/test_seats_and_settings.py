@@ -10,8 +10,9 @@ import pytest
 from django.db import connection
 
 from casino.errors import ServiceError
+from casino.models import RuleSet, Table
 from casino.refusals import refusal_text
-from tables.models import CanastaGame, CanastaGamePlayer, RuleSet, Table, TableConfigVersion
+from tables.models import CanastaGame, CanastaGamePlayer, TableConfigVersion
 from tables.services import (
     Actor,
     canasta_deal_start,
