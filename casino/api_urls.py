@@ -9,6 +9,7 @@ urlpatterns = [
     path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("v1/terminal/", api.terminal_identity, name="api-terminal-identity"),
     path("v1/", include("tables.api.urls")),
+    path("v1/", include("cardroom.api_urls")),
     # Last: whatever else is under /api/ (newlines in the path too) is a problem+json 404, never an
     # HTML page or a redirect.
     re_path(r"^(?P<path>[\s\S]*)$", api.endpoint_not_found, name="api-not-found"),

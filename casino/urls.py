@@ -7,10 +7,11 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("casino.api_urls")),
     path("operator/", include("tables.operator_urls")),
+    path("operator/", include("cardroom.operator_urls")),
     path("cage/", include("wallet.urls")),
     path("audit/", include("casino.audit_urls")),
     path("accounting/", include("accounting.urls")),
-    path("cardroom/", include("tables.cardroom_urls")),
+    path("cardroom/", include("cardroom.urls")),
     path("", include("tables.urls")),
     path("", include("casino.staff_urls")),
 ]

@@ -3,7 +3,7 @@
 
 from django.urls import path
 
-from tables.views import canasta_operator, operator
+from tables.views import operator
 
 app_name = "operator"
 
@@ -12,12 +12,6 @@ urlpatterns = [
     path("tables/new/", operator.table_new, name="table_new"),
     path("tables/<str:table_name>/", operator.table_detail, name="table"),
     path("tables/<str:table_name>/edge/", operator.table_edge, name="table_edge"),
-    path("tables/<str:table_name>/canasta/", canasta_operator.canasta_table, name="canasta_table"),
-    path(
-        "tables/<str:table_name>/canasta/<int:approval_id>/<slug:decision>/",
-        canasta_operator.canasta_table_decide,
-        name="canasta_table_decide",
-    ),
     path("rule-sets/<int:rule_set_id>/", operator.rule_set_detail, name="rule_set"),
     path("rule-set-versions/<int:version_id>/edge/", operator.main_edge, name="main_edge"),
     path("paytables/<int:paytable_id>/", operator.paytable_detail, name="paytable"),

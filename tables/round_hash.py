@@ -32,8 +32,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cardroom.models import CanastaDealEvent
 from casino.models import AuditRecord
-from tables.models import CanastaDealEvent, PayoutLine, Round, RoundEvent, RoundStatus
+from tables.models import PayoutLine, Round, RoundEvent, RoundStatus
 
 SETTLED_ACTION = "round.settled"
 VOIDED_ACTION = "round.voided"
@@ -45,7 +46,7 @@ SHORT_DIGEST = 16
 
 def canonical_digest(value: Any) -> str:
     """SHA-256 (hex) of ``value`` as sorted-key JSON without spaces: the encoding every record
-    hash of the tables app uses (rounds here, canasta deals in ``tables.services.canasta``)."""
+    hash of the tables app uses (rounds here, canasta deals in ``cardroom.services.games``)."""
     encoded = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     return hashlib.sha256(encoded).hexdigest()
 

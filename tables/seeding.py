@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from cardroom.models import CanastaTableSettings
+from cardroom.services.config import canasta_config_change
 from casino.actors import Actor
 from casino.models import Game, Table
-from tables.models import CanastaTableSettings, TableConfigVersion
-from tables.services.canasta_config import canasta_config_change
+from tables.models import TableConfigVersion
 from tables.services.config import table_config_change
 from tables.services.seats import boxes_ensure
 

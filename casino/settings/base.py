@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "casino",
     "wallet",
     "tables",
+    "cardroom",
     "accounting",
 ]
 

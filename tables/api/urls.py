@@ -5,7 +5,7 @@ malformed one is a problem+json 404 like any other, never Django's HTML page."""
 
 from django.urls import path
 
-from tables.api import canasta, tips, views
+from tables.api import tips, views
 
 TABLE = "tables/<str:table_id>/"
 ROUND = TABLE + "rounds/<str:round_id>/"
@@ -32,21 +32,4 @@ urlpatterns = [
     path(ROUND + "card-correction/", views.CardCorrectView.as_view(), name="api-card-correct"),
     path(ROUND + "settle/", views.RoundSettleView.as_view(), name="api-round-settle"),
     path(TABLE + "tips/", tips.TipView.as_view(), name="api-tip"),
-    # Canasta tables (tables/api/canasta.py).
-    path(TABLE + "canasta/", canasta.CanastaStateView.as_view(), name="api-canasta-state"),
-    path(TABLE + "canasta/seats/<str:seat>/", canasta.CanastaSeatView.as_view(), name="api-canasta-seat"),
-    path(TABLE + "canasta/moves/", canasta.CanastaMoveView.as_view(), name="api-canasta-move"),
-    path(TABLE + "canasta/games/", canasta.CanastaGameOpenView.as_view(), name="api-canasta-game-open"),
-    path(TABLE + "canasta/start/", canasta.CanastaGameStartView.as_view(), name="api-canasta-game-start"),
-    path(TABLE + "canasta/deals/", canasta.CanastaDealStartView.as_view(), name="api-canasta-deal-start"),
-    path(
-        TABLE + "canasta/finished-deal/",
-        canasta.CanastaFinishedDealView.as_view(),
-        name="api-canasta-deal-enter",
-    ),
-    path(
-        TABLE + "canasta/void-request/",
-        canasta.CanastaVoidRequestView.as_view(),
-        name="api-canasta-void-request",
-    ),
 ]

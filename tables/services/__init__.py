@@ -9,17 +9,6 @@ these functions with an :class:`Actor`.
 
 from casino.actors import Actor
 from tables.services.bets import bet_cancel, bet_place
-from tables.services.canasta import (
-    canasta_deal_enter,
-    canasta_deal_start,
-    canasta_game_open,
-    canasta_game_start,
-    canasta_move,
-    canasta_seat_leave,
-    canasta_seat_take,
-)
-from tables.services.canasta_config import canasta_config_change, canasta_config_decide
-from tables.services.canasta_settlement import canasta_void_approve, canasta_void_reject, canasta_void_request
 from tables.services.cards import card_correct, card_enter
 from tables.services.commands import round_apply_overdue_defaults
 from tables.services.config import (
@@ -59,18 +48,6 @@ __all__ = [
     "box_leave",
     "box_take",
     "boxes_ensure",
-    "canasta_config_change",
-    "canasta_config_decide",
-    "canasta_deal_enter",
-    "canasta_deal_start",
-    "canasta_game_open",
-    "canasta_game_start",
-    "canasta_move",
-    "canasta_seat_leave",
-    "canasta_seat_take",
-    "canasta_void_approve",
-    "canasta_void_reject",
-    "canasta_void_request",
     "card_correct",
     "card_enter",
     "dealer_sign_off",

@@ -143,7 +143,7 @@ def _validate(values: dict[str, Any]) -> None:
     try:
         if rule_version.rule_set.game == Game.CANASTA:
             # A canasta table's rule set is part of its own configuration, changed through four
-            # eyes with the rest of it (tables.services.canasta_config).
+            # eyes with the rest of it (cardroom.services.config).
             raise InvalidConfigurationError(
                 "a canasta table's rule set is changed with its canasta configuration"
             )
@@ -166,7 +166,7 @@ def rules_for(
     """The engine rule set a round runs: the rule set version's options, with the table's boxes,
     boxes per player and bets behind, and the table's paytable versions where the options offer
     the side bet. A canasta rule set runs no round (``invalid_configuration``): its games are
-    ``tables.services.canasta``'s."""
+    ``cardroom.services.games``'s."""
     if rule_set_version.rule_set.game != Game.BLACKJACK:
         raise InvalidConfigurationError("a canasta table plays canasta games, not blackjack rounds")
     options = dict(rule_set_version.options)

@@ -26,6 +26,8 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from accounting.selectors import signatures_waiting
+from cardroom.models import OPEN_CANASTA_GAME_STATUSES, CanastaGame, CanastaGameStatus, CanastaVoidRequest
+from cardroom.services import canasta_void_approve, canasta_void_reject
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
 from casino.models import Game, Table
@@ -33,13 +35,9 @@ from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.errors import TableError
 from tables.models import (
-    OPEN_CANASTA_GAME_STATUSES,
     OPEN_ROUND_STATUSES,
     Bet,
     BetStatus,
-    CanastaGame,
-    CanastaGameStatus,
-    CanastaVoidRequest,
     PayoutLine,
     Round,
     RoundEvent,
@@ -48,15 +46,7 @@ from tables.models import (
     TableDealer,
 )
 from tables.selectors import HeldRound, config_approvals_waiting, held_payouts
-from tables.services import (
-    Actor,
-    canasta_void_approve,
-    canasta_void_reject,
-    card_correct,
-    payouts_decide,
-    round_request_approve,
-    round_request_reject,
-)
+from tables.services import Actor, card_correct, payouts_decide, round_request_approve, round_request_reject
 from tables.views.access import staff_casino_id
 
 FLOOR = "tables/pit/floor.html"

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
+from cardroom.models import CanastaDeal, CanastaDealEvent, CanastaGame, CanastaGamePlayer
 from casino.actors import Actor
 from casino.models import RuleSetVersion, Table, Terminal
 from games.canasta import Action, Meld, TakePile, action_from_dict, state_from_dict
-from tables.models import CanastaDeal, CanastaDealEvent, CanastaGame, CanastaGamePlayer
 from tables.services.config import rule_set_version_approve, rule_set_version_create
 from tests.api.conftest import ApiClient, make_device, sign_in, staff
+from tests.cardroom.conftest import balance, configured, greedy, venue_balance
 from tests.lanes import sized
-from tests.tables.canasta_tables.conftest import balance, configured, greedy, venue_balance
 from wallet.models import AccountKind, Hold
 from wallet.services import system_buy_in
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from cardroom.models import CanastaDealEvent, CanastaDealScore, CanastaVoidRequest
 from casino.models import Table, Terminal
-from tables.models import CanastaDealEvent, CanastaDealScore, CanastaVoidRequest
 from tests.api.conftest import ApiClient, make_device, sign_in, staff
 from tests.api.test_canasta_game import BALANCES, CARDS, Keys, _player
-from tests.tables.canasta_tables.conftest import balance, configured, venue_balance
-from tests.tables.canasta_tables.test_host_entry import DEAL
+from tests.cardroom.conftest import balance, configured, venue_balance
+from tests.cardroom.test_host_entry import DEAL
 from wallet.models import AccountKind
 
 

@@ -171,7 +171,7 @@ def every_append_only_table_has_rows(
     request = round_request_create(round_id=opened.pk, actor=Actor.staff(dealer), kind="void", reason="test")
     round_request_reject(request_id=request.pk, actor=Actor.staff(pit_boss), reason="play it")
     # and a canasta deal scored at CA1: its events and its score
-    from tests.tables.canasta_tables.conftest import canasta_deal_scored
+    from tests.cardroom.conftest import canasta_deal_scored
 
     canasta_deal_scored(Table.objects.get(name="CA1"))
     assert {name: _count(name) > 0 for name in APPEND_ONLY_TABLES} == dict.fromkeys(APPEND_ONLY_TABLES, True)

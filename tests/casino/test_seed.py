@@ -6,9 +6,10 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 
+from cardroom.models import CanastaTableSettings
 from casino.models import AuditRecord, Casino, Player, RuleSet, Table
 from games.blackjack.rules import HOME_POLISH, LIVE_AMERICAN, ruleset_from_dict
-from tables.models import CanastaTableSettings, SideBetPaytable
+from tables.models import SideBetPaytable
 
 
 def _row_counts() -> dict[str, int]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tables.models import CanastaGame
-from tables.services.canasta_settlement import game_fee, settlement_plan
+from cardroom.models import CanastaGame
+from cardroom.services.settlement import game_fee, settlement_plan
 
 PARTNERS = {0: 0, 1: 1, 2: 0, 3: 1}
 

@@ -13,9 +13,9 @@ from django import forms
 from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
+from cardroom.models import CanastaDealKind, CanastaFeeKind
 from casino.models import Game, RuleSetVersion
 from tables.forms import MoneyField
-from tables.models import CanastaDealKind, CanastaFeeKind
 from tables.round_audit import money
 
 LABELS = {

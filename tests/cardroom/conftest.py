@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from cardroom.models import CanastaTableSettings
+from cardroom.services import canasta_config_change, canasta_config_decide
 from casino.actors import Actor
 from casino.models import Approval, Player, Table
 from games.canasta import (
@@ -21,8 +23,6 @@ from games.canasta import (
     Meld,
     TakePile,
 )
-from tables.models import CanastaTableSettings
-from tables.services import canasta_config_change, canasta_config_decide
 from tests.factories import PlayerFactory, TerminalFactory, staff_user
 from wallet.models import Account, AccountKind
 from wallet.services import system_buy_in
@@ -118,13 +118,8 @@ def greedy(state: DealState, legal: Sequence[Action]) -> Action:
 def canasta_deal_scored(table: Table) -> None:
     """A physical-cards canasta game at ``table`` with one deal entered and scored (its events and
     scores written), by the system: four funded players seated."""
-    from tables.services import (
-        canasta_deal_enter,
-        canasta_game_open,
-        canasta_game_start,
-        canasta_seat_take,
-    )
-    from tests.tables.canasta_tables.test_host_entry import DEAL
+    from cardroom.services import canasta_deal_enter, canasta_game_open, canasta_game_start, canasta_seat_take
+    from tests.cardroom.test_host_entry import DEAL
 
     system = Actor.automatic("test")
     canasta_config_change(table=table, actor=system, changes={"deal_kind": "physical"})

@@ -9,20 +9,20 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from casino.errors import ServiceError
-from casino.models import RuleSet, Table
-from casino.refusals import refusal_text
-from tables.models import CanastaGame, CanastaGamePlayer, TableConfigVersion
-from tables.services import (
-    Actor,
+from cardroom.models import CanastaGame, CanastaGamePlayer
+from cardroom.services import (
     canasta_deal_start,
     canasta_game_open,
     canasta_game_start,
     canasta_seat_leave,
     canasta_seat_take,
-    table_config_change,
 )
-from tests.tables.canasta_tables.conftest import at_terminal, balance, configured, funded
+from casino.errors import ServiceError
+from casino.models import RuleSet, Table
+from casino.refusals import refusal_text
+from tables.models import TableConfigVersion
+from tables.services import Actor, table_config_change
+from tests.cardroom.conftest import at_terminal, balance, configured, funded
 from wallet.models import Hold, HoldStatus
 
 

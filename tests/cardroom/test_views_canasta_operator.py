@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from cardroom.models import CanastaTableSettings
 from casino.models import Approval, AuditRecord, RuleSet
-from tables.models import CanastaTableSettings
 from tests.factories import staff_user
 
 URL = "/operator/tables/CA2/canasta/"

@@ -7,9 +7,7 @@ from typing import Any
 
 import pytest
 
-from casino.models import AuditRecord, Table
-from games.canasta import action_from_dict, legal_actions, state_from_dict, state_to_dict
-from tables.models import (
+from cardroom.models import (
     CanastaDeal,
     CanastaDealEvent,
     CanastaDealScore,
@@ -17,16 +15,18 @@ from tables.models import (
     CanastaGamePlayer,
     CanastaGameStatus,
 )
-from tables.services import (
-    Actor,
+from cardroom.services import (
     canasta_deal_start,
     canasta_game_open,
     canasta_game_start,
     canasta_move,
     canasta_seat_take,
 )
-from tables.services.canasta import deal_hash, deal_replay
-from tests.tables.canasta_tables.conftest import at_terminal, balance, configured, greedy, venue_balance
+from cardroom.services.games import deal_hash, deal_replay
+from casino.models import AuditRecord, Table
+from games.canasta import action_from_dict, legal_actions, state_from_dict, state_to_dict
+from tables.services import Actor
+from tests.cardroom.conftest import at_terminal, balance, configured, greedy, venue_balance
 from wallet.models import AccountKind, Hold, HoldStatus, Transfer
 
 

@@ -6,13 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from casino.errors import ServiceError
-from casino.four_eyes import FourEyesRequiredError
-from casino.models import Approval, AuditRecord
-from tables.errors import TableReasonRequiredError
-from tables.models import CanastaDeal, CanastaGame, CanastaGameStatus, CanastaVoidRequest
-from tables.services import (
-    Actor,
+from cardroom.models import CanastaDeal, CanastaGame, CanastaGameStatus, CanastaVoidRequest
+from cardroom.services import (
     canasta_game_open,
     canasta_game_start,
     canasta_seat_take,
@@ -20,8 +15,13 @@ from tables.services import (
     canasta_void_reject,
     canasta_void_request,
 )
+from casino.errors import ServiceError
+from casino.four_eyes import FourEyesRequiredError
+from casino.models import Approval, AuditRecord
+from tables.errors import TableReasonRequiredError
+from tables.services import Actor
+from tests.cardroom.conftest import at_terminal, balance
 from tests.factories import staff_user
-from tests.tables.canasta_tables.conftest import at_terminal, balance
 from wallet.models import Hold, HoldStatus, Transfer
 
 

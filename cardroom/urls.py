@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tables.views import cardroom
+from cardroom import views as cardroom
 
 app_name = "cardroom"
 

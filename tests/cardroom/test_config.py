@@ -8,16 +8,12 @@ from typing import Any
 
 import pytest
 
+from cardroom.models import CanastaTableSettings
+from cardroom.services import canasta_config_change, canasta_config_decide, canasta_game_open
+from cardroom.services.config import canasta_config_current, canasta_config_values
 from casino.errors import ServiceError
 from casino.models import Approval, AuditRecord, RuleSet, Table
-from tables.models import CanastaTableSettings
-from tables.services import (
-    Actor,
-    canasta_config_change,
-    canasta_config_decide,
-    canasta_game_open,
-)
-from tables.services.canasta_config import canasta_config_current, canasta_config_values
+from tables.services import Actor
 from tests.factories import staff_user
 
 

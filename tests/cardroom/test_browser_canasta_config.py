@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tables.models import CanastaTableSettings
+from cardroom.models import CanastaTableSettings
 from tests.browser.conftest import Screens, browser, signed_in  # noqa: F401  (the browser fixture)
 from tests.factories import staff_user
 

@@ -8,7 +8,7 @@ and each deal (``canasta_deal_start``). A virtual deal is shuffled by the server
 and played through the terminals (``canasta_move``); at a physical-cards table the host enters
 the finished deal (``canasta_deal_enter``). A scored deal adds to the score sheet; the deal that
 ends the game (``game_standing``: a tie for first plays on) settles it in the same transaction
-(``tables.services.canasta_settlement``).
+(``cardroom.services.settlement``).
 
 Locks, in this order: the game row (every command on a game, its deal read under it), the
 player's wallet row (``hold_place``), the wallet's holds and accounts at settlement, the audit
@@ -32,6 +32,17 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from cardroom.models import (
+    OPEN_CANASTA_GAME_STATUSES,
+    CanastaDeal,
+    CanastaDealEvent,
+    CanastaDealKind,
+    CanastaDealStatus,
+    CanastaGame,
+    CanastaGamePlayer,
+    CanastaGameStatus,
+)
+from cardroom.services.config import canasta_config_values, canasta_table_checked
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError
 from casino.locking import row_lock
@@ -58,18 +69,7 @@ from games.canasta.cards import parse_card
 from games.canasta.engine import next_dealer
 from games.errors import GameError
 from tables.errors import CanastaError, NotSeatedError
-from tables.models import (
-    OPEN_CANASTA_GAME_STATUSES,
-    CanastaDeal,
-    CanastaDealEvent,
-    CanastaDealKind,
-    CanastaDealStatus,
-    CanastaGame,
-    CanastaGamePlayer,
-    CanastaGameStatus,
-)
 from tables.round_hash import canonical_digest, event_digest
-from tables.services.canasta_config import canasta_config_values, canasta_table_checked
 from tables.services.commands import game as engine_call
 from tables.services.common import is_dealer_terminal_at, require_player, require_terminal_at
 from wallet.services import hold_place, holds_void
@@ -495,7 +495,7 @@ def canasta_move(
     Raises ``no_canasta_game``, ``game_not_playing``, ``no_deal_in_progress``,
     ``wrong_deal_kind``, ``not_seated``, ``stale_move``, ``invalid_move``, the engine's codes
     (``not_your_turn``, ``draw_first``, ``opening_minimum_not_met`` ...), ``permission_denied``."""
-    from tables.services.canasta_settlement import deal_score_record
+    from cardroom.services.settlement import deal_score_record
 
     with transaction.atomic():
         game = game_lock(game_id)
@@ -552,7 +552,7 @@ def canasta_deal_enter(*, game_id: int, actor: Actor, deal_data: Mapping[str, An
     game. Raises ``no_canasta_game``, ``game_not_playing``, ``no_deal_in_progress``,
     ``wrong_deal_kind``, the engine's codes (``invalid_deal_data``, ``too_many_copies``,
     ``not_enough_canastas``, ``impossible_deal`` ...), ``permission_denied``."""
-    from tables.services.canasta_settlement import deal_score_record
+    from cardroom.services.settlement import deal_score_record
 
     if not isinstance(deal_data, Mapping):
         raise CanastaError("the deal is an object", code="invalid_deal_data")

@@ -9,15 +9,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tables.models import CanastaGame, CanastaVoidRequest
-from tables.services import (
-    Actor,
-    canasta_game_open,
-    canasta_game_start,
-    canasta_seat_take,
-    canasta_void_request,
-)
-from tests.tables.canasta_tables.conftest import balance
+from cardroom.models import CanastaGame, CanastaVoidRequest
+from cardroom.services import canasta_game_open, canasta_game_start, canasta_seat_take, canasta_void_request
+from tables.services import Actor
+from tests.cardroom.conftest import balance
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}

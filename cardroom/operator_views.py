@@ -20,24 +20,25 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from casino.errors import ServiceError
-from casino.four_eyes import may_decide, weakened_fields
-from casino.models import Approval, Game, RuleSetVersion, Table
-from casino.views import HtmxHttpRequest, staff_page, staff_user
-from tables.canasta_forms import LABELS, CanastaConfigForm, value_text
-from tables.errors import CanastaError
-from tables.models import CanastaTableSettings
-from tables.services import Actor, canasta_config_change, canasta_config_decide
-from tables.services.canasta_config import (
+from cardroom.forms import LABELS, CanastaConfigForm, value_text
+from cardroom.models import CanastaTableSettings
+from cardroom.services import canasta_config_change, canasta_config_decide
+from cardroom.services.config import (
     KIND,
     SUBJECT_TYPE,
     canasta_config_current,
     canasta_config_pending,
     canasta_config_values,
 )
+from casino.errors import ServiceError
+from casino.four_eyes import may_decide, weakened_fields
+from casino.models import Approval, Game, RuleSetVersion, Table
+from casino.views import HtmxHttpRequest, staff_page, staff_user
+from tables.errors import CanastaError
+from tables.services import Actor
 from tables.views.access import staff_table
 
-PAGE = "tables/operator/canasta_table.html"
+PAGE = "cardroom/operator_table.html"
 # How many of a table's versions the page shows side by side (newest first).
 HISTORY_VERSIONS = 8
 
@@ -164,7 +165,7 @@ def canasta_table(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
         request,
         _("The change waits for a second operator's approval; it applies from the table's next game."),
     )
-    return redirect("operator:canasta_table", table_name=table.name)
+    return redirect("canasta_operator:table", table_name=table.name)
 
 
 @staff_page("configure_tables")
@@ -198,4 +199,4 @@ def canasta_table_decide(
         )
     else:
         messages.success(request, _("Change rejected: the configuration stays as it is."))
-    return redirect("operator:canasta_table", table_name=table.name)
+    return redirect("canasta_operator:table", table_name=table.name)

@@ -20,15 +20,9 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from casino.errors import ServiceError
-from casino.four_eyes import may_decide
-from casino.models import Player, Table
-from casino.refusals import refusal_text
-from casino.views import staff_user
-from tables.errors import TableError
-from tables.models import CanastaGame, CanastaVoidRequest
-from tables.services import (
-    Actor,
+from cardroom.models import CanastaGame, CanastaVoidRequest
+from cardroom.selectors import canasta_table_state
+from cardroom.services import (
     canasta_deal_enter,
     canasta_deal_start,
     canasta_game_open,
@@ -39,12 +33,18 @@ from tables.services import (
     canasta_void_reject,
     canasta_void_request,
 )
-from tables.services.canasta import game_current
-from tables.services.canasta_selectors import canasta_table_state
+from cardroom.services.games import game_current
+from casino.errors import ServiceError
+from casino.four_eyes import may_decide
+from casino.models import Player, Table
+from casino.refusals import refusal_text
+from casino.views import staff_user
+from tables.errors import TableError
+from tables.services import Actor
 from tables.views.access import staff_table
 from wallet.forms import amount_minor_parse
 
-PAGE = "tables/cardroom/table.html"
+PAGE = "cardroom/table.html"
 
 
 def _host_table(request: HttpRequest, table_name: str) -> Table:

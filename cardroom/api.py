@@ -13,6 +13,18 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from cardroom.models import OPEN_CANASTA_GAME_STATUSES, CanastaGame
+from cardroom.selectors import canasta_table_state
+from cardroom.services.games import (
+    canasta_deal_enter,
+    canasta_deal_start,
+    canasta_game_open,
+    canasta_game_start,
+    canasta_move,
+    canasta_seat_leave,
+    canasta_seat_take,
+)
+from cardroom.services.settlement import canasta_void_request
 from casino.authentication import TerminalOptionalPlayerAuthentication
 from casino.errors import NotFoundError
 from casino.models import PlayerSession, Table
@@ -35,18 +47,6 @@ from tables.api.views import (
     TerminalApiView,
 )
 from tables.errors import CanastaError
-from tables.models import OPEN_CANASTA_GAME_STATUSES, CanastaGame
-from tables.services.canasta import (
-    canasta_deal_enter,
-    canasta_deal_start,
-    canasta_game_open,
-    canasta_game_start,
-    canasta_move,
-    canasta_seat_leave,
-    canasta_seat_take,
-)
-from tables.services.canasta_selectors import canasta_table_state
-from tables.services.canasta_settlement import canasta_void_request
 
 TAG = "canasta"
 CARD = r"^[A-Za-z0-9]{1,5}(:[0-9]{1,2})?$"

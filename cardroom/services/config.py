@@ -24,6 +24,7 @@ from typing import Any
 
 from django.db import transaction
 
+from cardroom.models import CanastaDealKind, CanastaFeeKind, CanastaTableSettings
 from casino.actors import Actor, require_staff
 from casino.four_eyes import (
     ApprovalNotFoundError,
@@ -37,7 +38,6 @@ from casino.models import Approval, Game, RuleSetVersion, Table
 from games.canasta import preset, seating
 from games.errors import GameError
 from tables.errors import CanastaError, InvalidConfigurationError
-from tables.models import CanastaDealKind, CanastaFeeKind, CanastaTableSettings
 
 # The four-eyes kind of a change, and the scope of its weakening rules in casino/controls.toml.
 KIND = "canasta_config"

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from playwright import sync_api
 
+from cardroom.models import CanastaGame
 from casino.models import Player
-from tables.models import CanastaGame
 from tests.browser.conftest import Screens, browser, signed_in  # noqa: F401  (the browser fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from cardroom.models import CanastaDeal, CanastaDealEvent, CanastaDealScore, CanastaGame, CanastaGamePlayer
+from cardroom.services.games import deal_hash, game_current, game_rules
 from casino.models import Table
 from games.canasta import DealState, legal_actions, opening_requirement, state_from_dict
 from games.canasta.engine import pile_view
-from tables.models import CanastaDeal, CanastaDealEvent, CanastaDealScore, CanastaGame, CanastaGamePlayer
-from tables.services.canasta import deal_hash, game_current, game_rules
 
 
 def _meld_data(meld: Any) -> dict[str, Any]:

@@ -10,20 +10,20 @@ from typing import Any
 
 import pytest
 
-from casino.models import AuditRecord, Table
-from tables.errors import GameRefusedError
-from tables.models import CanastaDeal, CanastaDealEvent, CanastaDealScore, CanastaGame, CanastaGameStatus
-from tables.services import (
-    Actor,
+from cardroom.models import CanastaDeal, CanastaDealEvent, CanastaDealScore, CanastaGame, CanastaGameStatus
+from cardroom.selectors import canasta_table_state
+from cardroom.services import (
     canasta_deal_enter,
     canasta_deal_start,
     canasta_game_open,
     canasta_game_start,
     canasta_seat_take,
 )
-from tables.services.canasta import deal_hash
-from tables.services.canasta_selectors import canasta_table_state
-from tests.tables.canasta_tables.conftest import at_terminal, balance, configured, venue_balance
+from cardroom.services.games import deal_hash
+from casino.models import AuditRecord, Table
+from tables.errors import GameRefusedError
+from tables.services import Actor
+from tests.cardroom.conftest import at_terminal, balance, configured, venue_balance
 from wallet.models import AccountKind
 
 # rules section 11 E02/E05 (docs/canasta-deal.md): side 0 goes out with a natural canasta of
@@ -184,8 +184,8 @@ def test_a_virtual_deal_takes_no_host_entry_and_a_physical_one_no_moves(
 
 @pytest.mark.django_db
 def test_a_scored_deal_exports_its_events_and_scores_with_its_hash(canasta_table):
-    from tables.services.canasta_selectors import canasta_deal_export
-    from tests.tables.canasta_tables.conftest import canasta_deal_scored
+    from cardroom.selectors import canasta_deal_export
+    from tests.cardroom.conftest import canasta_deal_scored
 
     canasta_deal_scored(canasta_table)
     deal = CanastaDeal.objects.get()

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tables.models import CanastaDealScore, CanastaGame, CanastaGameStatus
+from cardroom.models import CanastaDealScore, CanastaGame, CanastaGameStatus
 from tables.services import Actor
+from tests.cardroom.conftest import balance, configured
 from tests.factories import staff_user
-from tests.tables.canasta_tables.conftest import balance, configured
 
 URL = "/cardroom/tables/CA1/"
 
@@ -102,7 +102,7 @@ def test_a_blackjack_table_has_no_card_room_page_and_anonymous_visitors_log_in(s
 def test_the_host_page_is_drawn_again_when_the_game_moves_on_elsewhere(canasta_table, four_players, host):
     import re
 
-    from tables.services import canasta_game_open, canasta_seat_take
+    from cardroom.services import canasta_game_open, canasta_seat_take
 
     game = canasta_game_open(table=canasta_table, actor=Actor.staff(host), stake_minor=100)
     client = client_of(host)
@@ -139,7 +139,7 @@ def test_the_host_page_names_seats_from_1_in_its_refusals(canasta_table, four_pl
 
 @pytest.mark.django_db
 def test_the_host_page_names_the_seat_on_turn_from_1(canasta_table, four_players, host):
-    from tables.services import canasta_game_open, canasta_game_start, canasta_seat_take
+    from cardroom.services import canasta_game_open, canasta_game_start, canasta_seat_take
 
     game = canasta_game_open(table=canasta_table, actor=Actor.staff(host), stake_minor=100)
     for seat, player in enumerate(four_players):

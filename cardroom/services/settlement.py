@@ -31,13 +31,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from casino.actors import Actor
-from casino.errors import reason_required
-from casino.four_eyes import ApprovalNotFoundError, approval_audit_fields, approval_decide, approval_request
-from games.canasta import DealScore
-from games.canasta.scoring import game_standing
-from tables.errors import CanastaError, TableError, TableReasonRequiredError
-from tables.models import (
+from cardroom.models import (
     OPEN_CANASTA_GAME_STATUSES,
     CanastaDeal,
     CanastaDealScore,
@@ -48,13 +42,19 @@ from tables.models import (
     CanastaGameStatus,
     CanastaVoidRequest,
 )
-from tables.services.canasta import (
+from cardroom.services.games import (
     deal_hash,
     game_lock,
     game_rules,
     next_dealer_seat,
     require_host,
 )
+from casino.actors import Actor
+from casino.errors import reason_required
+from casino.four_eyes import ApprovalNotFoundError, approval_audit_fields, approval_decide, approval_request
+from games.canasta import DealScore
+from games.canasta.scoring import game_standing
+from tables.errors import CanastaError, TableError, TableReasonRequiredError
 from wallet.models import Account, AccountKind
 from wallet.services import GameSettlementLine, game_settle, holds_void
 
