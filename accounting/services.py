@@ -126,7 +126,7 @@ def _holds(user: User, role: str) -> bool:
     return bool(user.has_perm(f"casino.{ROLE_PERMISSIONS[role]}"))
 
 
-def _require_any(actor: Actor, *codenames: str) -> User:
+def require_any(actor: Actor, *codenames: str) -> User:
     """The staff member giving the command, who holds one of the permissions ``codenames``;
     refused (``permission_denied``, naming the first) otherwise."""
     held = next((codename for codename in codenames if actor.has_perm(codename)), codenames[0])
@@ -162,7 +162,7 @@ def _lines_checked(casino: Casino, amounts: Mapping[int, int], *, positive_total
     return lines
 
 
-def _moment(casino: Casino) -> tuple[dt.datetime, dt.date, int]:
+def moment(casino: Casino) -> tuple[dt.datetime, dt.date, int]:
     now = timezone.now()
     schedule = schedule_of(casino)
     return now, gaming_day_of(schedule, now), shift_of(schedule, now).number
@@ -410,7 +410,7 @@ def _day_close_role(signed: Mapping[str, GamingDaySignature], actor: Actor) -> s
     """The role ``actor`` signs the day's close in. Raises ``permission_denied``,
     ``same_person_signed_twice``, ``signature_not_needed``."""
     roles = [role for role, codename in DAY_CLOSE_PERMISSIONS.items() if actor.has_perm(codename)]
-    user = _require_any(actor, *DAY_CLOSE_PERMISSIONS.values())
+    user = require_any(actor, *DAY_CLOSE_PERMISSIONS.values())
     if any(signature.signed_by_id == user.pk for signature in signed.values()):
         raise SamePersonSignedTwiceError(
             _("You have signed this gaming day's close already: the other signature is someone else's.")
@@ -440,7 +440,7 @@ def gaming_day_sign(*, casino: Casino, day: dt.date, actor: Actor) -> GamingDayC
     ``gaming_day_already_closed``, ``gaming_day_not_ended``, ``gaming_day_earlier_open``,
     ``gaming_day_has_open_work`` (slips not yet received or voided, tray or drop box counts not
     yet signed twice), ``same_person_signed_twice``, ``signature_not_needed``."""
-    by = _require_any(actor, *DAY_CLOSE_PERMISSIONS.values())
+    by = require_any(actor, *DAY_CLOSE_PERMISSIONS.values())
     now = timezone.now()
     with transaction.atomic():
         gaming_day_lock(casino_id=casino.pk, day=day, exclusive=True)
@@ -549,7 +549,7 @@ def tray_count_record(
     ``round_in_progress`` (a closer while a round is open), ``investigation_unresolved``,
     ``reason_required``, ``wrong_role``, ``slip_in_flight`` (a closer while a fill or credit of the
     table is requested or issued and not received)."""
-    by = _require_any(actor, "supervise_pit", "run_table")
+    by = require_any(actor, "supervise_pit", "run_table")
     casino = table.casino
     if corrects is not None:
         kind = corrects.kind
@@ -558,7 +558,7 @@ def tray_count_record(
         raise InvalidCountError(_("A count is an opener or a closer."))
     lines = _lines_checked(casino, amounts, positive_total=False)
     with transaction.atomic():
-        now, day, shift = _moment(casino)
+        now, day, shift = moment(casino)
         gaming_day_writable(casino=casino, at=now)
         locked = table_row_lock(table.pk)
         assert locked is not None
@@ -641,10 +641,10 @@ def tray_count_sign(*, count: TrayCount, actor: Actor) -> TrayCountSignature:
     ``gaming_day_closed``, ``same_person_signed_twice``, ``wrong_role``,
     ``signature_not_needed``, ``round_in_progress`` (a closer while a round is open),
     ``slip_in_flight`` (a closer while a fill or credit of the table is on its way)."""
-    by = _require_any(actor, "supervise_pit", "run_table")
+    by = require_any(actor, "supervise_pit", "run_table")
     table = count.table
     with transaction.atomic():
-        now, _day, _shift = _moment(table.casino)
+        now, _day, _shift = moment(table.casino)
         gaming_day_writable(casino=table.casino, also=[count.gaming_day], at=now)
         table_row_lock(table.pk)
         count_lock(count.pk)
@@ -840,7 +840,7 @@ def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], actor: 
     casino = table.casino
     lines = _lines_checked(casino, amounts, positive_total=True)
     with transaction.atomic():
-        now, day, shift = _moment(casino)
+        now, day, shift = moment(casino)
         gaming_day_writable(casino=casino, at=now)
         locked = table_row_lock(table.pk)
         assert locked is not None
@@ -925,7 +925,7 @@ def slip_issue(*, slip: Slip, actor: Actor) -> SlipSignature:
     ``gaming_day_closed``, ``slip_step_refused`` (issued, voided or with a void waiting for its
     decision), ``same_person_signed_twice``, ``slip_table_closed``, ``insufficient_funds`` (a
     credit above the tray's balance)."""
-    by = _require_any(actor, *SLIP_STEP_PERMISSIONS[SlipStep.ISSUED])
+    by = require_any(actor, *SLIP_STEP_PERMISSIONS[SlipStep.ISSUED])
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
         if SlipStep.ISSUED in steps or _is_final(steps) or SlipStep.VOID_PROPOSED in steps:
@@ -964,7 +964,7 @@ def slip_receive(*, slip: Slip, actor: Actor) -> SlipSignature:
     ``run_table`` or ``supervise_pit``. Locks the gaming days (shared), the table row, the slip,
     then the audit chain. Raises ``permission_denied``, ``gaming_day_closed``,
     ``slip_step_refused``, ``same_person_signed_twice``, ``slip_table_closed``."""
-    by = _require_any(actor, *SLIP_STEP_PERMISSIONS[SlipStep.RECEIVED])
+    by = require_any(actor, *SLIP_STEP_PERMISSIONS[SlipStep.RECEIVED])
     with transaction.atomic():
         fresh, steps, now = _slip_locked(slip)
         if SlipStep.ISSUED not in steps or _is_final(steps):
@@ -995,7 +995,7 @@ def slip_void(*, slip: Slip, actor: Actor, reason: str = "") -> SlipSignature:
     the slip, then the audit chain. Raises ``permission_denied``, ``reason_required``,
     ``gaming_day_closed``, ``slip_step_refused`` (issued, received or voided),
     ``approval_pending`` (a void of it waits already)."""
-    by = _require_any(actor, *SLIP_STEP_PERMISSIONS[SlipStep.VOID_PROPOSED])
+    by = require_any(actor, *SLIP_STEP_PERMISSIONS[SlipStep.VOID_PROPOSED])
     reason = reason_required(reason, _("A void says why."))
     role = SignatureRole.PIT_BOSS if _holds(by, SignatureRole.PIT_BOSS) else SignatureRole.CASHIER
     with transaction.atomic():

@@ -49,7 +49,7 @@ from accounting.models import (
     TableBuyIn,
 )
 from accounting.selectors import DROP_ROLE_ORDER, DROP_ROLE_PERMISSIONS
-from accounting.services import _moment, _require_any
+from accounting.services import moment, require_any
 from casino.actors import Actor, require_staff
 from casino.errors import reason_required
 from casino.gaming_day_state import gaming_day_writable
@@ -85,12 +85,12 @@ def table_buy_in_record(
     corrected buy-in, then the audit chain. Raises ``permission_denied``, ``invalid_buy_in``,
     ``reason_required``, ``gaming_day_closed``, ``signature_not_needed`` (a buy-in corrected
     already: correct the correction)."""
-    by = _require_any(actor, "run_table", "supervise_pit")
+    by = require_any(actor, "run_table", "supervise_pit")
     amount = _amount_checked(amount_minor, allow_zero=corrects is not None)
     if corrects is not None:
         reason = reason_required(reason, _("A correction says why."))
     with transaction.atomic():
-        now, day, shift = _moment(table.casino)
+        now, day, shift = moment(table.casino)
         if corrects is not None:
             day, shift = corrects.gaming_day, corrects.shift
         gaming_day_writable(casino=table.casino, also=[day], at=now)
@@ -184,13 +184,13 @@ def drop_count_record(
     ``reason_required``, ``gaming_day_closed``, ``drop_already_counted``,
     ``count_awaiting_signatures`` (the corrected count is not signed yet),
     ``signature_not_needed`` (corrected already), ``wrong_role``."""
-    by = _require_any(actor, "operate_cage", "supervise_pit", "sign_gaming_day")
+    by = require_any(actor, "operate_cage", "supervise_pit", "sign_gaming_day")
     total = _amount_checked(total_minor, allow_zero=True)
     if corrects is not None:
         reason = reason_required(reason, _("A correction says why."))
         gaming_day, shift = corrects.gaming_day, corrects.shift
     with transaction.atomic():
-        now, _today, _shift = _moment(table.casino)
+        now, _today, _shift = moment(table.casino)
         _shift_checked(table, gaming_day, shift, now)
         gaming_day_writable(casino=table.casino, also=[gaming_day], at=now)
         table_row_lock(table.pk)
@@ -249,10 +249,10 @@ def drop_count_sign(*, count: DropCount, actor: Actor) -> DropCountSignature:
     gaming days (the count's and today's, shared), the count, then the audit chain. Raises
     ``permission_denied``, ``gaming_day_closed``, ``same_person_signed_twice``, ``wrong_role``,
     ``signature_not_needed``."""
-    by = _require_any(actor, "operate_cage", "supervise_pit", "sign_gaming_day")
+    by = require_any(actor, "operate_cage", "supervise_pit", "sign_gaming_day")
     table = count.table
     with transaction.atomic():
-        now, _today, _shift = _moment(table.casino)
+        now, _today, _shift = moment(table.casino)
         gaming_day_writable(casino=table.casino, also=[count.gaming_day], at=now)
         advisory_lock(DROP_COUNT_LOCK_NAMESPACE, count.pk)
         signatures = list(DropCountSignature.objects.filter(count=count))

@@ -101,19 +101,19 @@ def any_permission(*codenames: str) -> Callable[[Callable[..., HttpResponse]], C
     return decorate
 
 
-def _casino(request: HttpRequest) -> Casino:
+def staff_casino(request: HttpRequest) -> Casino:
     casino = casino_for_user(request.user)
     if casino is None:
         raise Http404("no casino")
     return casino
 
 
-def _vary(response: HttpResponse) -> HttpResponse:
+def vary_on_htmx(response: HttpResponse) -> HttpResponse:
     patch_vary_headers(response, ("HX-Request",))
     return response
 
 
-def _page(
+def page(
     request: HtmxHttpRequest,
     template: str,
     partial: str,
@@ -127,10 +127,10 @@ def _page(
     typed = request.POST if error is not None and request.method == "POST" else {}
     context["amount_fields"] = [(chip, typed.get(f"amount-{chip}", "")) for chip in context.get("chips", [])]
     name = f"{template}#{partial}" if request.htmx else template
-    return _vary(render(request, name, context, status=error.status if error else 200))
+    return vary_on_htmx(render(request, name, context, status=error.status if error else 200))
 
 
-def _answered(
+def answered(
     request: HtmxHttpRequest,
     error: ServiceError | None,
     done: str,
@@ -203,7 +203,9 @@ def day(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _day_page(request: HtmxHttpRequest, error: ServiceError | None = None, done: str = "") -> HttpResponse:
-    return _page(request, DAY, "gaming-day", _day_context(request, _casino(request)), error=error, done=done)
+    return page(
+        request, DAY, "gaming-day", _day_context(request, staff_casino(request)), error=error, done=done
+    )
 
 
 def _day_chosen(request: HttpRequest) -> dt.date:
@@ -214,7 +216,7 @@ def _day_chosen(request: HttpRequest) -> dt.date:
 
 
 def _day_answered(request: HtmxHttpRequest, error: ServiceError | None, done: str) -> HttpResponse:
-    return _answered(
+    return answered(
         request, error, done, lambda *outcome: _day_page(request, *outcome), reverse("accounting:day")
     )
 
@@ -223,7 +225,7 @@ def _day_answered(request: HtmxHttpRequest, error: ServiceError | None, done: st
 @require_POST
 def day_close(request: HtmxHttpRequest) -> HttpResponse:
     """One of the two signatures of a day's close (a pit boss's, the accounting office's)."""
-    casino = _casino(request)
+    casino = staff_casino(request)
     error: ServiceError | None = None
     done = ""
     try:
@@ -245,7 +247,7 @@ def day_close(request: HtmxHttpRequest) -> HttpResponse:
 @require_POST
 def day_reopen(request: HtmxHttpRequest) -> HttpResponse:
     """Ask for a closed day to be reopened, with a reason: it waits for a second person."""
-    casino = _casino(request)
+    casino = staff_casino(request)
     error: ServiceError | None = None
     done = ""
     try:
@@ -265,7 +267,7 @@ def day_reopen(request: HtmxHttpRequest) -> HttpResponse:
 @require_POST
 def day_reopen_decide(request: HtmxHttpRequest, approval_id: int) -> HttpResponse:
     """Approve or reject (with a reason) a reopening someone else asked for."""
-    casino = _casino(request)
+    casino = staff_casino(request)
     error: ServiceError | None = None
     done = ""
     approve = request.POST.get("decision", "") == "approve"
@@ -311,7 +313,7 @@ def _table_page(
     request: HtmxHttpRequest, table: Table, error: ServiceError | None = None, done: str = ""
 ) -> HttpResponse:
     context = _table_context(table, request.user)
-    return _page(request, TABLE, "table-accounting", context, error=error, done=done)
+    return page(request, TABLE, "table-accounting", context, error=error, done=done)
 
 
 @any_permission("supervise_pit", "run_table", "view_accounting")
@@ -350,7 +352,7 @@ def count_record(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
         error = refused
     done = _("Count recorded with your signature: it needs the second one.")
     back = reverse("accounting:table", args=[table.name])
-    return _answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
+    return answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
 
 
 @any_permission("supervise_pit", "run_table")
@@ -367,7 +369,7 @@ def count_sign(request: HtmxHttpRequest, table_name: str, count_id: int) -> Http
         error = refused
     done = _("Count signed.")
     back = reverse("accounting:table", args=[table.name])
-    return _answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
+    return answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
 
 
 def _investigation_of(table: Table, investigation_id: int) -> VarianceInvestigation:
@@ -396,7 +398,7 @@ def investigation_resolve_view(
         error = refused
     done = _("Resolution proposed: it waits for a second person's approval.")
     back = reverse("accounting:table", args=[table.name])
-    return _answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
+    return answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
 
 
 @any_permission("view_accounting")
@@ -425,7 +427,7 @@ def investigation_decide_view(
         else _("Resolution rejected: the investigation stays open.")
     )
     back = reverse("accounting:table", args=[table.name])
-    return _answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
+    return answered(request, error, done, lambda *outcome: _table_page(request, table, *outcome), back)
 
 
 # ---------------------------------------------------------------- fills and credits
@@ -470,8 +472,8 @@ def _desk_context(casino: Casino, user: Any) -> dict[str, Any]:
 
 
 def _desk_page(request: HtmxHttpRequest, error: ServiceError | None = None, done: str = "") -> HttpResponse:
-    context = _desk_context(_casino(request), request.user)
-    return _page(request, DESK, "desk", context, error=error, done=done)
+    context = _desk_context(staff_casino(request), request.user)
+    return page(request, DESK, "desk", context, error=error, done=done)
 
 
 DESK_PERMISSIONS = ("supervise_pit", "operate_cage", "run_table", "view_accounting")
@@ -488,16 +490,16 @@ def desk(request: HtmxHttpRequest) -> HttpResponse:
 def desk_live(request: HtmxHttpRequest) -> HttpResponse:
     """The slips in flight, asked for every two seconds: 204 while they have not changed (the
     version the page has), else the section drawn again."""
-    context = _open_context(_casino(request), request.user)
+    context = _open_context(staff_casino(request), request.user)
     if request.GET.get("version") == context["open_version"]:
-        return _vary(HttpResponse(status=204))
-    return _vary(render(request, "accounting/_open-slips.html", context))
+        return vary_on_htmx(HttpResponse(status=204))
+    return vary_on_htmx(render(request, "accounting/_open-slips.html", context))
 
 
 @any_permission("supervise_pit")
 @require_POST
 def slip_request_view(request: HtmxHttpRequest) -> HttpResponse:
-    casino = _casino(request)
+    casino = staff_casino(request)
     error = None
     try:
         table = Table.objects.filter(casino=casino, name=request.POST.get("table", "")).first()
@@ -514,7 +516,7 @@ def slip_request_view(request: HtmxHttpRequest) -> HttpResponse:
         done = ""
     else:
         done = _("Slip %(number)s requested.") % {"number": f"{slip.year}-{slip.number}"}
-    return _answered(
+    return answered(
         request, error, done, lambda *outcome: _desk_page(request, *outcome), reverse("accounting:desk")
     )
 
@@ -537,7 +539,7 @@ SLIP_STEPS: dict[str, Callable[..., Any]] = {
 @any_permission("supervise_pit", "operate_cage", "run_table")
 @require_POST
 def slip_step(request: HtmxHttpRequest, slip_id: int, step: str) -> HttpResponse:
-    casino = _casino(request)
+    casino = staff_casino(request)
     error = None
     done = ""
     try:
@@ -553,7 +555,7 @@ def slip_step(request: HtmxHttpRequest, slip_id: int, step: str) -> HttpResponse
         }[signature.step] % {"number": number}
     except ServiceError as refused:
         error = refused
-    return _answered(
+    return answered(
         request, error, done, lambda *outcome: _desk_page(request, *outcome), reverse("accounting:desk")
     )
 
@@ -564,7 +566,7 @@ def slip_void_decide_view(
     request: HtmxHttpRequest, slip_id: int, approval_id: int, decision: str
 ) -> HttpResponse:
     """A second person approves or rejects (with a reason) a slip's proposed void."""
-    casino = _casino(request)
+    casino = staff_casino(request)
     approve = decision_read(decision)
     error = None
     done = ""
@@ -585,7 +587,7 @@ def slip_void_decide_view(
         ) % {"number": number}
     except ServiceError as refused:
         error = refused
-    return _answered(
+    return answered(
         request, error, done, lambda *outcome: _desk_page(request, *outcome), reverse("accounting:desk")
     )
 
@@ -596,7 +598,7 @@ def slip_void_decide_view(
 @any_permission("supervise_pit", "operate_cage", "view_audit")
 @require_GET
 def report(request: HtmxHttpRequest) -> HttpResponse:
-    casino = _casino(request)
+    casino = staff_casino(request)
     years = slip_years(casino)
     this_year = timezone.now().astimezone(schedule_of(casino).zone).year
     try:
@@ -604,7 +606,7 @@ def report(request: HtmxHttpRequest) -> HttpResponse:
     except ValueError:
         year = this_year
     context = {"casino": casino, "report": slip_report(casino, year), "years": years or [this_year]}
-    return _page(request, REPORT, "slip-report", context)
+    return page(request, REPORT, "slip-report", context)
 
 
 # ---------------------------------------------------------------- the casino's settings
@@ -700,8 +702,8 @@ def _whole(text: str, field: str) -> int | None:
 def _settings_page(
     request: HtmxHttpRequest, error: ServiceError | None = None, done: str = ""
 ) -> HttpResponse:
-    context = _settings_context(_casino(request), request.user)
-    return _page(request, SETTINGS, "accounting-settings", context, error=error, done=done)
+    context = _settings_context(staff_casino(request), request.user)
+    return page(request, SETTINGS, "accounting-settings", context, error=error, done=done)
 
 
 @any_permission("configure_tables", "sign_gaming_day")
@@ -720,7 +722,7 @@ def settings_decide(request: HtmxHttpRequest, approval_id: int, decision: str) -
     error: ServiceError | None = None
     try:
         accounting_settings_decide(
-            casino=_casino(request),
+            casino=staff_casino(request),
             approval_id=approval_id,
             actor=Actor.staff(staff_user(request)),
             approve=approve,
@@ -730,7 +732,7 @@ def settings_decide(request: HtmxHttpRequest, approval_id: int, decision: str) -
         error = refused
     done = _("Change approved: the settings apply.") if approve else _("Change rejected: the settings stay.")
     back = reverse("accounting:settings")
-    return _answered(request, error, done, lambda *outcome: _settings_page(request, *outcome), back)
+    return answered(request, error, done, lambda *outcome: _settings_page(request, *outcome), back)
 
 
 @any_permission("configure_tables")
@@ -739,7 +741,7 @@ def settings_change(request: HtmxHttpRequest) -> HttpResponse:
     """The chip set (values typed as amounts, separated by spaces), the shift start times, the
     variance threshold, the hold band and the cash transaction log's thresholds, in one form and
     one service (a field left blank stays as it is)."""
-    casino = _casino(request)
+    casino = staff_casino(request)
     error: ServiceError | None = None
     try:
         chips = [
@@ -775,7 +777,7 @@ def settings_change(request: HtmxHttpRequest) -> HttpResponse:
             "accounting office's approval."
         )
     back = reverse("accounting:settings")
-    return _answered(request, error, done, lambda *outcome: _settings_page(request, *outcome), back)
+    return answered(request, error, done, lambda *outcome: _settings_page(request, *outcome), back)
 
 
 def _amount(text: str) -> int:

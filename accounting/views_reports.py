@@ -46,7 +46,7 @@ from accounting.services_drop import (
     hold_alert_resolve,
     table_buy_in_record,
 )
-from accounting.views import _answered, _casino, _page, _vary, any_permission
+from accounting.views import answered, any_permission, page, staff_casino, vary_on_htmx
 from accounting.win import month_start, table_records
 from accounting.win_charts import day_chart
 from casino.actors import Actor
@@ -145,7 +145,7 @@ def _drop_context(casino: Casino) -> dict[str, Any]:
 
 
 def _drop_page(request: HtmxHttpRequest, error: ServiceError | None = None, done: str = "") -> HttpResponse:
-    return _page(request, DROP, "drop-desk", _drop_context(_casino(request)), error=error, done=done)
+    return page(request, DROP, "drop-desk", _drop_context(staff_casino(request)), error=error, done=done)
 
 
 @any_permission(*DROP_PERMISSIONS)
@@ -157,7 +157,7 @@ def drop_desk(request: HtmxHttpRequest) -> HttpResponse:
 @any_permission("run_table", "supervise_pit")
 @require_POST
 def buy_in_record(request: HtmxHttpRequest) -> HttpResponse:
-    casino = _casino(request)
+    casino = staff_casino(request)
     error: ServiceError | None = None
     done = ""
     try:
@@ -170,7 +170,7 @@ def buy_in_record(request: HtmxHttpRequest) -> HttpResponse:
         done = _("Buy-in recorded at %(table)s.") % {"table": buy_in.table.name}
     except ServiceError as refused:
         error = refused
-    return _answered(
+    return answered(
         request, error, done, lambda *outcome: _drop_page(request, *outcome), reverse("accounting:drop")
     )
 
@@ -178,7 +178,7 @@ def buy_in_record(request: HtmxHttpRequest) -> HttpResponse:
 @any_permission("operate_cage", "supervise_pit", "sign_gaming_day")
 @require_POST
 def drop_count_record_view(request: HtmxHttpRequest) -> HttpResponse:
-    casino = _casino(request)
+    casino = staff_casino(request)
     error: ServiceError | None = None
     done = ""
     try:
@@ -210,7 +210,7 @@ def drop_count_record_view(request: HtmxHttpRequest) -> HttpResponse:
         }
     except ServiceError as refused:
         error = refused
-    return _answered(
+    return answered(
         request, error, done, lambda *outcome: _drop_page(request, *outcome), reverse("accounting:drop")
     )
 
@@ -218,7 +218,7 @@ def drop_count_record_view(request: HtmxHttpRequest) -> HttpResponse:
 @any_permission("operate_cage", "supervise_pit", "sign_gaming_day")
 @require_POST
 def drop_count_sign_view(request: HtmxHttpRequest, count_id: int) -> HttpResponse:
-    casino = _casino(request)
+    casino = staff_casino(request)
     error: ServiceError | None = None
     done = ""
     try:
@@ -233,7 +233,7 @@ def drop_count_sign_view(request: HtmxHttpRequest, count_id: int) -> HttpRespons
         done = _("Drop count signed.")
     except ServiceError as refused:
         error = refused
-    return _answered(
+    return answered(
         request, error, done, lambda *outcome: _drop_page(request, *outcome), reverse("accounting:drop")
     )
 
@@ -258,7 +258,7 @@ def _report_links(day: dt.date, shift: int) -> list[dict[str, str]]:
 @any_permission("view_accounting")
 @require_GET
 def win_page(request: HtmxHttpRequest) -> HttpResponse:
-    casino = _casino(request)
+    casino = staff_casino(request)
     day = _day_asked(request, casino)
     first = month_start(day)
     records = table_records(casino, first, day)
@@ -298,7 +298,7 @@ def win_page(request: HtmxHttpRequest) -> HttpResponse:
         ],
         "day_state": day_state_notes(casino, day),
     }
-    return _page(request, WIN, "win-hold", context)
+    return page(request, WIN, "win-hold", context)
 
 
 # ---------------------------------------------------------------- hold alerts
@@ -328,7 +328,9 @@ def _is_resolved(alert: HoldAlert) -> bool:
 
 
 def _alerts_page(request: HtmxHttpRequest, error: ServiceError | None = None, done: str = "") -> HttpResponse:
-    return _page(request, ALERTS, "hold-alerts", _alerts_context(_casino(request)), error=error, done=done)
+    return page(
+        request, ALERTS, "hold-alerts", _alerts_context(staff_casino(request)), error=error, done=done
+    )
 
 
 @any_permission("view_accounting")
@@ -340,7 +342,7 @@ def hold_alerts(request: HtmxHttpRequest) -> HttpResponse:
 @any_permission("supervise_pit")
 @require_POST
 def hold_alert_resolve_view(request: HtmxHttpRequest, alert_id: int) -> HttpResponse:
-    casino = _casino(request)
+    casino = staff_casino(request)
     error: ServiceError | None = None
     done = ""
     try:
@@ -354,7 +356,7 @@ def hold_alert_resolve_view(request: HtmxHttpRequest, alert_id: int) -> HttpResp
     except ServiceError as refused:
         error = refused
     back = reverse("accounting:hold_alerts")
-    return _answered(request, error, done, lambda *outcome: _alerts_page(request, *outcome), back)
+    return answered(request, error, done, lambda *outcome: _alerts_page(request, *outcome), back)
 
 
 @any_permission("supervise_pit", "sign_gaming_day")
@@ -362,7 +364,7 @@ def hold_alert_resolve_view(request: HtmxHttpRequest, alert_id: int) -> HttpResp
 def hold_check_now(request: HtmxHttpRequest) -> HttpResponse:
     """The scheduled check, run now for this casino (the previous and the current gaming day), by
     a pit boss or the accounting office (an auditor reads the alerts and raises none)."""
-    raised = hold_check(casino=_casino(request), actor=Actor.staff(staff_user(request)))
+    raised = hold_check(casino=staff_casino(request), actor=Actor.staff(staff_user(request)))
     done = (
         ngettext("Hold checked: %(count)s new alert.", "Hold checked: %(count)s new alerts.", len(raised))
         % {"count": len(raised)}
@@ -370,7 +372,7 @@ def hold_check_now(request: HtmxHttpRequest) -> HttpResponse:
         else _("Hold checked: no new alert.")
     )
     back = reverse("accounting:hold_alerts")
-    return _answered(request, None, done, lambda *outcome: _alerts_page(request, *outcome), back)
+    return answered(request, None, done, lambda *outcome: _alerts_page(request, *outcome), back)
 
 
 # ---------------------------------------------------------------- the table reports
@@ -387,15 +389,15 @@ def _report_response(
         kind = "text/csv; charset=utf-8" if wanted == "csv" else "application/pdf"
         response = HttpResponse(content, content_type=kind)
         response["Content-Disposition"] = f'attachment; filename="{name}.{wanted}"'
-        return _vary(response)
+        return vary_on_htmx(response)
     context = {"report": build(for_file=False), "query": query, "name": name, **extra}
-    return _page(request, TABLE_REPORT, "table-report", context)
+    return page(request, TABLE_REPORT, "table-report", context)
 
 
 @any_permission("view_accounting")
 @require_GET
 def report_shift(request: HtmxHttpRequest) -> HttpResponse:
-    casino = _casino(request)
+    casino = staff_casino(request)
     day = _day_asked(request, casino)
     shifts = shifts_of_day(schedule_of(casino), day)
     try:
@@ -415,7 +417,7 @@ def report_shift(request: HtmxHttpRequest) -> HttpResponse:
 @any_permission("view_accounting")
 @require_GET
 def report_day(request: HtmxHttpRequest) -> HttpResponse:
-    casino = _casino(request)
+    casino = staff_casino(request)
     day = _day_asked(request, casino)
     return _report_response(
         request,
@@ -429,7 +431,7 @@ def report_day(request: HtmxHttpRequest) -> HttpResponse:
 @any_permission("view_accounting")
 @require_GET
 def report_master(request: HtmxHttpRequest) -> HttpResponse:
-    casino = _casino(request)
+    casino = staff_casino(request)
     day = _day_asked(request, casino)
     return _report_response(
         request,

@@ -13,8 +13,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.code import APPS
+
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("casino", "tables", "wallet")
+
 # The modules that may lock rows: the locking helpers, and the raw SQL modules for the statements
 # measured to pay (each lock there names its table with OF).
 LOCKING_MODULES = {"casino/locking.py", "wallet/locking.py", "tables/locking.py"}

@@ -7,8 +7,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.code import CODE as APP_CODE
+
 ROOT = Path(__file__).resolve().parents[1]
-CODE = ("casino", "tables", "wallet", "bench")
+
+CODE = (*APP_CODE, "bench")
 
 
 def _private_imports(path: Path, root: Path = ROOT) -> list[str]:

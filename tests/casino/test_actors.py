@@ -9,9 +9,10 @@ import ast
 from pathlib import Path
 
 from casino.actors import Actor
+from tests.code import APPS
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("accounting", "casino", "tables", "wallet")
+
 # The names the back office used for the one who acts before it had one type for it.
 OLD_NAMES = frozenset({"by", "cashier", "requested_by", "approved_by", "rejected_by", "decided_by"})
 # The audit trail's own writer, under ``Actor.audit``: it stores the person, the name, the role and

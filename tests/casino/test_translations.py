@@ -27,12 +27,13 @@ from django.utils.translation.template import templatize
 from casino.models import Table, Terminal
 from casino.refusals import REFUSALS
 from tables.services import Actor, bet_place, box_take, dealer_sign_on, round_open
+from tests.code import APPS
 from tests.factories import staff_user
 from tests.tables.conftest import at_terminal, funded_player, stack_shoe
 
 ROOT = Path(settings.BASE_DIR)
 LANGUAGES = ("hu", "pl", "ru")
-CODE_DIRECTORIES = ("accounting", "casino", "tables", "wallet")
+CODE_DIRECTORIES = APPS
 TEMPLATES = ROOT / "templates"
 
 # Text that reads the same in every language, each with its reason.

@@ -52,7 +52,7 @@ MODELS: list[type[Model]] = [
 
 
 def _url(model: type[Model], view: str, *args: Any) -> str:
-    return reverse(f"admin:tables_{model._meta.model_name}_{view}", args=args)
+    return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_{view}", args=args)
 
 
 @pytest.fixture
