@@ -42,8 +42,8 @@ from casino.actors import Actor, require_staff
 from casino.errors import ConflictError, PermissionRefusedError, ServiceError
 from casino.gaming_day_state import gaming_day_writable
 from casino.models import Casino, Table
+from casino.table_access import require_player
 from tables.models import BOX_NUMBERS, Round, RoundStatus, TableDealer
-from tables.services.common import require_player
 from wallet.services import MAX_AMOUNT_MINOR, tip_from_wallet
 
 __all__ = [

@@ -75,8 +75,7 @@ from casino.gaming_day_state import (
 from casino.models import Approval, Casino, Table
 from casino.refusals import refusal_text
 from casino.selectors import casino_for_user
-from casino.views import HtmxHttpRequest, staff_user
-from tables.views.access import staff_table
+from casino.views import HtmxHttpRequest, staff_table, staff_user
 from wallet.forms import amount_minor_parse
 
 DAY = "accounting/day.html"

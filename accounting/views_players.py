@@ -34,8 +34,7 @@ from accounting.ratings import player_ratings, players_at_table
 from accounting.reports import day_state_notes
 from casino.models import Casino, Player
 from casino.selectors import casino_for_user
-from casino.views import HtmxHttpRequest, staff_page
-from tables.views.access import staff_table
+from casino.views import HtmxHttpRequest, staff_page, staff_table
 
 PLAYERS = "accounting/players.html"
 RATINGS = "accounting/player_ratings.html"

@@ -13,6 +13,7 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from cardroom.errors import CanastaError
 from cardroom.models import OPEN_CANASTA_GAME_STATUSES, CanastaGame
 from cardroom.selectors import canasta_table_state
 from cardroom.services.games import (
@@ -25,28 +26,27 @@ from cardroom.services.games import (
     canasta_seat_take,
 )
 from cardroom.services.settlement import canasta_void_request
-from casino.authentication import TerminalOptionalPlayerAuthentication
-from casino.errors import NotFoundError
-from casino.models import PlayerSession, Table
-from casino.schema import problems
-from tables.api.idempotency import run_idempotent
-from tables.api.permissions import AtOwnTable, IsTerminal
-from tables.api.serializers import (
+from casino.api_permissions import AtOwnTable, IsTerminal
+from casino.api_serializers import (
     InputSerializer,
     JSONBooleanField,
     JSONIntegerField,
     JSONRegexField,
     OutputSerializer,
 )
-from tables.api.throttling import PlayerRateThrottle, TerminalRateThrottle
-from tables.api.views import (
+from casino.api_throttling import PlayerRateThrottle, TerminalRateThrottle
+from casino.api_views import (
     IDEMPOTENCY_PARAMETER,
     TABLE_PARAMETER,
     DealerApiView,
     TablePlayerView,
     TerminalApiView,
 )
-from tables.errors import CanastaError
+from casino.authentication import TerminalOptionalPlayerAuthentication
+from casino.errors import NotFoundError
+from casino.models import PlayerSession, Table
+from casino.schema import problems
+from tables.api.idempotency import run_idempotent
 
 TAG = "canasta"
 CARD = r"^[A-Za-z0-9]{1,5}(:[0-9]{1,2})?$"

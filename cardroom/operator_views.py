@@ -20,6 +20,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from cardroom.errors import CanastaError
 from cardroom.forms import LABELS, CanastaConfigForm, value_text
 from cardroom.models import CanastaTableSettings
 from cardroom.services import canasta_config_change, canasta_config_decide
@@ -30,13 +31,11 @@ from cardroom.services.config import (
     canasta_config_pending,
     canasta_config_values,
 )
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide, weakened_fields
 from casino.models import Approval, Game, RuleSetVersion, Table
-from casino.views import HtmxHttpRequest, staff_page, staff_user
-from tables.errors import CanastaError
-from tables.services import Actor
-from tables.views.access import staff_table
+from casino.views import HtmxHttpRequest, staff_page, staff_table, staff_user
 
 PAGE = "cardroom/operator_table.html"
 # How many of a table's versions the page shows side by side (newest first).

@@ -20,6 +20,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from cardroom.errors import CanastaError
 from cardroom.models import CanastaGame, CanastaVoidRequest
 from cardroom.selectors import canasta_table_state
 from cardroom.services import (
@@ -34,14 +35,12 @@ from cardroom.services import (
     canasta_void_request,
 )
 from cardroom.services.games import game_current
+from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
 from casino.models import Player, Table
 from casino.refusals import refusal_text
-from casino.views import staff_user
-from tables.errors import TableError
-from tables.services import Actor
-from tables.views.access import staff_table
+from casino.views import staff_table, staff_user
 from wallet.forms import amount_minor_parse
 
 PAGE = "cardroom/table.html"
@@ -84,7 +83,7 @@ def finished_deal_data(post: Any, sides: list[int]) -> dict[str, Any]:
     else:
         side_text, _sep, player_text = out.partition(":")
         if not (side_text.isdigit() and player_text.isdigit()):
-            raise TableError(_("Choose who went out."), code="invalid_deal_data")
+            raise CanastaError(_("Choose who went out."), code="invalid_deal_data")
         discard = str(post.get("discard", "")).strip()
         data["went_out"] = {
             "side": int(side_text),
@@ -163,7 +162,7 @@ def table_live(request: HttpRequest, table_name: str) -> HttpResponse:
 def _open_game(table: Table) -> CanastaGame:
     game = game_current(table)
     if game is None or game.status not in ("seating", "playing"):
-        raise TableError(_("No game is open at this table."), code="no_canasta_game")
+        raise CanastaError(_("No game is open at this table."), code="no_canasta_game")
     return game
 
 
@@ -179,7 +178,9 @@ def table_action(request: HttpRequest, table_name: str, action: str) -> HttpResp
             try:
                 stake = amount_minor_parse(request.POST.get("stake", ""))
             except forms.ValidationError as error:
-                raise TableError(_("The stake is not a valid amount."), code="stake_out_of_range") from error
+                raise CanastaError(
+                    _("The stake is not a valid amount."), code="stake_out_of_range"
+                ) from error
             canasta_game_open(table=table, actor=actor, stake_minor=stake)
             done = _("Game opened: seat the players.")
         elif action == "seat":
@@ -188,7 +189,7 @@ def table_action(request: HttpRequest, table_name: str, action: str) -> HttpResp
                 casino_id=table.casino_id, card_number=request.POST.get("card_number", "").strip()
             ).first()
             if player is None:
-                raise TableError(_("No player has this card number."), code="not_found")
+                raise CanastaError(_("No player has this card number."), code="not_found")
             seat = int(request.POST.get("seat", "0") or 0)
             canasta_seat_take(game_id=game.pk, seat=seat, actor=actor, player=player)
             done = _("Player seated, the game's hold placed.")
@@ -217,7 +218,7 @@ def table_action(request: HttpRequest, table_name: str, action: str) -> HttpResp
         elif action in ("void-approve", "void-reject"):
             request_id = int(request.POST.get("request", "0") or 0)
             if not CanastaVoidRequest.objects.filter(pk=request_id, game__table=table).exists():
-                raise TableError(_("No such request at this table."), code="not_found")
+                raise CanastaError(_("No such request at this table."), code="not_found")
             if action == "void-approve":
                 canasta_void_approve(request_id=request_id, actor=actor)
                 done = _("Game voided, every hold released.")
@@ -225,10 +226,10 @@ def table_action(request: HttpRequest, table_name: str, action: str) -> HttpResp
                 canasta_void_reject(request_id=request_id, actor=actor, reason=request.POST.get("reason", ""))
                 done = _("Void request rejected.")
         else:
-            raise TableError(_("No such command."), code="not_found")
+            raise CanastaError(_("No such command."), code="not_found")
     except (ServiceError, ValueError) as refused:
         if isinstance(refused, ValueError):
-            refused = TableError(_("A number is expected."), code="invalid_move")
+            refused = CanastaError(_("A number is expected."), code="invalid_move")
         messages.error(request, refusal_text(refused))
     else:
         messages.success(request, done)

@@ -32,14 +32,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from casino.api_throttling import TerminalRateThrottle
 from casino.authentication import TerminalTokenAuthentication
-from casino.errors import ServiceError
+from casino.errors import GAME_ERROR_STATUS, ServiceError
 from casino.models import Terminal, TerminalCredential
 from casino.refusals import refusal_text
 from casino.schema import TerminalApiSchema
 from games.errors import GameError
-from tables.api.throttling import TerminalRateThrottle
-from tables.errors import GAME_ERROR_STATUS
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 

@@ -1,13 +1,15 @@
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from casino import api
+from casino import api, api_views
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("v1/terminal/", api.terminal_identity, name="api-terminal-identity"),
+    path("v1/player-sessions/", api_views.SignInView.as_view(), name="api-player-sign-in"),
+    path("v1/player-sessions/current/", api_views.CurrentSessionView.as_view(), name="api-player-session"),
     path("v1/", include("tables.api.urls")),
     path("v1/", include("cardroom.api_urls")),
     # Last: whatever else is under /api/ (newlines in the path too) is a problem+json 404, never an

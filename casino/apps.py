@@ -10,7 +10,7 @@ class CasinoConfig(AppConfig):
         from django.core import checks
         from django.db.models.signals import post_migrate
 
-        from casino import schema, signals  # noqa: F401
+        from casino import api_conf, schema, signals  # noqa: F401  (api_conf: the check of renamed settings)
         from casino.audit_jobs import register_audit_jobs
         from casino.checks import anchor_keys_check, audit_hmac_keys_check
         from casino.database_roles import grant_after_migrate

@@ -64,7 +64,7 @@ class TerminalPlayerAuthentication(TerminalTokenAuthentication):
 
     def authenticate(self, request: Request) -> tuple[Any, Any] | None:
         # Imported here: tables.api imports the venue models, which import nothing of the API.
-        from tables.api.sessions import PlayerTokenError, player_session_authenticate
+        from casino.player_sessions import PlayerTokenError, player_session_authenticate
 
         authenticated = super().authenticate(request)
         if authenticated is None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from games.errors import GameError
 
 
 class ServiceError(Exception):
@@ -60,3 +63,56 @@ def reason_required(
     if not cleaned:
         raise error(message)
     return cleaned[:REASON_MAX_LENGTH]
+
+
+class InvalidConfigurationError(ServiceError):
+    """A configuration (a rule set version, a table's settings) the games cannot run with."""
+
+    code = "invalid_configuration"
+    status = 422
+
+
+# ---------------------------------------------------------------------------------------------
+# Engine refusals (``games.errors.GameError``) become service errors with the engine's code, for
+# every game the venue offers (the live tables, the card room) and for the terminal API.
+
+
+class GameRefusedError(ServiceError):
+    """An engine refusal, with the engine's code."""
+
+    status = 409
+
+
+# The status of an engine refusal where it is not 409 (the state does not allow the command now):
+# a card code that is no card is bad input, a rule set out of range unprocessable, and a code a
+# table also has a service error for keeps that error's status (a box the table lacks is not
+# found, someone else's box forbidden, a stake out of the table's limits unprocessable:
+# tests/tables/test_services.py checks these against tables.errors). One status per code, whether
+# the engine's error reaches the API raw or through a service.
+GAME_ERROR_STATUS = {
+    "invalid_card": 400,
+    "invalid_ruleset": 422,
+    "no_such_box": 404,
+    "not_box_owner": 403,
+    "stake_below_table_min": 422,
+    "stake_above_table_max": 422,
+}
+
+
+def from_game_error(error: GameError) -> ServiceError:
+    """The service error for an engine refusal, keeping its code, its status and its details
+    (a stake limit names the limit)."""
+    refused = GameRefusedError(error.message, code=error.code, **getattr(error, "details", {}))
+    refused.status = GAME_ERROR_STATUS.get(error.code, GameRefusedError.status)
+    return refused
+
+
+T = TypeVar("T")
+
+
+def game(call: Callable[[], T]) -> T:
+    """Run an engine call; its refusal becomes the service error with the same code."""
+    try:
+        return call()
+    except GameError as error:
+        raise from_game_error(error) from error

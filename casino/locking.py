@@ -48,7 +48,7 @@ from typing import TypeVar
 from django.db import connection
 from django.db.models import Model, QuerySet
 
-from casino.models import Player, StaffLoginState, Terminal, TerminalCredential
+from casino.models import Player, PlayerSession, StaffLoginState, Terminal, TerminalCredential
 from casino.selectors import terminal_credentials_valid
 
 M = TypeVar("M", bound=Model)
@@ -132,3 +132,18 @@ def terminal_credentials_lock(*, terminal_id: int) -> list[TerminalCredential]:
     sees the credentials the other issued."""
     row_lock(Terminal.objects.filter(pk=terminal_id))
     return rows_lock(terminal_credentials_valid(terminal_id=terminal_id))
+
+
+def sign_in_lock(*, terminal_id: int, player_id: int) -> None:
+    """A sign-in's rows: the terminal, then the player. Two sign-ins at once (of this player, or
+    at this terminal) take turns, so that the second sees and ends the first one's session."""
+    row_lock(Terminal.objects.filter(pk=terminal_id))
+    row_lock(Player.objects.filter(pk=player_id))
+
+
+def player_session_lock(session_id: int) -> PlayerSession:
+    """A player session about to end, locked. Raises ``PlayerSession.DoesNotExist``."""
+    session = row_lock(PlayerSession.objects.filter(pk=session_id))
+    if session is None:
+        raise PlayerSession.DoesNotExist(f"no player session {session_id}")
+    return session

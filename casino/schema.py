@@ -96,7 +96,7 @@ RETRY_AFTER_HEADER = {
 
 
 def problem(status: int, description: str = "") -> OpenApiResponse:
-    from tables.api.serializers import ProblemDetailSerializer
+    from casino.api_serializers import ProblemDetailSerializer
 
     return OpenApiResponse(
         ProblemDetailSerializer, description=description or ERROR_DESCRIPTIONS.get(status, "")

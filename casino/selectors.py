@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet, Subquery
 from django.utils import timezone
 
-from casino.models import AuditRecord, Casino, Terminal, TerminalCredential
+from casino.errors import NotFoundError
+from casino.models import AuditRecord, Casino, Table, Terminal, TerminalCredential
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
@@ -91,3 +92,19 @@ def terminal_credentials_valid(*, terminal_id: int) -> QuerySet[TerminalCredenti
     return TerminalCredential.objects.filter(
         terminal_id=terminal_id, revoked_at__isnull=True, expires_at__gt=timezone.now()
     ).order_by("pk")
+
+
+def access_table(
+    *, table_id: int | str, casino_id: Any = None, tables: QuerySet[Table] | None = None
+) -> Table:
+    """The table by id or name (within a casino when given, an id or a subquery of it; of
+    ``tables`` when given); ``table_not_found`` otherwise."""
+    tables = (Table.objects.all() if tables is None else tables).select_related("casino", "rule_set")
+    if casino_id is not None:
+        tables = tables.filter(casino_id=casino_id)
+    table = tables.filter(pk=int(table_id)).first() if str(table_id).isdigit() else None
+    if table is None:
+        table = tables.filter(name=str(table_id)).first()
+    if table is None:
+        raise NotFoundError(f"no table {table_id}", code="table_not_found")
+    return table

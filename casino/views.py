@@ -11,14 +11,14 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from casino.actors import Actor
-from casino.errors import ServiceError
+from casino.errors import NotFoundError, ServiceError
 from casino.middleware import (
     STAFF_PASSWORD_CHANGE_SESSION_KEY,
     language_cookie_set,
@@ -29,7 +29,13 @@ from casino.middleware import (
 from casino.models import Table, Terminal, TerminalCredential
 from casino.refusals import refusal_text
 from casino.roles import ROLE_HOME, role_of
-from casino.selectors import casino_for_user, terminal_credentials_valid, terminal_list
+from casino.selectors import (
+    access_table,
+    casino_for_user,
+    casino_id_for_user,
+    terminal_credentials_valid,
+    terminal_list,
+)
 from casino.services import (
     AccountLockedError,
     LoginRefusedError,
@@ -218,3 +224,22 @@ def terminal_credential_revoke_view(request: HttpRequest, credential_id: int) ->
     else:
         messages.success(request, _("Credential %(prefix)s… revoked.") % {"prefix": credential.token_prefix})
     return redirect("casino:terminals")
+
+
+# ----------------------------------------------------------------- scoping of the staff pages
+
+
+def staff_casino_id(request: HttpRequest) -> int:
+    casino = casino_for_user(request.user)
+    if casino is None:
+        raise Http404("no casino")
+    return casino.pk
+
+
+def staff_table(request: HttpRequest, table_name: str, tables: QuerySet[Table] | None = None) -> Table:
+    """The table named ``table_name`` (or with that id) in the staff member's casino (of
+    ``tables`` when given), read in one statement with its casino; 404 otherwise."""
+    try:
+        return access_table(table_id=table_name, casino_id=casino_id_for_user(request.user), tables=tables)
+    except NotFoundError as error:
+        raise Http404(error.message) from error

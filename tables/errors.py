@@ -14,7 +14,6 @@ from casino.errors import (
     ReasonRequiredError,
     ServiceError,
 )
-from games.errors import GameError
 
 
 class TableError(ServiceError):
@@ -107,11 +106,6 @@ class DecisionDeadlinePassedError(TableError):
     code = "decision_deadline_passed"
 
 
-class InvalidConfigurationError(ServiceError):
-    code = "invalid_configuration"
-    status = 422
-
-
 class ConfigChangePendingError(ConflictError):
     """A change of the table's configuration waits for a second person's approval."""
 
@@ -123,12 +117,6 @@ class HouseEdgeNotComputedError(ConflictError):
     edge is computed (``tables.odds_jobs``)."""
 
     code = "house_edge_not_computed"
-
-
-class CanastaError(TableError):
-    """A refusal of the card room's canasta services (the code says why)."""
-
-    code = "canasta_refused"
 
 
 class TableNotFoundError(NotFoundError):
@@ -145,35 +133,6 @@ class TableNameTakenError(ConflictError):
     code = "table_name_taken"
 
 
-class GameRefusedError(TableError):
-    """An engine refusal, with the engine's code."""
-
-    status = 409
-
-
-# The status of an engine refusal where it is not 409 (the round's state does not allow the
-# command now): a card code that is no card is bad input, a ruleset out of range unprocessable, and
-# a code the table also has a service error for keeps that error's status (a box the table lacks is
-# not found, someone else's box forbidden, a stake out of the table's limits unprocessable). One
-# status per code, whether the engine's error reaches the API raw or through a service.
-GAME_ERROR_STATUS = {
-    "invalid_card": 400,
-    "invalid_ruleset": 422,
-    **{
-        error.code: error.status
-        for error in (NoSuchBoxError, NotBoxOwnerError, StakeBelowTableMinError, StakeAboveTableMaxError)
-    },
-}
-
-
-def from_game_error(error: GameError) -> ServiceError:
-    """The service error for an engine refusal, keeping its code, its status and its details
-    (a stake limit names the limit)."""
-    refused = GameRefusedError(error.message, code=error.code, **getattr(error, "details", {}))
-    refused.status = GAME_ERROR_STATUS.get(error.code, GameRefusedError.status)
-    return refused
-
-
 __all__ = [
     "AwaitingCorrectionError",
     "BetBehindOwnBoxError",
@@ -181,10 +140,7 @@ __all__ = [
     "BettingClosedError",
     "BoxLimitReachedError",
     "BoxTakenError",
-    "CanastaError",
     "DecisionDeadlinePassedError",
-    "GameRefusedError",
-    "InvalidConfigurationError",
     "MisscanError",
     "NotBoxOwnerError",
     "NotSeatedError",
@@ -196,5 +152,4 @@ __all__ = [
     "StakeBelowTableMinError",
     "TableError",
     "TableNotFoundError",
-    "from_game_error",
 ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.db.models import OuterRef
 
 from casino.locking import advisory_lock, row_lock
-from casino.models import Player, PlayerSession, RuleSet, RuleSetVersion, Table, Terminal
+from casino.models import RuleSet, RuleSetVersion, Table
 from tables.models import (
     Box,
     PayoutLine,
@@ -80,21 +80,6 @@ def payout_line_lock(payout_line_id: int) -> PayoutLine | None:
     line. Its round and table are not locked."""
     advisory_lock(PAYOUT_LINE_LOCK_NAMESPACE, payout_line_id)
     return PayoutLine.objects.filter(pk=payout_line_id).first()
-
-
-def sign_in_lock(*, terminal_id: int, player_id: int) -> None:
-    """A sign-in's rows: the terminal, then the player. Two sign-ins at once (of this player, or
-    at this terminal) take turns, so that the second sees and ends the first one's session."""
-    row_lock(Terminal.objects.filter(pk=terminal_id))
-    row_lock(Player.objects.filter(pk=player_id))
-
-
-def player_session_lock(session_id: int) -> PlayerSession:
-    """A player session about to end, locked. Raises ``PlayerSession.DoesNotExist``."""
-    session = row_lock(PlayerSession.objects.filter(pk=session_id))
-    if session is None:
-        raise PlayerSession.DoesNotExist(f"no player session {session_id}")
-    return session
 
 
 def rule_set_lock(rule_set_id: int) -> None:

@@ -24,15 +24,12 @@ such a round no audit record vouches for.
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardroom.models import CanastaDealEvent
+from casino.event_log import canonical_digest, event_digest
 from casino.models import AuditRecord
 from tables.models import PayoutLine, Round, RoundEvent, RoundStatus
 
@@ -42,31 +39,6 @@ VOIDED_ACTION = "round.voided"
 SEALING_ACTIONS = {RoundStatus.SETTLED: SETTLED_ACTION, RoundStatus.VOIDED: VOIDED_ACTION}
 # Hex digits of each row's digest kept in the audit record: enough to name the row that changed.
 SHORT_DIGEST = 16
-
-
-def canonical_digest(value: Any) -> str:
-    """SHA-256 (hex) of ``value`` as sorted-key JSON without spaces: the encoding every record
-    hash of the tables app uses (rounds here, canasta deals in ``cardroom.services.games``)."""
-    encoded = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-    return hashlib.sha256(encoded).hexdigest()
-
-
-def event_digest(event: RoundEvent | CanastaDealEvent) -> str:
-    """SHA-256 (hex) of the canonical encoding of a round's or a canasta deal's event, its
-    snapshot left out."""
-    return canonical_digest(
-        {
-            "sequence": event.sequence,
-            "kind": event.kind,
-            "payload": event.payload,
-            "actor_id": event.actor_id,
-            "actor_name": event.actor_name,
-            "role": event.role,
-            "terminal_id": event.terminal_id,
-            "player_id": event.player_id,
-            "created_at": event.created_at.astimezone(dt.UTC).isoformat(),
-        }
-    )
 
 
 def line_digest(line: PayoutLine) -> str:

@@ -12,29 +12,12 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from casino.errors import NotFoundError
 from casino.four_eyes import may_decide
 from casino.models import Approval, Table
 from games.blackjack import current_turn, legal_actions, next_card_target, state_from_dict
 from games.cards import hand_value, is_blackjack
 from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Shoe, TableConfigVersion
 from tables.services.shoes import shoe_and_config_current, shuffle_due
-
-
-def access_table(
-    *, table_id: int | str, casino_id: Any = None, tables: QuerySet[Table] | None = None
-) -> Table:
-    """The table by id or name (within a casino when given, an id or a subquery of it; of
-    ``tables`` when given); ``table_not_found`` otherwise."""
-    tables = (Table.objects.all() if tables is None else tables).select_related("casino", "rule_set")
-    if casino_id is not None:
-        tables = tables.filter(casino_id=casino_id)
-    table = tables.filter(pk=int(table_id)).first() if str(table_id).isdigit() else None
-    if table is None:
-        table = tables.filter(name=str(table_id)).first()
-    if table is None:
-        raise NotFoundError(f"no table {table_id}", code="table_not_found")
-    return table
 
 
 def round_current(table: Table) -> Round | None:

@@ -8,10 +8,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from casino.errors import ServiceError
+from casino.errors import InvalidConfigurationError, ServiceError
 from casino.models import Player, Table
 from games.blackjack import Decision, DeclineInsurance, TakeInsurance, legal_actions
-from tables.errors import InvalidConfigurationError
 from tables.models import Box, Round, RoundStatus
 from tables.services import (
     Actor,

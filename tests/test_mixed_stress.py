@@ -42,9 +42,9 @@ from django.test import Client
 
 from casino.errors import ServiceError
 from casino.models import Player, PlayerSession, Table, Terminal
+from casino.player_sessions import player_session_end, player_session_start
 from casino.services import player_create, terminal_credential_issue, terminal_register
 from games.blackjack import current_turn, state_from_dict
-from tables.api.sessions import player_session_end, player_session_start
 from tables.models import Bet, BetKind, BetStatus, Box, PayoutLine, Round, RoundStatus, TableConfigProposal
 from tables.services import (
     Actor,

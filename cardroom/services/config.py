@@ -24,8 +24,10 @@ from typing import Any
 
 from django.db import transaction
 
+from cardroom.errors import CanastaError
 from cardroom.models import CanastaDealKind, CanastaFeeKind, CanastaTableSettings
 from casino.actors import Actor, require_staff
+from casino.errors import InvalidConfigurationError
 from casino.four_eyes import (
     ApprovalNotFoundError,
     approval_audit_fields,
@@ -37,7 +39,6 @@ from casino.locking import row_lock
 from casino.models import Approval, Game, RuleSetVersion, Table
 from games.canasta import preset, seating
 from games.errors import GameError
-from tables.errors import CanastaError, InvalidConfigurationError
 
 # The four-eyes kind of a change, and the scope of its weakening rules in casino/controls.toml.
 KIND = "canasta_config"

@@ -32,6 +32,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from cardroom.errors import CanastaError, NotSeatedError
 from cardroom.models import (
     OPEN_CANASTA_GAME_STATUSES,
     CanastaDeal,
@@ -45,8 +46,11 @@ from cardroom.models import (
 from cardroom.services.config import canasta_config_values, canasta_table_checked
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError
+from casino.errors import game as engine_call
+from casino.event_log import canonical_digest, event_digest
 from casino.locking import row_lock
 from casino.models import Player, RuleSetVersion, Table
+from casino.table_access import is_dealer_terminal_at, require_player, require_terminal_at
 from games.canasta import (
     Action,
     CanastaRules,
@@ -68,10 +72,6 @@ from games.canasta import (
 from games.canasta.cards import parse_card
 from games.canasta.engine import next_dealer
 from games.errors import GameError
-from tables.errors import CanastaError, NotSeatedError
-from tables.round_hash import canonical_digest, event_digest
-from tables.services.commands import game as engine_call
-from tables.services.common import is_dealer_terminal_at, require_player, require_terminal_at
 from wallet.services import hold_place, holds_void
 
 # ------------------------------------------------------------------------------------ helpers

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from cardroom.errors import CanastaError, CanastaReasonRequiredError
 from cardroom.models import (
     OPEN_CANASTA_GAME_STATUSES,
     CanastaDeal,
@@ -54,7 +55,6 @@ from casino.errors import reason_required
 from casino.four_eyes import ApprovalNotFoundError, approval_audit_fields, approval_decide, approval_request
 from games.canasta import DealScore
 from games.canasta.scoring import game_standing
-from tables.errors import CanastaError, TableError, TableReasonRequiredError
 from wallet.models import Account, AccountKind
 from wallet.services import GameSettlementLine, game_settle, holds_void
 
@@ -231,7 +231,7 @@ def game_settle_now(game: CanastaGame, winner: int, margin: int, actor: Actor) -
 
 
 def _reason(reason: str) -> str:
-    return reason_required(reason, "a reason is required", error=TableReasonRequiredError)
+    return reason_required(reason, "a reason is required", error=CanastaReasonRequiredError)
 
 
 def canasta_void_request(*, game_id: int, actor: Actor, reason: str) -> CanastaVoidRequest:
@@ -298,7 +298,7 @@ def canasta_void_reject(*, request_id: int, actor: Actor, reason: str) -> Canast
 def _decide(*, request_id: int, actor: Actor, approve: bool, reason: str) -> CanastaVoidRequest:
     game_id = CanastaVoidRequest.objects.filter(pk=request_id).values_list("game_id", flat=True).first()
     if game_id is None:
-        raise TableError(f"no request {request_id}", code="not_found")
+        raise CanastaError(f"no request {request_id}", code="not_found")
     with transaction.atomic():
         game = game_lock(game_id)
         request = CanastaVoidRequest.objects.select_related("approval").get(pk=request_id)

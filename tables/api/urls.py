@@ -12,8 +12,6 @@ ROUND = TABLE + "rounds/<str:round_id>/"
 BOX = TABLE + "boxes/<str:box>/"
 
 urlpatterns = [
-    path("player-sessions/", views.SignInView.as_view(), name="api-player-sign-in"),
-    path("player-sessions/current/", views.CurrentSessionView.as_view(), name="api-player-session"),
     path("player/balance/", views.BalanceView.as_view(), name="api-player-balance"),
     path("player/statement/", views.StatementView.as_view(), name="api-player-statement"),
     path(TABLE + "state/", views.TableStateView.as_view(), name="api-table-state"),

@@ -5,40 +5,40 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any, cast
+from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.actors import Actor
-from casino.api import ProblemJSONRenderer
-from casino.authentication import (
-    TerminalOptionalPlayerAuthentication,
-    TerminalPlayerAuthentication,
-    TerminalTokenAuthentication,
-)
-from casino.errors import NotFoundError
-from casino.models import PlayerSession, Table, Terminal
-from casino.parsers import JSONBodyParser
-from casino.schema import TerminalApiSchema, problems
-from tables.api import serializers as s
-from tables.api.conf import api_setting
-from tables.api.idempotency import idempotency_key, run_idempotent
-from tables.api.permissions import (
+from casino.api_conf import api_setting
+from casino.api_permissions import (
     AtOwnTable,
-    HasPlayerSession,
     IsCardReader,
-    IsDealerTerminal,
-    IsPlayerTerminal,
     IsTerminal,
 )
-from tables.api.sessions import player_session_end, player_session_start
+from casino.api_throttling import PlayerRateThrottle, TerminalRateThrottle
+from casino.api_views import (
+    IDEMPOTENCY_PARAMETER,
+    TABLE_PARAMETER,
+    DealerApiView,
+    PlayerApiView,
+    TablePlayerView,
+    TerminalApiView,
+    path_id,
+)
+from casino.authentication import (
+    TerminalOptionalPlayerAuthentication,
+)
+from casino.errors import NotFoundError
+from casino.models import PlayerSession
+from casino.schema import problems
+from tables.api import serializers as s
+from tables.api.idempotency import idempotency_key, run_idempotent
 from tables.api.state import etag_matches, table_state_version_current, table_state_wait, terminal_state
-from tables.api.throttling import PlayerRateThrottle, SignInRateThrottle, TerminalRateThrottle
 from tables.models import BOX_NUMBERS, Bet, Box, Round, Shoe
 from tables.services.bets import bet_cancel, bet_place
 from tables.services.cards import card_correct, card_enter
@@ -48,108 +48,6 @@ from tables.services.seats import box_bets_behind_set, box_leave, box_take
 from tables.services.settlement import round_settle
 from tables.services.shoes import shoe_shuffle
 from wallet.selectors import account_balance, player_statement
-
-IDEMPOTENCY_PARAMETER = OpenApiParameter(
-    "Idempotency-Key",
-    str,
-    OpenApiParameter.HEADER,
-    required=True,
-    pattern=r"^[A-Za-z0-9._:\-]{1,100}$",
-    description="Unique per intended command (a UUID). A retry with the same key returns the first "
-    "response (`Idempotency-Replayed: true`); the same key with another payload is refused (422 "
-    "`idempotency_key_reused`); while the first is still running a duplicate gets 409 "
-    "`idempotency_in_progress` with `Retry-After`.",
-)
-
-
-class TerminalApiView(APIView):
-    """Any registered terminal (player terminal or card reader) with a valid credential."""
-
-    schema = TerminalApiSchema()
-    renderer_classes = [JSONRenderer, ProblemJSONRenderer]
-    parser_classes = [JSONBodyParser]
-    authentication_classes = [TerminalTokenAuthentication]
-    permission_classes = [IsTerminal]
-    throttle_classes = [TerminalRateThrottle]
-
-    @property
-    def terminal(self) -> Terminal:
-        # The authentication classes put the Terminal on request.user, which DRF types as a user.
-        return cast(Terminal, self.request.user)
-
-
-class PlayerApiView(TerminalApiView):
-    """A player signed in at this terminal: terminal credential plus player token."""
-
-    authentication_classes = [TerminalPlayerAuthentication]
-    permission_classes = [HasPlayerSession]
-    throttle_classes = [TerminalRateThrottle, PlayerRateThrottle]
-
-    @property
-    def session(self) -> PlayerSession:
-        # TerminalPlayerAuthentication puts the PlayerSession on request.auth, typed by DRF as a token.
-        return cast(PlayerSession, self.request.auth)
-
-
-def _session_data(session: PlayerSession) -> dict[str, Any]:
-    return {
-        "player": {"id": session.player_id, "display_name": session.player.display_name},
-        "table_id": session.table_id,
-        "terminal_id": session.terminal_id,
-        "started_at": session.started_at,
-        "expires_at": session.expires_at,
-        "hard_expires_at": session.hard_expires_at,
-    }
-
-
-# ---------------------------------------------------------------- player sessions
-
-
-class SignInView(TerminalApiView):
-    permission_classes = [IsPlayerTerminal]
-    throttle_classes = [TerminalRateThrottle, SignInRateThrottle]
-
-    @extend_schema(
-        operation_id="player_sign_in",
-        summary="Sign a player in at this player terminal (card number and PIN)",
-        description="Returns a short-lived player token bound to the player, this terminal and its "
-        "table. Five wrong PINs in a row lock the card for a while (`player_locked`). A new sign-in "
-        "ends any session still open at this terminal or of this player.",
-        tags=["player session"],
-        request=s.SignInInputSerializer,
-        responses={
-            201: s.SignInOutputSerializer,
-            **problems(409, s409="`terminal_without_table`, `gaming_day_closed`."),
-        },
-    )
-    def post(self, request: Request) -> Response:
-        data = s.SignInInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        session, token = player_session_start(terminal=self.terminal, **data.validated_data)
-        body = s.SignInOutputSerializer({**_session_data(session), "token": token}).data
-        return Response(body, status=status.HTTP_201_CREATED)
-
-
-class CurrentSessionView(PlayerApiView):
-    @extend_schema(
-        operation_id="player_session_current",
-        summary="The player signed in at this terminal",
-        tags=["player session"],
-        responses={200: s.PlayerSessionSerializer},
-    )
-    def get(self, request: Request) -> Response:
-        return Response(s.PlayerSessionSerializer(_session_data(self.session)).data)
-
-    @extend_schema(
-        operation_id="player_sign_out",
-        summary="Sign the player out: the player token stops working at once",
-        tags=["player session"],
-        responses={204: None},
-    )
-    def delete(self, request: Request) -> Response:
-        player_session_end(session=self.session)
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
 
 # ---------------------------------------------------------------- wallet
 
@@ -199,16 +97,6 @@ class StatementView(PlayerApiView):
 
 # ---------------------------------------------------------------- the table: boxes, bets, cards
 
-MAX_PATH_ID = 999_999_999_999
-
-
-def path_id(view: APIView, name: str) -> int:
-    """A numeric path parameter; anything else (or out of range) is a 404 problem, never a 500."""
-    raw = str(view.kwargs.get(name, ""))
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 12 or not 0 < int(raw) <= MAX_PATH_ID:
-        raise NotFoundError(f"No such {name.removesuffix('_id').replace('_', ' ')}.", code="not_found")
-    return int(raw)
-
 
 def path_box(view: APIView) -> int:
     """The box number in the path: 1 to 7, else a 404 ``no_such_box`` problem."""
@@ -218,9 +106,6 @@ def path_box(view: APIView) -> int:
     return int(raw)
 
 
-TABLE_PARAMETER = OpenApiParameter(
-    "table_id", int, OpenApiParameter.PATH, description="The table this terminal is placed at."
-)
 ROUND_PARAMETER = OpenApiParameter(
     "round_id", int, OpenApiParameter.PATH, description="The round (table state `round.id`)."
 )
@@ -231,22 +116,6 @@ BOX_PARAMETER = OpenApiParameter(
     description="Box number, 1 to 7 (a box the table does not use is a 404 `no_such_box`).",
 )
 BET_PARAMETER = OpenApiParameter("bet_id", int, OpenApiParameter.PATH)
-
-
-class TablePlayerView(PlayerApiView):
-    """A player signed in at a player terminal placed at this table."""
-
-    permission_classes = [HasPlayerSession, AtOwnTable]
-
-    def actor(self) -> Actor:
-        return Actor.at_terminal(self.terminal, self.session.player)
-
-    @property
-    def table(self) -> Table:
-        table = self.terminal.table
-        if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
-            raise NotFoundError("This terminal is not placed at a table.", code="not_found")
-        return table
 
 
 def _box_data(box: Box) -> dict[str, Any]:
@@ -503,22 +372,8 @@ class CardEnterView(TerminalApiView):
 # ---------------------------------------------------------------- the dealer's commands
 
 
-class DealerApiView(TerminalApiView):
-    """The dealer terminal placed at this table. Each command is one service called with the
-    terminal as the actor (its events and audit records name the terminal), under an
-    ``Idempotency-Key``: a retried command replays its first answer and runs once."""
-
-    permission_classes = [IsDealerTerminal, AtOwnTable]
-
-    def actor(self) -> Actor:
-        return Actor.at_terminal(self.terminal)
-
-    @property
-    def table(self) -> Table:
-        table = self.terminal.table
-        if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
-            raise NotFoundError("This terminal is not placed at a table.", code="not_found")
-        return table
+class DealerRoundView(DealerApiView):
+    """A dealer command on a round of this table."""
 
     def round_command(self, request: Request, command: str, run: Callable[..., Round]) -> Response:
         """Run ``run(round_id, actor) -> Round`` once per key and answer with the round."""
@@ -534,7 +389,7 @@ class DealerApiView(TerminalApiView):
 DEALER_TAG = "dealer"
 
 
-class RoundOpenView(DealerApiView):
+class RoundOpenView(DealerRoundView):
     @extend_schema(
         operation_id="round_open",
         summary="Open betting for the table's next round (dealer terminals)",
@@ -560,7 +415,7 @@ class RoundOpenView(DealerApiView):
         )
 
 
-class RoundCloseBettingView(DealerApiView):
+class RoundCloseBettingView(DealerRoundView):
     @extend_schema(
         operation_id="round_close_betting",
         summary="No more bets: betting closes and the deal begins (dealer terminals)",
@@ -576,7 +431,7 @@ class RoundCloseBettingView(DealerApiView):
         return self.round_command(request, "round_close_betting", round_close_betting)
 
 
-class InsuranceCloseView(DealerApiView):
+class InsuranceCloseView(DealerRoundView):
     @extend_schema(
         operation_id="insurance_close",
         summary="End the insurance offer: every bettor still undecided declines (dealer terminals)",
@@ -591,7 +446,7 @@ class InsuranceCloseView(DealerApiView):
         return self.round_command(request, "insurance_close", insurance_close)
 
 
-class CardCorrectView(DealerApiView):
+class CardCorrectView(DealerRoundView):
     @extend_schema(
         operation_id="card_correct",
         summary="Correct a misscan: the card that really left the shoe, or none (dealer terminals)",
@@ -628,7 +483,7 @@ class CardCorrectView(DealerApiView):
         )
 
 
-class RoundSettleView(DealerApiView):
+class RoundSettleView(DealerRoundView):
     @extend_schema(
         operation_id="round_settle",
         summary="Settle a round played to its end: payout lines, the ledger posted (dealer terminals)",
@@ -658,7 +513,7 @@ def _shoe_data(shoe: Shoe) -> dict[str, Any]:
     }
 
 
-class ShoeShuffleView(DealerApiView):
+class ShoeShuffleView(DealerRoundView):
     @extend_schema(
         operation_id="shoe_shuffle",
         summary="Record a shuffle: the shoe is retired and a new one starts (dealer terminals)",

@@ -10,8 +10,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino.actors import Actor
-from casino.errors import PermissionRefusedError
+from casino.errors import PermissionRefusedError, game
 from casino.gaming_day_state import gaming_day_writable
+from casino.table_access import require_player
 from games.blackjack import Bet as EngineBet
 from games.blackjack import BetKind as EngineBetKind
 from games.blackjack.betting import bet_check, betting_view
@@ -19,8 +20,7 @@ from games.blackjack.rules import RuleSet as EngineRuleSet
 from tables.errors import BettingClosedError, NoSuchBoxError, NotBoxOwnerError, RoundNotOpenError, TableError
 from tables.locking import lock_round, round_lock_take
 from tables.models import BOX_NUMBERS, Bet, BetKind, BetStatus, Box, Round, RoundStatus, Seat
-from tables.services.commands import bets_release, engine_player, engine_seats, game, stake_hold
-from tables.services.common import require_player
+from tables.services.commands import bets_release, engine_player, engine_seats, stake_hold
 from tables.services.config import config_get, config_limits, config_rules
 from tables.sql import bet_insert, bets_for_check, player_lock, round_for_bet
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from django.utils import timezone
 
 from casino.actors import Actor, require_staff
-from casino.errors import reason_required
+from casino.errors import game, reason_required
+from casino.table_access import is_dealer_terminal_at
 from games.blackjack import DealCard
 from games.cards import Card
 from games.errors import GameError
@@ -23,13 +24,12 @@ from tables.services.commands import (
     AppliedDefault,
     Work,
     finish,
-    game,
     is_virtual,
     round_command,
     round_state,
     step,
 )
-from tables.services.common import EventDraft, is_dealer_terminal_at, require_dealer_or_reader
+from tables.services.common import EventDraft, require_dealer_or_reader
 
 
 def card_enter(*, round_id: int, actor: Actor, card: str) -> Round:

@@ -28,9 +28,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino.actors import Actor
-from casino.errors import ServiceError
+from casino.errors import ServiceError, game
 from casino.gaming_day_state import gaming_day_writable
 from casino.models import Player
+from casino.table_access import require_terminal_at
 from games.blackjack import (
     Action,
     CloseBetting,
@@ -54,10 +55,10 @@ from games.blackjack.events import BetRefunded
 from games.blackjack.rules import RuleSet as EngineRuleSet
 from games.cards import Card
 from games.errors import GameError
-from tables.errors import RoundInProgressError, RoundNotOpenError, TableError, from_game_error
+from tables.errors import RoundInProgressError, RoundNotOpenError, TableError
 from tables.locking import lock_round
 from tables.models import Bet, BetHold, BetKind, BetStatus, Box, Round, RoundStatus, Shoe
-from tables.services.common import EventDraft, events_write, require_terminal_at
+from tables.services.common import EventDraft, events_write
 from tables.services.config import config_get, config_rules
 from tables.services.shoes import shoe_remaining
 from tables.sql import bet_hold_link_insert
@@ -74,14 +75,6 @@ PHASE_STATUS = {
     Phase.DEALER: RoundStatus.DEALER,
     Phase.SETTLED: RoundStatus.SETTLING,
 }
-
-
-def game(call: Callable[[], T]) -> T:
-    """Run an engine call; its refusal becomes the service error with the same code."""
-    try:
-        return call()
-    except GameError as error:
-        raise from_game_error(error) from error
 
 
 def engine_player(player_id: int) -> str:

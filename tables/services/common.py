@@ -13,34 +13,11 @@ from django.utils import timezone
 
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError
-from casino.models import Player, Table, Terminal
+from casino.models import Table, Terminal
+from casino.table_access import is_dealer_terminal_at, require_terminal_at
 from games.blackjack import RoundState, state_to_dict
 from tables.errors import NotTableDealerError
 from tables.models import Round, RoundEvent, TableDealer
-
-
-class WrongTableError(PermissionRefusedError):
-    code = "wrong_table"
-
-
-def require_terminal_at(actor: Actor, table: Table) -> None:
-    """A terminal placed at a table acts at that table only: anything else is refused
-    ``wrong_table`` (before any effect: round commands check it before overdue defaults)."""
-    terminal = actor.terminal
-    if terminal is not None and terminal.table_id not in (None, table.pk):
-        raise WrongTableError("This terminal is placed at another table.")
-
-
-def is_dealer_terminal_at(actor: Actor, table: Table) -> bool:
-    """The actor is an active dealer terminal placed at this table, with no player on it."""
-    terminal = actor.terminal
-    return (
-        terminal is not None
-        and actor.player is None
-        and terminal.kind == Terminal.Kind.DEALER_TERMINAL
-        and terminal.table_id == table.pk
-        and terminal.is_active
-    )
 
 
 def table_dealer_id(table: Table) -> int | None:
@@ -85,17 +62,6 @@ def require_dealer_or_reader(actor: Actor, table: Table) -> None:
     ):
         return
     raise PermissionRefusedError("Only the table's dealer or card reader may do that.")
-
-
-def require_player(actor: Actor, table: Table) -> Player:
-    """Player commands: a player logged in at a terminal of this table (or unbound terminal)."""
-    player = actor.player
-    if player is None:
-        raise PermissionRefusedError("A player must be logged in at a terminal.")
-    require_terminal_at(actor, table)
-    if not player.is_active or player.casino_id != table.casino_id:
-        raise PermissionRefusedError("This player cannot play at this table.")
-    return player
 
 
 @dataclass

@@ -27,6 +27,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from casino.actors import Actor, require_staff
+from casino.errors import InvalidConfigurationError
 from casino.four_eyes import (
     ApprovalDecidedError,
     approval_audit_fields,
@@ -41,11 +42,7 @@ from games.blackjack.rules import RuleSet as EngineRuleSet
 from games.blackjack.rules import ruleset_from_dict
 from games.canasta import preset as canasta_preset
 from games.errors import InvalidRuleSetError
-from tables.errors import (
-    ConfigChangePendingError,
-    HouseEdgeNotComputedError,
-    InvalidConfigurationError,
-)
+from tables.errors import ConfigChangePendingError, HouseEdgeNotComputedError
 from tables.locking import (
     config_proposal_lock,
     paytable_lock,

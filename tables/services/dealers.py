@@ -19,10 +19,11 @@ from django.utils import timezone
 from casino.actors import Actor, require_staff
 from casino.errors import PermissionRefusedError
 from casino.models import Table
+from casino.table_access import require_terminal_at
 from tables.errors import RoundInProgressError, TableClosedError, TableError
 from tables.locking import table_lock
 from tables.models import Round, TableDealer
-from tables.services.common import require_dealer_or_reader, require_terminal_at, table_dealer_id
+from tables.services.common import require_dealer_or_reader, table_dealer_id
 
 if TYPE_CHECKING:
     pass

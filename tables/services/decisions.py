@@ -9,8 +9,9 @@ from collections.abc import Callable
 from django.utils import timezone
 
 from casino.actors import Actor
-from casino.errors import PermissionRefusedError
+from casino.errors import PermissionRefusedError, game
 from casino.models import Player
+from casino.table_access import require_player
 from games.blackjack import (
     CloseInsurance,
     Decision,
@@ -33,12 +34,11 @@ from tables.services.commands import (
     bet_hold,
     engine_player,
     finish,
-    game,
     round_command,
     round_state,
     step,
 )
-from tables.services.common import require_dealer_or_reader, require_player
+from tables.services.common import require_dealer_or_reader
 from tables.services.config import config_get
 
 # The decisions a box owner may name (rules 5.1-5.4, 5.7); the engine says which are legal now.

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino.actors import Actor
-from casino.errors import reason_required
+from casino.errors import game, reason_required
 from casino.four_eyes import approval_audit_fields, approval_decide, approval_request
 from games.cards import Card
 from tables.errors import (
@@ -32,7 +32,6 @@ from tables.models import (
     RoundRequestDecision,
 )
 from tables.services.cards import card_correct
-from tables.services.commands import game
 from tables.services.common import require_dealer_or_reader
 from tables.services.rounds import round_void
 

@@ -14,12 +14,12 @@ from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
 from casino.actors import Actor, require_staff
+from casino.errors import InvalidConfigurationError, game
 from casino.gaming_day_state import gaming_day_writable
 from casino.models import Table
 from games.blackjack import new_round, state_to_dict
 from tables.errors import (
     BettingClosedError,
-    InvalidConfigurationError,
     RoundInProgressError,
     RoundNotOpenError,
     ShuffleDueError,
@@ -46,7 +46,6 @@ from tables.services.commands import (
     betting_close,
     engine_seats,
     finish,
-    game,
     round_command,
     round_state,
     schedule_defaults,

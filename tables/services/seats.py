@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from casino.actors import Actor
 from casino.models import Table
+from casino.table_access import require_player
 from tables.errors import (
     BoxLimitReachedError,
     BoxTakenError,
@@ -21,7 +22,6 @@ from tables.errors import (
 from tables.locking import box_lock, lock_round, table_lock
 from tables.models import BOX_NUMBERS, OPEN_ROUND_STATUSES, Bet, BetStatus, Box, Round, Seat
 from tables.services.commands import bets_release
-from tables.services.common import require_player
 from tables.services.config import table_config_current
 
 

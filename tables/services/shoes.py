@@ -19,12 +19,14 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from casino.actors import Actor
+from casino.errors import InvalidConfigurationError
 from casino.models import Table
+from casino.table_access import is_dealer_terminal_at
 from games.cards import shoe_cards
-from tables.errors import InvalidConfigurationError, RoundInProgressError, TableError
+from tables.errors import RoundInProgressError, TableError
 from tables.locking import table_lock
 from tables.models import Round, Shoe, TableConfigVersion
-from tables.services.common import is_dealer_terminal_at, require_dealer_or_reader
+from tables.services.common import require_dealer_or_reader
 from tables.services.config import config_current_ids, config_get, config_rules, table_config_current
 
 

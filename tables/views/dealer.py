@@ -32,10 +32,10 @@ from accounting.models import Slip
 from accounting.selectors import slip_signed_last, slip_state, slips_open
 from accounting.tips import NoRoundToTipError, round_tips, round_tips_marker, tip_record, tips_none_record
 from accounting.views_tips import tip_amount_read
-from casino.errors import ServiceError
+from casino.errors import ServiceError, game
 from casino.models import Game, Table
 from casino.refusals import refusal_text
-from casino.views import HtmxHttpRequest, staff_page, staff_user
+from casino.views import HtmxHttpRequest, staff_page, staff_table, staff_user
 from games.cards import Card
 from tables.api.state import table_state_version_current
 from tables.errors import TableError
@@ -62,10 +62,8 @@ from tables.services import (
     round_settle,
     shoe_shuffle,
 )
-from tables.services.commands import game
 from tables.services.common import table_dealer_id
 from tables.services.shoes import shoe_and_config_current
-from tables.views.access import staff_table
 
 CONSOLE = "tables/dealer/console.html"
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")

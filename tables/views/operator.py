@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
 from casino.models import Approval, BackgroundJob, Casino, Game, RuleSet, RuleSetVersion, Table
-from casino.views import HtmxHttpRequest, staff_page, staff_user
+from casino.views import HtmxHttpRequest, staff_casino_id, staff_page, staff_table, staff_user
 from games.errors import InvalidRuleSetError
 from tables.errors import TableError
 from tables.forms import (
@@ -58,7 +58,6 @@ from tables.services import (
 )
 from tables.services.config import config_change_waits_for
 from tables.services.table_setup import table_create
-from tables.views.access import staff_casino_id, staff_table
 
 # How many of a table's versions the history shows side by side (newest first).
 HISTORY_VERSIONS = 8

@@ -32,7 +32,7 @@ from casino.errors import ServiceError
 from casino.four_eyes import may_decide
 from casino.models import Game, Table
 from casino.refusals import refusal_text
-from casino.views import HtmxHttpRequest, staff_page, staff_user
+from casino.views import HtmxHttpRequest, staff_casino_id, staff_page, staff_user
 from tables.errors import TableError
 from tables.models import (
     OPEN_ROUND_STATUSES,
@@ -47,7 +47,6 @@ from tables.models import (
 )
 from tables.selectors import HeldRound, config_approvals_waiting, held_payouts
 from tables.services import Actor, card_correct, payouts_decide, round_request_approve, round_request_reject
-from tables.views.access import staff_casino_id
 
 FLOOR = "tables/pit/floor.html"
 FLOOR_STATES = {

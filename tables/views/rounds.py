@@ -27,6 +27,7 @@ from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext_lazy as _
 
+from casino.views import staff_casino_id
 from tables.models import RoundStatus
 from tables.replay import ReplayError, round_export, round_replay_check
 from tables.round_audit import (
@@ -39,7 +40,7 @@ from tables.round_audit import (
     round_summary,
     status_label,
 )
-from tables.views.access import staff_casino_id, staff_round
+from tables.views.access import staff_round
 
 ROUND_AUDIT_PERMISSIONS = ("casino.supervise_pit", "casino.view_audit")
 

@@ -17,7 +17,7 @@ from accounting.win import table_records
 from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import Player, PlayerSession, Table, Terminal
-from tables.api.sessions import player_session_start
+from casino.player_sessions import player_session_start
 from tests.accounting.conftest import day_closed_before_its_end, snapshot
 from tests.accounting.drop_support import signed_in
 from tests.api.conftest import ApiClient, make_device

@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 
 from casino.actors import Actor
 from casino.models import Casino, Table, Terminal
+from casino.player_sessions import player_session_start
 from casino.services import terminal_credential_issue, terminal_register
-from tables.api.sessions import player_session_start
 from tables.models import Round
 from tables.services.bets import bet_place
 from tables.services.config import table_settings_change

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.core import checks
 
-from tables.api.conf import RENAMED, api_setting
+from casino.api_conf import RENAMED, api_setting
 
 
 def _errors() -> list[str]:

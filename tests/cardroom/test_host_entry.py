@@ -20,8 +20,8 @@ from cardroom.services import (
     canasta_seat_take,
 )
 from cardroom.services.games import deal_hash
+from casino.errors import GameRefusedError
 from casino.models import AuditRecord, Table
-from tables.errors import GameRefusedError
 from tables.services import Actor
 from tests.cardroom.conftest import at_terminal, balance, configured, venue_balance
 from wallet.models import AccountKind

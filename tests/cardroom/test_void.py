@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from cardroom.errors import CanastaReasonRequiredError
 from cardroom.models import CanastaDeal, CanastaGame, CanastaGameStatus, CanastaVoidRequest
 from cardroom.services import (
     canasta_game_open,
@@ -18,7 +19,6 @@ from cardroom.services import (
 from casino.errors import ServiceError
 from casino.four_eyes import FourEyesRequiredError
 from casino.models import Approval, AuditRecord
-from tables.errors import TableReasonRequiredError
 from tables.services import Actor
 from tests.cardroom.conftest import at_terminal, balance
 from tests.factories import staff_user
@@ -126,7 +126,7 @@ def test_a_rejected_void_leaves_the_game_playing_and_a_void_needs_a_reason(
     canasta_table, four_players, host, pit_boss
 ):
     game = started_game(canasta_table, four_players, host)
-    with pytest.raises(TableReasonRequiredError):
+    with pytest.raises(CanastaReasonRequiredError):
         canasta_void_request(game_id=game.pk, actor=Actor.staff(host), reason="   ")
     assert CanastaVoidRequest.objects.count() == 0 and Approval.objects.count() == 0
     request = canasta_void_request(game_id=game.pk, actor=Actor.staff(host), reason="abandoned")

@@ -8,9 +8,9 @@ import pytest
 
 from casino.actors import Actor
 from casino.models import Casino, Player, PlayerSession, Table, Terminal, TerminalCredential
+from casino.player_sessions import player_session_start
 from casino.services import terminal_credential_issue, terminal_register
 from casino.sql import credential_with_terminal, session_with_player
-from tables.api.sessions import player_session_start
 
 
 def _digest(token: str) -> str:

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from casino.models import Table, Terminal
+from casino.player_sessions import player_session_start
 from casino.services import player_create, terminal_register
-from tables.api.sessions import player_session_start
 from tables.models import PayoutLine
 from tables.services import (
     Actor,

@@ -478,11 +478,26 @@ def test_a_decision_for_a_box_without_a_bet_is_box_not_playing_409_and_a_box_num
     assert refused.status == 409
     assert RoundEvent.objects.count() == events
     # an engine refusal keeps its status through the service: no_such_box is a 404 everywhere
+    from casino.errors import from_game_error
     from games.errors import GameError
-    from tables.errors import from_game_error
 
     assert from_game_error(GameError("no box 9", code="no_such_box")).status == 404
     assert from_game_error(GameError("not now", code="not_your_turn")).status == 409
+
+
+def test_an_engine_refusal_has_the_status_of_the_table_error_with_its_code():
+    """casino.errors.GAME_ERROR_STATUS names the statuses of the table's own errors for the codes
+    the engine shares with them: one status per code."""
+    from casino.errors import GAME_ERROR_STATUS
+    from tables.errors import (
+        NoSuchBoxError,
+        NotBoxOwnerError,
+        StakeAboveTableMaxError,
+        StakeBelowTableMinError,
+    )
+
+    for error in (NoSuchBoxError, NotBoxOwnerError, StakeBelowTableMinError, StakeAboveTableMaxError):
+        assert GAME_ERROR_STATUS[error.code] == error.status
 
 
 @pytest.mark.django_db

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from casino.errors import ServiceError
-from tables.selectors import access_table
+from casino.selectors import access_table
 from tables.simulation import simulate_table
 
 

@@ -12,14 +12,14 @@ import secrets
 from django.db import transaction
 from django.utils import timezone
 
+from casino.api_conf import api_setting
 from casino.audit import audit_append
 from casino.errors import ConflictError, PermissionRefusedError, ServiceError
 from casino.gaming_day_state import gaming_day_writable
+from casino.locking import player_session_lock, sign_in_lock
 from casino.models import PlayerSession, Terminal
 from casino.services import player_check_pin
 from casino.sql import session_with_player
-from tables.api.conf import api_setting
-from tables.locking import player_session_lock, sign_in_lock
 
 TOKEN_PREFIX_LENGTH = 8
 # A session's sliding expiry is written at most this often, so that polling does not write a row

@@ -40,6 +40,7 @@ def renamed_settings_check(**kwargs: Any) -> list[checks.CheckMessage]:
         checks.Error(
             f"{old} is no longer read: it was renamed {new}, in whole milliseconds.",
             hint=f"Set {new} instead (and remove {old}).",
+            # The id it was first given, kept for SILENCED_SYSTEM_CHECKS lists that name it.
             id="tables.E001",
         )
         for old, new in RENAMED.items()

@@ -1,4 +1,4 @@
-"""Throttles keyed per terminal and per player. Rates come from ``tables.api.conf`` (Django
+"""Throttles keyed per terminal and per player. Rates come from ``casino.api_conf`` (Django
 settings or the environment); an empty rate switches a throttle off. Counters live in the default
 cache: per process with the local-memory cache, shared by every web process once ``CACHE_URL``
 points at Redis. A refusal is a problem+json 429 with ``Retry-After``."""
@@ -9,8 +9,8 @@ from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
+from casino.api_conf import api_setting
 from casino.models import PlayerSession, Terminal
-from tables.api.conf import api_setting
 
 
 class _ConfiguredRateThrottle(SimpleRateThrottle):
