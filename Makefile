@@ -60,7 +60,7 @@ lint: install
 # migrations excluded). Needs no database: the settings give mypy's Django plugin a placeholder URL.
 typecheck: install
 	$(BIN)/mypy --strict games
-	$(BIN)/mypy accounting casino tables wallet
+	$(BIN)/mypy casino wallet tables cardroom accounting floor
 
 importlint: install
 	$(BIN)/lint-imports

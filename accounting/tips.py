@@ -288,7 +288,7 @@ def round_tips(round_id: int) -> list[Tip]:
 
 def round_tips_marker(round_id: int) -> tuple[int, int | None]:
     """How many tips (and "no tips" records) a round has and the last one's id: what changes when
-    one is recorded, wherever from (the console's version: ``tables.views.dealer``)."""
+    one is recorded, wherever from (the console's version: ``floor.console``)."""
     marker = Tip.objects.filter(round_id=round_id).aggregate(count=Count("pk"), last=Max("pk"))
     return marker["count"], marker["last"]
 

@@ -61,6 +61,7 @@ from django.test import Client  # noqa: E402
 from casino.models import Player  # noqa: E402
 from casino.seeding import seed_all  # noqa: E402
 from casino.services import staff_role_assign  # noqa: E402
+from floor.console import console_version  # noqa: E402
 from games.cards import shoe_cards  # noqa: E402
 from tables.models import Round, RoundStatus, Shoe, Table  # noqa: E402
 from tables.selectors import table_state  # noqa: E402
@@ -73,7 +74,6 @@ from tables.services import (  # noqa: E402
     table_open_for_play,
     table_settings_change,
 )
-from tables.views.dealer import console_version  # noqa: E402
 from wallet.services import system_buy_in, system_table_fill  # noqa: E402
 
 HTMX = {"HX-Request": "true"}

@@ -12,6 +12,7 @@ urlpatterns = [
     path("v1/player-sessions/current/", api_views.CurrentSessionView.as_view(), name="api-player-session"),
     path("v1/", include("tables.api.urls")),
     path("v1/", include("cardroom.api_urls")),
+    path("v1/", include("accounting.api_urls")),
     # Last: whatever else is under /api/ (newlines in the path too) is a problem+json 404, never an
     # HTML page or a redirect.
     re_path(r"^(?P<path>[\s\S]*)$", api.endpoint_not_found, name="api-not-found"),

@@ -66,7 +66,7 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
 # The page each role lands on after login (URL names).
 ROLE_HOME = {
     DEALER: "casino:dealer_home",
-    PIT_BOSS: "tables:floor",
+    PIT_BOSS: "floor:floor",
     OPERATOR: "operator:home",
     AUDITOR: "audit:home",
     CASHIER: "cage:home",

@@ -12,6 +12,7 @@ urlpatterns = [
     path("audit/", include("casino.audit_urls")),
     path("accounting/", include("accounting.urls")),
     path("cardroom/", include("cardroom.urls")),
+    path("", include("floor.urls")),
     path("", include("tables.urls")),
     path("", include("casino.staff_urls")),
 ]

@@ -4,7 +4,7 @@ lists for audit, and access scoping."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,11 @@ from games.blackjack import current_turn, legal_actions, next_card_target, state
 from games.cards import hand_value, is_blackjack
 from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Shoe, TableConfigVersion
 from tables.services.shoes import shoe_and_config_current, shuffle_due
+
+
+def round_numbers(round_ids: Collection[int]) -> dict[int, int]:
+    """Each round's number at its table, by round id (the cage's open holds name their round)."""
+    return dict(Round.objects.filter(pk__in=round_ids).values_list("pk", "number"))
 
 
 def round_current(table: Table) -> Round | None:

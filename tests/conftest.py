@@ -78,7 +78,7 @@ def seeded(db: Any) -> None:
 @pytest.fixture(autouse=True)
 def _cache_empty() -> None:
     """Every test starts with empty caches: a table's console view is kept under its version's
-    digest (tables/views/dealer.py), which another test's table may reach with other rows; and
+    digest (floor/console.py), which another test's table may reach with other rows; and
     the process keeps what an approved version implies (its configuration with its rules, its
     main-game edge) under the version's id, which in the demo casino is the same in every test,
     while the rows it came from (the edge's job) were rolled back with the test that made them."""

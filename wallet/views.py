@@ -52,7 +52,6 @@ from casino.refusals import refusal_text
 from casino.selectors import casino_for_user
 from casino.services import player_card_lock, player_card_unlock, player_create
 from casino.views import HtmxHttpRequest, staff_page, staff_user
-from tables.models import Round
 from tables.round_audit import money
 from wallet.forms import (
     AdjustmentForm,
@@ -73,6 +72,7 @@ from wallet.models import (
     Transfer,
     TransferKind,
 )
+from wallet.references import reference_numbers
 from wallet.selectors import Balance, account_balance, player_account, player_statement
 from wallet.services import (
     adjustment_approval_threshold_minor,
@@ -214,7 +214,7 @@ def open_holds(player: Player) -> list[OpenHold]:
         for hold in holds
         if hold.reference_type == "round" and hold.reference_id.isdigit()
     ]
-    numbers = dict(Round.objects.filter(pk__in=round_ids).values_list("pk", "number"))
+    numbers = reference_numbers("round", round_ids)
     return [
         OpenHold(
             hold=hold,

@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "tables",
     "cardroom",
     "accounting",
+    "floor",
 ]
 
 MIDDLEWARE = [
@@ -98,6 +99,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "casino.context_processors.venue",
+                "floor.context_processors.waiting",
             ],
         },
     }

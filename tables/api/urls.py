@@ -5,7 +5,7 @@ malformed one is a problem+json 404 like any other, never Django's HTML page."""
 
 from django.urls import path
 
-from tables.api import tips, views
+from tables.api import views
 
 TABLE = "tables/<str:table_id>/"
 ROUND = TABLE + "rounds/<str:round_id>/"
@@ -29,5 +29,4 @@ urlpatterns = [
     path(ROUND + "close-insurance/", views.InsuranceCloseView.as_view(), name="api-insurance-close"),
     path(ROUND + "card-correction/", views.CardCorrectView.as_view(), name="api-card-correct"),
     path(ROUND + "settle/", views.RoundSettleView.as_view(), name="api-round-settle"),
-    path(TABLE + "tips/", tips.TipView.as_view(), name="api-tip"),
 ]

@@ -23,7 +23,7 @@ from tables.models import Round, RoundEvent, TableDealer
 def table_dealer_id(table: Table) -> int | None:
     """The user id of the dealer signed on to the table, or None (``tables.services.dealers``):
     as read with the table when it was (``signed_on_dealer_id``: a round's table under the
-    round's lock, ``tables.locking.lock_round``; the console's table, ``tables.views.dealer``),
+    round's lock, ``tables.locking.lock_round``; the console's table, ``floor.console``),
     else read now."""
     if "signed_on_dealer_id" in table.__dict__:
         dealer_id: int | None = table.__dict__["signed_on_dealer_id"]

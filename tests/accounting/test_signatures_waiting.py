@@ -120,7 +120,7 @@ def test_a_count_the_pit_boss_signed_first_waits_for_a_dealer(table, dealer, pit
 @pytest.mark.usefixtures("bj1_open")
 def test_a_slip_waits_for_the_cage_then_the_table_and_shows_on_the_console(table, dealer, pit_boss, cashier):
     console = _client(dealer)
-    console_url = reverse("tables:console", args=["BJ1"])
+    console_url = reverse("floor:console", args=["BJ1"])
     version = re.search(r'data-version="([0-9a-f]+)"', console.get(console_url).content.decode()).group(1)
     assert "slip-in-flight" not in console.get(console_url).content.decode()
     # when the pit boss requests a fill: it waits for the cage, and the cashier's count says so
@@ -133,7 +133,7 @@ def test_a_slip_waits_for_the_cage_then_the_table_and_shows_on_the_console(table
     assert counts == {"pitboss-1": 0, "cashier-1": 1, "dealer-1": 0}
     assert _header_count(_client(cashier), reverse("cage:home")) == 1
     # and the table's console shows the fill in flight within a poll (its version moved on)
-    live = console.get(reverse("tables:console_live", args=["BJ1"]), {"version": version}, **HTMX)
+    live = console.get(reverse("floor:console_live", args=["BJ1"]), {"version": version}, **HTMX)
     assert live.status_code == 200
     shown = re.search(
         r'<p class="banner warn slip-in-flight"[^>]*data-step="(\w+)">(.*?)</p>', live.content.decode(), re.S

@@ -432,7 +432,7 @@ def test_the_console_and_the_round_list_read_in_the_language_chosen(big_bet, lan
     client = Client()
     client.force_login(staff_user("dealer", "dealer-1"))
     _in_language(client, language)
-    console = client.get(reverse("tables:console", args=["BJ1"])).content.decode()
+    console = client.get(reverse("floor:console", args=["BJ1"])).content.decode()
     assert title in console and action in console and amount in console
     assert f'<html lang="{language}">' in console
     pit_boss = Client()
@@ -457,7 +457,7 @@ def test_a_game_and_a_terminal_kind_are_named_in_the_language_chosen(seeded: Any
     client = Client()
     client.force_login(staff_user("dealer", "dealer-1"))
     _in_language(client, language)
-    console = client.get(reverse("tables:console", args=["CA1"])).content.decode()
+    console = client.get(reverse("floor:console", args=["CA1"])).content.decode()
     assert GAME_NAMED[language] in console
     with translation.override(language):
         assert (

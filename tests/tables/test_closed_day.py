@@ -92,7 +92,7 @@ def test_no_round_opens_in_a_closed_day_through_the_service_or_the_console(table
     refused("gaming_day_closed", round_open, table=table, actor=Actor.staff(dealer))
     client = Client()
     client.force_login(dealer)
-    url = reverse("tables:console_action", args=["BJ1", "open-betting"])
+    url = reverse("floor:console_action", args=["BJ1", "open-betting"])
     for headers in ({}, {"HTTP_HX_REQUEST": "true"}):
         response = client.post(url, **headers)
         page = response.content.decode()

@@ -48,7 +48,7 @@ from tables.models import (
 from tables.selectors import HeldRound, config_approvals_waiting, held_payouts
 from tables.services import Actor, card_correct, payouts_decide, round_request_approve, round_request_reject
 
-FLOOR = "tables/pit/floor.html"
+FLOOR = "floor/pit/floor.html"
 FLOOR_STATES = {
     "closed": gettext_lazy("Closed"),
     "open": gettext_lazy("Open, no round"),
@@ -326,7 +326,7 @@ def floor_live(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 def queue(request: HtmxHttpRequest) -> HttpResponse:
     context = _queue_context(request)
-    template = "tables/pit/queue.html#queue" if request.htmx else "tables/pit/queue.html"
+    template = "floor/pit/queue.html#queue" if request.htmx else "floor/pit/queue.html"
     return _vary(render(request, template, context))
 
 
@@ -336,7 +336,7 @@ def queue_live(request: HtmxHttpRequest) -> HttpResponse:
     context = _queue_context(request)
     if request.GET.get("version") == context["queue_version"]:
         return _vary(HttpResponse(status=204))
-    return _vary(render(request, "tables/pit/queue.html#queue", context))
+    return _vary(render(request, "floor/pit/queue.html#queue", context))
 
 
 def _decided(request: HtmxHttpRequest, error: ServiceError | None, done: str) -> HttpResponse:
@@ -349,13 +349,13 @@ def _decided(request: HtmxHttpRequest, error: ServiceError | None, done: str) ->
             "done": "" if error else done,
         }
         return _vary(
-            render(request, "tables/pit/queue.html#queue", context, status=error.status if error else 200)
+            render(request, "floor/pit/queue.html#queue", context, status=error.status if error else 200)
         )
     if error is not None:
         messages.error(request, f"{refusal_text(error)} ({error.code})")
     else:
         messages.success(request, done)
-    return redirect(request.POST.get("next") or "tables:queue")
+    return redirect(request.POST.get("next") or "floor:queue")
 
 
 def _line_ids(values: list[str]) -> set[int]:

@@ -1,4 +1,4 @@
-"""The dealer console (tables/views/dealer.py): each view with and without htmx, for the dealer
+"""The dealer console (floor/console.py): each view with and without htmx, for the dealer
 and the roles it is not for; the live version; actions succeeding and refused (nothing moved);
 a round played through the console on a virtual and on a physical shoe; decisions recorded by
 the dealer; and what each action costs in SQL statements."""
@@ -54,11 +54,11 @@ def _client(user: Any) -> Client:
 
 
 def _console_url(table: str = "BJ1") -> str:
-    return reverse("tables:console", args=[table])
+    return reverse("floor:console", args=[table])
 
 
 def _action_url(action: str, table: str = "BJ1") -> str:
-    return reverse("tables:console_action", args=[table, action])
+    return reverse("floor:console_action", args=[table, action])
 
 
 def _closed(table: Table) -> None:
@@ -167,7 +167,7 @@ def test_the_console_is_drawn_whole_or_as_the_partial(table, dealer, name):
 @pytest.mark.django_db
 def test_the_recall_is_drawn_whole_or_as_the_partial(table, dealer):
     client = _client(dealer)
-    url = reverse("tables:recall", args=["BJ1"])
+    url = reverse("floor:recall", args=["BJ1"])
     plain = client.get(url)
     partial = client.get(url, **HTMX)
     assert (plain.status_code, partial.status_code) == (200, 200)
@@ -242,7 +242,7 @@ def test_the_live_console_answers_204_until_something_changes(table, dealer):
     client = _signed_on_open(table, dealer)
     _act(client, table, "open-betting")
     version = VERSION.search(_page(client.get(_console_url()))).group(1)
-    live = reverse("tables:console_live", args=["BJ1"])
+    live = reverse("floor:console_live", args=["BJ1"])
     # when nothing changed: 204, twice
     for headers in ({}, HTMX):
         unchanged = client.get(live, {"version": version}, **headers)
@@ -746,7 +746,7 @@ def test_consoles_of_a_table_share_its_view_at_a_version_and_see_each_change(tab
     client = _signed_on_open(table, dealer)
     _act(client, table, "open-betting")
     watcher = _client(staff_user("dealer", "dealer-watch"))
-    live = reverse("tables:console_live", args=["BJ1"])
+    live = reverse("floor:console_live", args=["BJ1"])
 
     # when both draw the console at one version
     with CaptureQueriesContext(connection) as first:
@@ -829,7 +829,7 @@ def test_a_view_built_for_an_english_console_reads_in_hungarian_on_another(table
     )
     english = _page(client.get(_console_url(), **HTMX))
     version = VERSION.search(english).group(1)
-    assert cache.get(f"tables:console-view:{table.pk}:{version}:en") is not None
+    assert cache.get(f"floor:console-view:{table.pk}:{version}:en") is not None
 
     # when a Hungarian-speaking dealer draws the same version, from that view
     watcher = _hungarian_dealer()
@@ -858,4 +858,4 @@ def test_the_payout_summary_reads_in_each_consoles_language(table, dealer):
     assert "Higher total pays 1:1 (§\u00a07)" in english and "20.00" in english
     assert "A magasabb összeg 1:1-et fizet (§\u00a07)" in magyar and "20,00" in magyar
     assert "Higher total" not in magyar and "magasabb" not in english
-    assert cache.get(f"tables:console-view:{table.pk}:{version}:hu") is not None
+    assert cache.get(f"floor:console-view:{table.pk}:{version}:hu") is not None

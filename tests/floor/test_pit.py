@@ -1,4 +1,4 @@
-"""The pit boss's desk (tables/views/pit.py): the floor and the approvals queue with and without
+"""The pit boss's desk (floor/pit.py): the floor and the approvals queue with and without
 htmx, their live versions, and the decisions on held payouts and dealers' requests; for the pit
 boss, the operator where the role allows, and refused to the other roles."""
 

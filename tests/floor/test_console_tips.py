@@ -1,4 +1,4 @@
-"""The console's tips step (tables/views/dealer.py, templates/tables/dealer/_tips.html): after a
+"""The console's tips step (floor/console.py, templates/floor/dealer/_tips.html): after a
 settled round and until the next opens, the dealer records the round's tips or "no tips", with
 and without htmx; refusals in words with nothing written; the next round does not wait for it."""
 
@@ -37,11 +37,11 @@ def _client(user: Any) -> Client:
 
 
 def _console() -> str:
-    return reverse("tables:console", args=["BJ1"])
+    return reverse("floor:console", args=["BJ1"])
 
 
 def _action(action: str) -> str:
-    return reverse("tables:console_action", args=["BJ1", action])
+    return reverse("floor:console_action", args=["BJ1", action])
 
 
 def _current(table: Table) -> dict[str, str]:
@@ -186,7 +186,7 @@ def test_a_tip_from_a_players_wallet_reaches_the_open_console_at_its_next_poll(t
     client = _client(dealer)
     page = client.get(_console(), **HTMX).content.decode()
     version = re.search(r'data-version="([0-9a-f]+)"', page).group(1)
-    live = reverse("tables:console_live", args=["BJ1"])
+    live = reverse("floor:console_live", args=["BJ1"])
     assert client.get(live, {"version": version}, **HTMX).status_code == 204
     # when alice tips 2.50 from her wallet at a terminal
     tip_from_player(

@@ -65,7 +65,7 @@ from tables.services import (
 from tables.services.common import table_dealer_id
 from tables.services.shoes import shoe_and_config_current
 
-CONSOLE = "tables/dealer/console.html"
+CONSOLE = "floor/dealer/console.html"
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
 SUITS = (("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣"))
 # What happens when a countdown runs out (rules/blackjack.md 3.1, 3.3, 5.6).
@@ -201,7 +201,7 @@ def table_view(table: Table, version: str) -> TableView:
     built then shows under the older version, and the next poll builds it again). Twenty consoles
     redrawing after a change build it once per web process and language instead of twenty times
     (bench/live_updates.py)."""
-    key = f"tables:console-view:{table.pk}:{version}:{get_language()}"
+    key = f"floor:console-view:{table.pk}:{version}:{get_language()}"
     view: TableView | None = cache.get(key)
     if view is None:
         view = _table_view_build(table)
@@ -369,7 +369,7 @@ def recall(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
         .order_by("-number")[:10]
     )
     context = {"table": table, "summaries": [(round_, round_summary(round_)) for round_ in rounds]}
-    template = "tables/dealer/recall.html#recall" if request.htmx else "tables/dealer/recall.html"
+    template = "floor/dealer/recall.html#recall" if request.htmx else "floor/dealer/recall.html"
     response = render(request, template, context)
     patch_vary_headers(response, ("HX-Request",))
     return response
@@ -491,4 +491,4 @@ def console_action(request: HtmxHttpRequest, table_name: str, action: str) -> Ht
         return _render(request, table, error)
     if request.htmx:
         return _render(request, table)
-    return redirect(reverse("tables:console", args=[table.name]), permanent=False)
+    return redirect(reverse("floor:console", args=[table.name]), permanent=False)
