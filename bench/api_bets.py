@@ -105,7 +105,7 @@ from casino.player_sessions import player_session_start  # noqa: E402
 from casino.seeding import seed_all  # noqa: E402
 from casino.services import player_create, terminal_credential_issue, terminal_register  # noqa: E402
 from tables.models import Bet, Round, Table  # noqa: E402
-from tables.services.config import table_settings_change  # noqa: E402
+from tables.services.config_changes import table_settings_change  # noqa: E402
 from tables.services.dealers import table_open_for_play  # noqa: E402
 from tables.services.rounds import round_open  # noqa: E402
 from tables.services.seats import box_take  # noqa: E402

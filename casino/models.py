@@ -437,7 +437,7 @@ class RuleSetVersion(models.Model):
     source = models.CharField(max_length=200, blank=True, help_text="Where the options come from")
     created_at = models.DateTimeField(auto_now_add=True)
     # Who proposed it (null: the system, or a version made before authors were recorded); a
-    # second person approves it (tables.services.config).
+    # second person approves it (tables.services.versions).
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )

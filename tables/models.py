@@ -42,7 +42,7 @@ class SideBetPaytableVersion(models.Model):
     payouts = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True)
     # Who proposed it (null: the system, or a version made before authors were recorded); a
-    # second person approves it (tables.services.config).
+    # second person approves it (tables.services.versions).
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
@@ -116,7 +116,7 @@ class TableConfigVersion(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     # Who proposed it (null: the system, or a version made before authors were recorded); a
-    # second person approves it (tables.services.config).
+    # second person approves it (tables.services.versions).
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )

@@ -7,7 +7,7 @@ so it runs as a background job (``casino.jobs``), kept per rule-set version and 
 version is immutable once approved, so its edge is computed once and read from the job's result
 after. A new blackjack version starts its job as it is made (run on the commit; at once in the
 tests), the seeds compute theirs before the seed command ends (``main_game_edge_compute``), and a
-version is never approved before its edge is known (``tables.services.config``).
+version is never approved before its edge is known (``tables.services.versions``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from cardroom.services.config import canasta_config_change
 from casino.actors import Actor
 from casino.models import Game, Table
 from tables.models import TableConfigVersion
-from tables.services.config import table_config_change
+from tables.services.config_changes import table_config_change
 from tables.services.seats import boxes_ensure
 
 

@@ -302,7 +302,7 @@ TERMINAL_CREDENTIAL_DAYS = int(os.environ.get("TERMINAL_CREDENTIAL_DAYS", "90"))
 # Balance adjustments above this many minor units wait for a second pit boss's approval.
 ADJUSTMENT_APPROVAL_THRESHOLD_MINOR = int(os.environ.get("ADJUSTMENT_APPROVAL_THRESHOLD_MINOR", "50000"))
 # A table limit moved by more than this many minor units waits for a second person's approval
-# (tables.services.config.table_config_change).
+# (tables.services.config_changes.table_config_change).
 TABLE_LIMIT_CHANGE_APPROVAL_MINOR = int(os.environ.get("TABLE_LIMIT_CHANGE_APPROVAL_MINOR", "100000"))
 
 LOGGING: dict[str, Any] = {

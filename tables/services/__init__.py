@@ -11,15 +11,9 @@ from casino.actors import Actor
 from tables.services.bets import bet_cancel, bet_place
 from tables.services.cards import card_correct, card_enter
 from tables.services.commands import round_apply_overdue_defaults
-from tables.services.config import (
-    paytable_version_approve,
-    paytable_version_create,
-    paytable_version_reject,
-    rule_set_version_approve,
-    rule_set_version_create,
-    rule_set_version_reject,
+from tables.services.config import table_config_current
+from tables.services.config_changes import (
     table_config_change,
-    table_config_current,
     table_config_proposal_approve,
     table_config_proposal_reject,
     table_limits_change,
@@ -39,6 +33,14 @@ from tables.services.rounds import round_close_betting, round_open, round_void
 from tables.services.seats import box_bets_behind_set, box_leave, box_take, boxes_ensure
 from tables.services.settlement import payout_approve, payout_reject, payouts_decide, round_settle
 from tables.services.shoes import shoe_shuffle, shoe_verify, shuffle_due
+from tables.services.versions import (
+    paytable_version_approve,
+    paytable_version_create,
+    paytable_version_reject,
+    rule_set_version_approve,
+    rule_set_version_create,
+    rule_set_version_reject,
+)
 
 __all__ = [
     "Actor",

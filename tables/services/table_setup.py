@@ -8,7 +8,7 @@ from casino.actors import Actor, require_staff
 from casino.errors import InvalidConfigurationError
 from casino.models import Casino, Game, Pit, RuleSet, Table
 from tables.errors import TableNameTakenError
-from tables.services.config import table_config_change
+from tables.services.config_changes import table_config_change
 from tables.services.seats import boxes_ensure
 from wallet.services import table_accounts_open
 

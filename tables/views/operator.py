@@ -56,7 +56,7 @@ from tables.services import (
     table_config_proposal_approve,
     table_config_proposal_reject,
 )
-from tables.services.config import config_change_waits_for
+from tables.services.config_changes import config_change_waits_for
 from tables.services.table_setup import table_create
 
 # How many of a table's versions the history shows side by side (newest first).

@@ -17,7 +17,7 @@ from casino.player_sessions import player_session_start
 from casino.services import terminal_credential_issue, terminal_register
 from tables.models import Round
 from tables.services.bets import bet_place
-from tables.services.config import table_settings_change
+from tables.services.config_changes import table_settings_change
 from tables.services.dealers import table_open_for_play
 from tables.services.rounds import round_open
 from tables.services.seats import box_take

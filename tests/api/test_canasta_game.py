@@ -13,7 +13,7 @@ from cardroom.models import CanastaDeal, CanastaDealEvent, CanastaGame, CanastaG
 from casino.actors import Actor
 from casino.models import RuleSetVersion, Table, Terminal
 from games.canasta import Action, Meld, TakePile, action_from_dict, state_from_dict
-from tables.services.config import rule_set_version_approve, rule_set_version_create
+from tables.services.versions import rule_set_version_approve, rule_set_version_create
 from tests.api.conftest import ApiClient, make_device, sign_in, staff
 from tests.cardroom.conftest import balance, configured, greedy, venue_balance
 from tests.lanes import sized

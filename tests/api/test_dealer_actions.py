@@ -16,7 +16,7 @@ from django.test.utils import CaptureQueriesContext
 from casino.actors import Actor
 from casino.models import AuditRecord, Table, Terminal
 from tables.models import Round, RoundEvent, Shoe
-from tables.services.config import table_settings_change
+from tables.services.config_changes import table_settings_change
 from tests.api.conftest import ApiClient, Device, make_device, sign_in, staff
 from tests.factories import table_settings_applied
 from tests.snapshots import refused_snapshot

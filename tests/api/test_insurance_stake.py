@@ -9,9 +9,9 @@ from typing import Any
 from casino.actors import Actor
 from casino.models import Table
 from tables.models import Bet, RoundEvent
-from tables.services.config import rule_set_version_approve, rule_set_version_create
 from tables.services.rounds import round_close_betting
 from tables.services.settlement import round_settle
+from tables.services.versions import rule_set_version_approve, rule_set_version_create
 from tests.api.conftest import ApiClient, open_round, sign_in, staff
 from tests.snapshots import refused_snapshot
 

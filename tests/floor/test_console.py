@@ -28,8 +28,8 @@ from tables.services import (
     decision_make,
     round_request_reject,
 )
-from tables.services.config import rule_set_version_approve, rule_set_version_create
 from tables.services.shoes import shoe_commitment
+from tables.services.versions import rule_set_version_approve, rule_set_version_create
 from tests.factories import staff_user, table_settings_applied
 from tests.tables.conftest import at_terminal, balance, funded_player, physical
 

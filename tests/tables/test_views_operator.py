@@ -19,7 +19,7 @@ from tables.models import SideBetPaytable, SideBetPaytableVersion, TableConfigPr
 from tables.odds_jobs import version_rules
 from tables.rule_set_texts import SEEDED_DESCRIPTIONS
 from tables.services import Actor, table_config_current
-from tables.services.config import rule_set_version_create
+from tables.services.versions import rule_set_version_create
 from tests.factories import staff_user
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
