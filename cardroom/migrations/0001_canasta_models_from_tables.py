@@ -5,6 +5,18 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+def content_types_move(apps, schema_editor):
+    """The content types of the moved models follow them (their permissions and admin log entries
+    keep pointing at the same models); a fresh database has none yet."""
+    ContentType = apps.get_model("contenttypes", "ContentType")
+    ContentType.objects.filter(app_label="tables", model__in=['canastatablesettings', 'canastagame', 'canastagameplayer', 'canastadeal', 'canastadealevent', 'canastadealscore', 'canastavoidrequest']).update(app_label="cardroom")
+
+
+def content_types_move_back(apps, schema_editor):
+    ContentType = apps.get_model("contenttypes", "ContentType")
+    ContentType.objects.filter(app_label="cardroom", model__in=['canastatablesettings', 'canastagame', 'canastagameplayer', 'canastadeal', 'canastadealevent', 'canastadealscore', 'canastavoidrequest']).update(app_label="tables")
+
+
 class Migration(migrations.Migration):
     """The card room's models come from the tables app (tables 0015) with their database tables
     (tables_canasta...) and rows: a change of the models' state only."""
@@ -12,6 +24,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
+        ("contenttypes", "0002_remove_content_type_name"),
         ('tables', '0014_table_and_rule_sets_move_to_the_venue'),
         ('casino', '0016_table_and_rule_sets_from_tables'),
         ('wallet', '0009_table_moves_to_the_venue'),
@@ -224,4 +237,5 @@ class Migration(migrations.Migration):
             ],
             database_operations=[],
         ),
+        migrations.RunPython(content_types_move, content_types_move_back),
     ]

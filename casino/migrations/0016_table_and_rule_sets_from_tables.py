@@ -5,12 +5,25 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+def content_types_move(apps, schema_editor):
+    """The content types of the moved models follow them (their permissions and admin log entries
+    keep pointing at the same models); a fresh database has none yet."""
+    ContentType = apps.get_model("contenttypes", "ContentType")
+    ContentType.objects.filter(app_label="tables", model__in=['table', 'ruleset', 'rulesetversion']).update(app_label="casino")
+
+
+def content_types_move_back(apps, schema_editor):
+    ContentType = apps.get_model("contenttypes", "ContentType")
+    ContentType.objects.filter(app_label="casino", model__in=['table', 'ruleset', 'rulesetversion']).update(app_label="tables")
+
+
 class Migration(migrations.Migration):
     """The physical table, its game and the rule sets move from tables to the venue (casino.models).
     The database keeps its tables (tables_table, tables_ruleset, tables_rulesetversion) and rows: the
     move is a change of the models' state only."""
 
     dependencies = [
+        ("contenttypes", "0002_remove_content_type_name"),
         ('casino', '0015_gaming_day_and_four_eyes'),
         ('tables', '0013_four_eyes_branches'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
@@ -87,4 +100,5 @@ class Migration(migrations.Migration):
             ],
             database_operations=[],
         ),
+        migrations.RunPython(content_types_move, content_types_move_back),
     ]
