@@ -18,8 +18,8 @@ from django.urls import path
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from casino.idempotency import idempotency_key
 from casino.urls import urlpatterns as project_urlpatterns
-from tables.api.idempotency import idempotency_key
 from tables.api.views import PlayerApiView
 
 BARE_TABLE_SQL = (

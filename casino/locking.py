@@ -19,7 +19,7 @@ whose lock bets share.
 
 The order of the whole back office, by which a command takes its locks (it may skip any):
 
-1. the request's idempotency key (``wallet.idempotency``: before any other lock, so that a
+1. the request's idempotency key (``casino.idempotency``: before any other lock, so that a
    duplicate in flight waits there, or is refused, holding nothing);
 2. the round (its advisory lock, shared by bets, then its row: ``tables.locking.lock_round``);
 2a. the gaming day (:func:`gaming_day_lock`): shared by a command that writes into it, taken

@@ -16,8 +16,9 @@ from functools import cache
 from typing import Any
 
 from django.db import connection, models
+from django.utils import timezone
 
-from casino.models import Casino, Player, PlayerSession, Terminal, TerminalCredential
+from casino.models import Casino, IdempotencyRecord, Player, PlayerSession, Terminal, TerminalCredential
 
 Part = tuple[type[models.Model], str, frozenset[str]]  # a model, its alias in the SQL, fields not read
 
@@ -107,3 +108,58 @@ def session_with_player(digest: str) -> PlayerSession | None:
     session.player = player
     assert isinstance(session, PlayerSession)
     return session
+
+
+# The request idempotency record (casino/idempotency.py), inserted unless (scope, key) has one;
+# RETURNING id only when inserted.
+_IDEMPOTENCY_INSERT_SQL = (
+    "INSERT INTO {table} (scope, key, request_fingerprint, response, created_at) "
+    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (scope, key) DO NOTHING RETURNING id"
+)
+# The same insert, made only when the (scope, key) advisory lock is free (taken without waiting).
+_IDEMPOTENCY_INSERT_UNLESS_IN_FLIGHT_SQL = (
+    "INSERT INTO {table} (scope, key, request_fingerprint, created_at) "
+    "SELECT %s, %s, %s, %s WHERE pg_try_advisory_xact_lock(hashtext(%s), hashtext(%s)) "
+    "ON CONFLICT (scope, key) DO NOTHING RETURNING id"
+)
+_IDEMPOTENCY_RESPONSE_SQL = "UPDATE {table} SET response = %s WHERE id = %s"
+
+
+def _response_encoded(response: dict[str, Any] | None) -> Any:
+    """A response as the record's JSON column takes it in a hand-written statement."""
+    return IdempotencyRecord._meta.get_field("response").get_db_prep_save(response, connection)
+
+
+def idempotency_record_insert(
+    *,
+    scope: str,
+    key: str,
+    fingerprint: str,
+    response: dict[str, Any] | None = None,
+    unless_in_flight: bool = False,
+) -> int | None:
+    """Insert the idempotency record of (scope, key), with ``response`` when given, unless the
+    key has one (waiting on the unique index for a transaction that is inserting it); with
+    ``unless_in_flight`` only if the advisory lock on (scope, key) is free. The new record's id,
+    None when nothing was inserted."""
+    table = connection.ops.quote_name(IdempotencyRecord._meta.db_table)
+    if unless_in_flight:
+        assert response is None, "a record inserted unless in flight has its response stored later"
+        sql = _IDEMPOTENCY_INSERT_UNLESS_IN_FLIGHT_SQL
+        params: list[Any] = [scope, key, fingerprint, timezone.now(), scope, key]
+    else:
+        sql = _IDEMPOTENCY_INSERT_SQL
+        params = [scope, key, fingerprint, _response_encoded(response), timezone.now()]
+    with connection.cursor() as cursor:
+        cursor.execute(sql.format(table=table), params)
+        row = cursor.fetchone()
+    return None if row is None else int(row[0])
+
+
+def idempotency_response_store(record_id: int, response: dict[str, Any]) -> None:
+    """Store the response on the idempotency record ``record_id``."""
+    table = connection.ops.quote_name(IdempotencyRecord._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _IDEMPOTENCY_RESPONSE_SQL.format(table=table), [_response_encoded(response), record_id]
+        )

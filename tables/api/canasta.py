@@ -15,9 +15,9 @@ from rest_framework.response import Response
 
 from casino.authentication import TerminalOptionalPlayerAuthentication
 from casino.errors import NotFoundError
+from casino.idempotency import run_idempotent
 from casino.models import PlayerSession
 from casino.schema import problems
-from tables.api.idempotency import run_idempotent
 from tables.api.permissions import AtOwnTable, IsTerminal
 from tables.api.serializers import (
     InputSerializer,

@@ -15,8 +15,8 @@ from rest_framework.response import Response
 
 from accounting.models import Tip
 from accounting.tips import tip_from_player
+from casino.idempotency import run_idempotent
 from casino.schema import problems
-from tables.api.idempotency import run_idempotent
 from tables.api.serializers import InputSerializer, JSONIntegerField, OutputSerializer
 from tables.api.views import IDEMPOTENCY_PARAMETER, TABLE_PARAMETER, TablePlayerView
 

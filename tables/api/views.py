@@ -22,12 +22,12 @@ from casino.authentication import (
     TerminalTokenAuthentication,
 )
 from casino.errors import NotFoundError
+from casino.idempotency import idempotency_key, run_idempotent
 from casino.models import PlayerSession, Terminal
 from casino.parsers import JSONBodyParser
 from casino.schema import TerminalApiSchema, problems
 from tables.api import serializers as s
 from tables.api.conf import api_setting
-from tables.api.idempotency import idempotency_key, run_idempotent
 from tables.api.permissions import (
     AtOwnTable,
     HasPlayerSession,

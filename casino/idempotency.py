@@ -1,15 +1,14 @@
-"""Idempotency keys, at the edge only: one record per request (and per management command or task
-that moves money). A retry returns the first answer and moves nothing twice.
+"""Idempotency keys, at the edge only: one record per request (an HTTP request to the terminal API,
+a cage form, a management command or task that moves money). A retry returns the first answer and
+moves nothing twice. The services take no key: a service that can meet a repeat of itself from
+inside the back office (a hold voided twice, a payout released twice) refuses it from the state of
+its rows.
 
-The edge (an HTTP view, the seed, a bench) wraps the one service call of a request:
+The edge wraps the one service call of a request:
 ``idempotent(scope=..., key=..., payload=..., perform=...)`` runs ``perform`` at most once per
 (scope, key) and stores its response in the same transaction as its effect, so the record exists
-exactly when the effect does. The services take no key: a service that can meet a repeat of
-itself from inside the back office (a hold voided twice, a payout released twice) refuses it from
-the state of its rows.
-
-``perform`` does everything (the service call, its audit record included) and returns an
-``Outcome``: the response to store and whether its writes are kept.
+exactly when the effect does. ``perform`` does everything (the service call, its audit record
+included) and returns an ``Outcome``: the response to store and whether its writes are kept.
 
 - ``Outcome(response)``: the writes commit with the record holding ``response``.
 - ``Outcome(response, keep=False)``: a refusal the edge answers like a success (the terminal API
@@ -38,34 +37,46 @@ with ``idempotency_in_progress`` (409). The terminal API asks for this: a termin
 request should hear "still running", not hang. The same key with another payload (another
 fingerprint) is refused with ``idempotency_key_reused`` (422), and nothing happens.
 
-A scope names the caller (``api:t3:p7``, ``seed``); keys are unique per scope. The payload holds
-the command name and every argument that changes its effect.
+A scope names the caller (``api:t3:p7``, ``cage:u4``, ``seed``); keys are unique per scope. The
+payload holds the command name and every argument that changes its effect.
+
+Over HTTP (``run_idempotent``, the terminal API's money requests): the ``Idempotency-Key`` header
+is the key, the terminal and the signed-in player the scope. The first response (status and body)
+is stored, and a retry gets it back verbatim (with ``Idempotency-Replayed: true``) without running
+the command again; a duplicate in flight gets 409 ``idempotency_in_progress`` with ``Retry-After:
+1`` (``casino.api.RETRY_AFTER_SECONDS``): sent again then, it replays the first. A refusal by the
+service (its ``ServiceError`` / engine ``GameError``) is a response like any other and is stored
+too, with the command's writes rolled back (``keep=False``), unless its effects stand
+(``ServiceError.effects_stand``: a misscan recorded, overdue defaults applied before the refusal):
+then it is stored in the command's transaction, and commits with them. A request that fails
+validation (400) or authentication never reaches this and stores nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, transaction
-from django.utils import timezone
+from django.db import transaction
+from rest_framework.request import Request
+from rest_framework.response import Response
 
-from casino.errors import ConflictError, ServiceError
-from wallet.models import IdempotencyRecord
-
-
-class IdempotencyKeyReusedError(ServiceError):
-    code = "idempotency_key_reused"
-    status = 422
-
-
-class IdempotencyInProgressError(ConflictError):
-    code = "idempotency_in_progress"
-
+from casino.api import PROBLEM_CONTENT_TYPE, problem_for_error, problem_response
+from casino.errors import (
+    IdempotencyInProgressError,
+    IdempotencyKeyMissingError,
+    IdempotencyKeyReusedError,
+    ServiceError,
+)
+from casino.models import IdempotencyRecord, PlayerSession, Terminal
+from casino.sql import idempotency_record_insert, idempotency_response_store
+from games.errors import GameError
 
 MAX_KEY_LENGTH = 200
 MAX_SCOPE_LENGTH = 80
@@ -94,28 +105,6 @@ class IdempotentResult:
     replayed: bool
 
 
-# The record, inserted unless (scope, key) has one; RETURNING id only when inserted.
-_INSERT_SQL = (
-    "INSERT INTO wallet_idempotencyrecord (scope, key, request_fingerprint, created_at) "
-    "VALUES (%s, %s, %s, %s) ON CONFLICT (scope, key) DO NOTHING RETURNING id"
-)
-# The same insert, made only when the (scope, key) advisory lock is free.
-_INSERT_UNLESS_IN_FLIGHT_SQL = (
-    "INSERT INTO wallet_idempotencyrecord (scope, key, request_fingerprint, created_at) "
-    "SELECT %s, %s, %s, %s WHERE pg_try_advisory_xact_lock(hashtext(%s), hashtext(%s)) "
-    "ON CONFLICT (scope, key) DO NOTHING RETURNING id"
-)
-# The response stored on the record once ``perform`` succeeded. Through the ORM
-# (``filter(pk=...).update(response=...)``) compiling the update was about a twentieth of a
-# terminal API bet's CPU (py-spy, in-process, 3,000 bets behind a box).
-_RESPONSE_SQL = "UPDATE wallet_idempotencyrecord SET response = %s WHERE id = %s"
-# A refusal's record, inserted with its response.
-_INSERT_WITH_RESPONSE_SQL = (
-    "INSERT INTO wallet_idempotencyrecord (scope, key, request_fingerprint, response, created_at) "
-    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (scope, key) DO NOTHING RETURNING id"
-)
-
-
 def idempotent(
     *,
     scope: str,
@@ -142,15 +131,10 @@ def idempotent(
         raise ServiceError("An idempotency scope is required.", code="invalid_idempotency_key")
     fingerprint = request_fingerprint(payload)
     with transaction.atomic():
-        with connection.cursor() as cursor:
-            if refuse_in_flight:
-                cursor.execute(
-                    _INSERT_UNLESS_IN_FLIGHT_SQL, [scope, key, fingerprint, timezone.now(), scope, key]
-                )
-            else:
-                cursor.execute(_INSERT_SQL, [scope, key, fingerprint, timezone.now()])
-            row = cursor.fetchone()
-        if row is None:
+        record_id = idempotency_record_insert(
+            scope=scope, key=key, fingerprint=fingerprint, unless_in_flight=refuse_in_flight
+        )
+        if record_id is None:
             stored = _stored_result(scope, key, fingerprint)
             if stored is None:
                 # Not inserted, yet nothing committed: the first call still holds the lock.
@@ -160,8 +144,7 @@ def idempotent(
             return stored
         outcome = perform()
         if outcome.keep:
-            with connection.cursor() as cursor:
-                cursor.execute(_RESPONSE_SQL, [_response_encoded(outcome.response), row[0]])
+            idempotency_response_store(record_id, outcome.response)
             return IdempotentResult(response=outcome.response, replayed=False)
         # A refusal: leave the block normally with everything it wrote rolled back, record included.
         transaction.set_rollback(True)
@@ -174,20 +157,12 @@ def _refusal_store(*, scope: str, key: str, fingerprint: str, response: dict[str
     committed; a duplicate still running is waited for on the unique index), that record's
     response is returned instead (``replayed=True``), or ``IdempotencyKeyReusedError`` raised if
     it was stored for another payload."""
-    encoded = _response_encoded(response)
     with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute(_INSERT_WITH_RESPONSE_SQL, [scope, key, fingerprint, encoded, timezone.now()])
-            if cursor.fetchone() is not None:
-                return IdempotentResult(response=response, replayed=False)
+        if idempotency_record_insert(scope=scope, key=key, fingerprint=fingerprint, response=response):
+            return IdempotentResult(response=response, replayed=False)
         stored = _stored_result(scope, key, fingerprint)
         assert stored is not None, "the insert met a committed record"
         return stored
-
-
-def _response_encoded(response: dict[str, Any]) -> Any:
-    """A response as the record's JSON column takes it in a hand-written statement."""
-    return IdempotencyRecord._meta.get_field("response").get_db_prep_save(response, connection)
 
 
 def _stored_result(scope: str, key: str, fingerprint: str) -> IdempotentResult | None:
@@ -203,11 +178,86 @@ def _stored_result(scope: str, key: str, fingerprint: str) -> IdempotentResult |
     return IdempotentResult(response=dict(existing.response or {}), replayed=True)
 
 
+# ----------------------------------------------------------------------------- over HTTP
+
+HEADER = "Idempotency-Key"
+KEY_PATTERN = r"^[A-Za-z0-9._:\-]{1,100}$"
+_KEY_RE = re.compile(KEY_PATTERN)
+REPLAYED_HEADER = "Idempotency-Replayed"
+
+
+def idempotency_key(request: Request) -> str:
+    """The request's ``Idempotency-Key``; ``idempotency_key_required`` (400) when it has none,
+    ``invalid_idempotency_key`` (400) when it is not 1 to 100 letters, digits or ``. _ : -``."""
+    key = request.headers.get(HEADER, "")
+    if not key:
+        raise IdempotencyKeyMissingError(f"This request needs an {HEADER} header (1 to 100 characters).")
+    if not _KEY_RE.match(key):
+        raise IdempotencyKeyMissingError(
+            f"The {HEADER} header must be 1 to 100 letters, digits or . _ : -", code="invalid_idempotency_key"
+        )
+    return key
+
+
+def idempotency_scope(request: Request) -> str:
+    """The scope of a terminal's request: its terminal and its signed-in player."""
+    terminal = cast(Terminal, request.user)  # set by the terminal authentication, typed by DRF as a user
+    session = request.auth
+    player = f"p{session.player_id}" if isinstance(session, PlayerSession) else "p-"
+    return f"api:t{terminal.pk}:{player}"
+
+
+def _plain(data: Any) -> Any:
+    return json.loads(json.dumps(data, cls=DjangoJSONEncoder))
+
+
+def _recorded(response: Response) -> dict[str, Any]:
+    return {"status": response.status_code, "body": _plain(response.data)}
+
+
+def run_idempotent(
+    request: Request, *, command: str, payload: dict[str, Any], perform: Callable[[], Response]
+) -> Response:
+    """Run ``perform`` (which calls one service and returns the success Response) at most once per
+    Idempotency-Key; see the module docstring."""
+    key = idempotency_key(request)
+    scope = idempotency_scope(request)
+    payload = {"command": command, "method": request.method, "path": request.path, **payload}
+
+    def perform_and_record() -> Outcome:
+        try:
+            return Outcome(_recorded(perform()))
+        except (ServiceError, GameError) as error:
+            # Kept when the refusal itself recorded something (a misscan, defaults applied first).
+            return Outcome(_recorded(problem_for_error(error)), keep=getattr(error, "effects_stand", False))
+        except ObjectDoesNotExist:
+            return Outcome(
+                _recorded(problem_response(status=404, code="not_found", detail="Not found.")), keep=False
+            )
+
+    result = idempotent(
+        scope=scope, key=key, payload=payload, perform=perform_and_record, refuse_in_flight=True
+    )
+    status = int(result.response["status"])
+    body = result.response["body"]
+    response = Response(body, status=status)
+    if status >= 400:
+        response.content_type = PROBLEM_CONTENT_TYPE
+    if result.replayed:
+        response[REPLAYED_HEADER] = "true"
+    return response
+
+
 __all__ = [
+    "HEADER",
     "IdempotencyInProgressError",
+    "IdempotencyKeyMissingError",
     "IdempotencyKeyReusedError",
     "IdempotentResult",
     "Outcome",
+    "idempotency_key",
+    "idempotency_scope",
     "idempotent",
     "request_fingerprint",
+    "run_idempotent",
 ]
