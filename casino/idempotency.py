@@ -22,18 +22,19 @@ included) and returns an ``Outcome``: the response to store and whether its writ
   transaction back with the record: nothing is remembered and the key may be retried.
 
 Concurrency (PostgreSQL, READ COMMITTED): the record is inserted FIRST, before ``perform`` takes
-any row lock, with ``INSERT ... ON CONFLICT (scope, key) DO NOTHING``. A concurrent call with the
-same key blocks on the unique index until the first transaction ends, and never doubles:
+any row lock, in a savepoint of its own. A concurrent call with the same key blocks on the unique
+index until the first transaction ends, and never doubles:
 
-- the first commits: the insert does nothing, the call reads the committed record and returns its
-  stored response (``replayed=True``), having moved nothing;
+- the first commits: the insert fails on the unique index (the savepoint is rolled back, the
+  transaction goes on), the call reads the committed record and returns its stored response
+  (``replayed=True``), having moved nothing;
 - the first rolls back: the record never existed, so this call inserts it and runs ``perform``.
 
 The wait happens before any other lock is taken, so it cannot deadlock with the command. With
-``refuse_in_flight=True`` a duplicate does not wait: the insert is made only if the
-transaction-scoped advisory lock on (scope, key) is free (``pg_try_advisory_xact_lock``, in the
-same statement), and a call that neither inserts nor finds a committed record is refused at once
-with ``idempotency_in_progress`` (409). The terminal API asks for this: a terminal retrying a slow
+``refuse_in_flight=True`` a duplicate does not wait: the transaction-scoped advisory lock on
+(scope, key) is taken first, without waiting (``casino.sql.idempotency_key_lock_try``), and a
+call that does not get it finds no committed record and is refused at once with
+``idempotency_in_progress`` (409). The terminal API asks for this: a terminal retrying a slow
 request should hear "still running", not hang. The same key with another payload (another
 fingerprint) is refused with ``idempotency_key_reused`` (422), and nothing happens.
 
@@ -63,7 +64,7 @@ from typing import Any, cast
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -75,11 +76,12 @@ from casino.errors import (
     ServiceError,
 )
 from casino.models import IdempotencyRecord, PlayerSession, Terminal
-from casino.sql import idempotency_record_insert, idempotency_response_store
+from casino.sql import idempotency_key_lock_try
 from games.errors import GameError
 
 MAX_KEY_LENGTH = 200
 MAX_SCOPE_LENGTH = 80
+UNIQUE_KEY = "idempotency_unique_key"  # the record's unique constraint on (scope, key)
 
 
 def request_fingerprint(payload: Mapping[str, Any]) -> str:
@@ -131,10 +133,10 @@ def idempotent(
         raise ServiceError("An idempotency scope is required.", code="invalid_idempotency_key")
     fingerprint = request_fingerprint(payload)
     with transaction.atomic():
-        record_id = idempotency_record_insert(
-            scope=scope, key=key, fingerprint=fingerprint, unless_in_flight=refuse_in_flight
-        )
-        if record_id is None:
+        record = None
+        if not refuse_in_flight or idempotency_key_lock_try(scope, key):
+            record = _record_insert(scope=scope, key=key, fingerprint=fingerprint)
+        if record is None:
             stored = _stored_result(scope, key, fingerprint)
             if stored is None:
                 # Not inserted, yet nothing committed: the first call still holds the lock.
@@ -144,7 +146,7 @@ def idempotent(
             return stored
         outcome = perform()
         if outcome.keep:
-            idempotency_response_store(record_id, outcome.response)
+            _response_store(record, outcome.response)
             return IdempotentResult(response=outcome.response, replayed=False)
         # A refusal: leave the block normally with everything it wrote rolled back, record included.
         transaction.set_rollback(True)
@@ -158,11 +160,33 @@ def _refusal_store(*, scope: str, key: str, fingerprint: str, response: dict[str
     response is returned instead (``replayed=True``), or ``IdempotencyKeyReusedError`` raised if
     it was stored for another payload."""
     with transaction.atomic():
-        if idempotency_record_insert(scope=scope, key=key, fingerprint=fingerprint, response=response):
+        if _record_insert(scope=scope, key=key, fingerprint=fingerprint, response=response) is not None:
             return IdempotentResult(response=response, replayed=False)
         stored = _stored_result(scope, key, fingerprint)
         assert stored is not None, "the insert met a committed record"
         return stored
+
+
+def _record_insert(
+    *, scope: str, key: str, fingerprint: str, response: dict[str, Any] | None = None
+) -> IdempotencyRecord | None:
+    """The record of (scope, key), inserted in a savepoint; None when the key has a committed
+    record already (the insert waited on the unique index for a transaction inserting the same
+    key, and that one committed)."""
+    try:
+        with transaction.atomic():
+            return IdempotencyRecord.objects.create(
+                scope=scope, key=key, request_fingerprint=fingerprint, response=response
+            )
+    except IntegrityError as error:
+        if getattr(getattr(error.__cause__, "diag", None), "constraint_name", None) != UNIQUE_KEY:
+            raise
+        return None
+
+
+def _response_store(record: IdempotencyRecord, response: dict[str, Any]) -> None:
+    """Store ``response`` on the record, in the transaction of the effect it answers."""
+    IdempotencyRecord.objects.filter(pk=record.pk).update(response=response)
 
 
 def _stored_result(scope: str, key: str, fingerprint: str) -> IdempotentResult | None:
