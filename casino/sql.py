@@ -21,8 +21,8 @@ what the statements save of the ORM's path; CPU of the request's thread.
 Tables are named from their models (``_meta.db_table``), never by hand: the venue reads the
 terminal's table through the terminal's foreign key. The request idempotency record is written
 through the ORM (``casino.idempotency``): its hand-written insert and response update saved 6%
-and 5% of a bet; only the lock taken without waiting for a request in flight stays here
-(``idempotency_key_lock_try``).
+(10% in a second run) and 6% of a bet (docs/benchmarks.md); only the lock taken without waiting
+for a request in flight stays here (``idempotency_key_lock_try``).
 """
 
 from __future__ import annotations

@@ -18,9 +18,9 @@ ORM shape, the ratio, what the statement saves of the ORM's path), CPU of the re
 Each is one plain statement with its values as parameters; the kinds and the status of a bet are
 literals of the text, so that its plan uses the partial index ``bet_round_box_main_side_idx``.
 The tables of other apps are named from their models (``_meta.db_table``), never by hand.
-(The player's lock and a further stake's hold link went back to the ORM: 2% and 5% of their
-paths, ``casino.locking.player_lock`` and ``BetHold.objects.create``.) ``table_version_row``'s
-figure is with its statement.
+(The player's lock and a further stake's hold link went back to the ORM: they saved nothing
+(-2%) and 5% of their paths; ``casino.locking.player_lock`` and ``BetHold.objects.create``;
+docs/benchmarks.md.) ``table_version_row``'s figure is with its statement.
 """
 
 from __future__ import annotations
