@@ -17,8 +17,8 @@ from accounting.models import Tip
 from accounting.tips import tip_from_player
 from casino.api_serializers import InputSerializer, JSONIntegerField, OutputSerializer
 from casino.api_views import IDEMPOTENCY_PARAMETER, TABLE_PARAMETER, TablePlayerView
+from casino.idempotency import run_idempotent
 from casino.schema import problems
-from tables.api.idempotency import run_idempotent
 
 MAX_TIP_MINOR = 10**12
 

@@ -19,8 +19,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from casino.api_views import PlayerApiView
+from casino.idempotency import idempotency_key
 from casino.urls import urlpatterns as project_urlpatterns
-from tables.api.idempotency import idempotency_key
 
 BARE_TABLE_SQL = (
     "CREATE TABLE IF NOT EXISTS bench_bare ("

@@ -44,9 +44,9 @@ from casino.api_views import (
 )
 from casino.authentication import TerminalOptionalPlayerAuthentication
 from casino.errors import NotFoundError
+from casino.idempotency import run_idempotent
 from casino.models import PlayerSession, Table
 from casino.schema import problems
-from tables.api.idempotency import run_idempotent
 
 TAG = "canasta"
 CARD = r"^[A-Za-z0-9]{1,5}(:[0-9]{1,2})?$"

@@ -29,13 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from casino.anchors import Anchor, StoredAnchor, anchor_latest, anchor_sign, anchor_store, anchors_read
 from casino.audit_keys import UNKEYED_VERSION, HmacKeyring, hmac_keyring
 from casino.errors import ServiceError
 from casino.models import AuditRecord, Casino, Terminal
+from casino.sql import advisory_xact_lock
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -100,8 +101,7 @@ def record_hash(record: AuditRecord, keyring: HmacKeyring | None = None) -> str:
 
 
 def _lock_chain() -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [AUDIT_LOCK_KEY])
+    advisory_xact_lock(AUDIT_LOCK_KEY)
 
 
 def audit_append(

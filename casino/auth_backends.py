@@ -8,10 +8,7 @@ permission names and the role names come in one statement, and are kept on the u
 the request, as ``ModelBackend`` keeps them: what a member may do is unchanged. A superuser's
 permissions (all of them) are read as ``ModelBackend`` reads them, when first asked.
 
-The statement is SQL (``_MEMBER_SQL``): the same through the ORM (two array subqueries, one of
-them over a disjunction of joins) took 2.1 ms of Python to build for every request, as much as
-the three queries it replaced and a third of a console's live poll; as SQL it takes 0.5 ms
-(200 calls, best of 5), and the poll went from 6.5 to 4.6 ms (bench/console.py).
+The statement is ``casino.sql.staff_member`` (its figure is there).
 """
 
 from __future__ import annotations
@@ -23,20 +20,7 @@ from django.contrib.auth.models import Permission, User
 from django.db.models import Q
 
 from casino.roles import role_cache
-
-_MEMBER_SQL = """
-SELECT u.*,
-  ARRAY(SELECT ct.app_label || '.' || p.codename
-    FROM auth_permission p JOIN django_content_type ct ON ct.id = p.content_type_id
-    WHERE p.id IN (SELECT up.permission_id FROM auth_user_user_permissions up WHERE up.user_id = u.id)
-       OR p.id IN (SELECT gp.permission_id FROM auth_group_permissions gp
-                   JOIN auth_user_groups ug ON ug.group_id = gp.group_id WHERE ug.user_id = u.id)
-  ) AS permission_names,
-  ARRAY(SELECT g.name FROM auth_group g JOIN auth_user_groups ug ON ug.group_id = g.id
-    WHERE ug.user_id = u.id) AS role_names
-FROM auth_user u
-WHERE u.id = %s
-"""
+from casino.sql import staff_member
 
 
 class StaffBackend(ModelBackend):
@@ -45,7 +29,7 @@ class StaffBackend(ModelBackend):
             member_id = int(user_id)
         except (TypeError, ValueError):
             return None
-        user = next(iter(User._default_manager.raw(_MEMBER_SQL, [member_id])), None)
+        user = staff_member(member_id)
         if user is None or not self.user_can_authenticate(user):
             return None
         if not user.is_superuser:

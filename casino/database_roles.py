@@ -152,6 +152,9 @@ MUTABLE_TABLES = frozenset(
         "casino_backgroundjob",
         # A four-eyes approval: written pending, decided once (casino.four_eyes).
         "casino_approval",
+        # The request idempotency records (casino.IdempotencyRecord, casino/idempotency.py): the
+        # response is stored after the insert. The table kept the name it had in the wallet.
+        "wallet_idempotencyrecord",
         # Live tables: tables, seats, boxes, shoes, rounds, bets, and the configuration.
         "tables_table",
         "tables_seat",
@@ -169,13 +172,11 @@ MUTABLE_TABLES = frozenset(
         "tables_canastagame",
         "tables_canastagameplayer",
         "tables_canastadeal",
-        # The wallet: accounts (cached balances), holds, pending payouts, balance adjustments,
-        # idempotency records.
+        # The wallet: accounts (cached balances), holds, pending payouts, balance adjustments.
         "wallet_account",
         "wallet_hold",
         "wallet_pendingpayout",
         "wallet_balanceadjustment",
-        "wallet_idempotencyrecord",
         # The pit's accounting: its settings, the chip set (withdrawn chips are flagged) and the
         # slip counters (moved on by each slip's request).
         "accounting_accountingsettings",

@@ -51,6 +51,26 @@ class ReasonRequiredError(ServiceError):
     status = 422
 
 
+class IdempotencyKeyMissingError(ServiceError):
+    """A money request over HTTP without a valid ``Idempotency-Key`` header (casino.idempotency)."""
+
+    code = "idempotency_key_required"
+    status = 400
+
+
+class IdempotencyKeyReusedError(ServiceError):
+    """An idempotency key sent again with another payload (casino.idempotency)."""
+
+    code = "idempotency_key_reused"
+    status = 422
+
+
+class IdempotencyInProgressError(ConflictError):
+    """A duplicate of a request that is still running (casino.idempotency)."""
+
+    code = "idempotency_in_progress"
+
+
 # Reasons are kept to this length in the records they go into.
 REASON_MAX_LENGTH = 300
 

@@ -19,7 +19,7 @@ whose lock bets share.
 
 The order of the whole back office, by which a command takes its locks (it may skip any):
 
-1. the request's idempotency key (``wallet.idempotency``: before any other lock, so that a
+1. the request's idempotency key (``casino.idempotency``: before any other lock, so that a
    duplicate in flight waits there, or is refused, holding nothing);
 2. the round (its advisory lock, shared by bets, then its row: ``tables.locking.lock_round``);
 2a. the gaming day (:func:`gaming_day_lock`): shared by a command that writes into it, taken
@@ -45,11 +45,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import TypeVar
 
-from django.db import connection
 from django.db.models import Model, QuerySet
 
 from casino.models import Player, PlayerSession, StaffLoginState, Terminal, TerminalCredential
 from casino.selectors import terminal_credentials_valid
+from casino.sql import advisory_xact_lock
 
 M = TypeVar("M", bound=Model)
 
@@ -82,9 +82,7 @@ def advisory_lock(namespace: int, key: int, *, shared: bool = False) -> None:
         raise ValueError(
             f"advisory lock namespace {namespace:#x} is not a positive multiple of 2**32 below 2**63"
         )
-    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {function}(%s)", [namespace | key])
+    advisory_xact_lock(namespace | key, shared=shared)
 
 
 GAMING_DAY_LOCK_NAMESPACE = 0x6A3D << 32
@@ -108,6 +106,12 @@ def staff_login_state_lock(*, user_id: int) -> StaffLoginState:
     state = row_lock(StaffLoginState.objects.filter(user_id=user_id))
     assert state is not None  # created above; a login state is never deleted
     return state
+
+
+def player_lock(*, player_id: int) -> None:
+    """Lock the player's row: one player's bets take turns (a box handed over to the player
+    meanwhile still passes its foreign-key check, which takes FOR KEY SHARE)."""
+    row_lock(Player.objects.filter(pk=player_id).only("pk"))
 
 
 def player_card_lock(*, card_number: str, casino_id: int | None = None) -> Player | None:

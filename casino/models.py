@@ -491,3 +491,23 @@ class Table(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class IdempotencyRecord(models.Model):
+    """The first answer to a request that moves money (an API request, a cage form, a seed step),
+    keyed by (scope, key). Written in the request's own transaction, so it exists exactly when the
+    request's effect does; a refusal's answer in a transaction of its own. See
+    casino/idempotency.py. Its table kept the name it had in the wallet, with its rows."""
+
+    scope = models.CharField(max_length=80)
+    key = models.CharField(max_length=200)
+    request_fingerprint = models.CharField(max_length=64)
+    response = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "wallet_idempotencyrecord"
+        constraints = [models.UniqueConstraint(fields=["scope", "key"], name="idempotency_unique_key")]
+
+    def __str__(self) -> str:
+        return f"{self.scope}:{self.key}"

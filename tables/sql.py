@@ -1,21 +1,26 @@
-"""The tables app's hand-written SQL, where the ORM costs more than a tenth of the path.
+"""The tables app's hand-written SQL: the statements measured to save more than a tenth of their
+path against their plain ORM equivalent.
 
-A bet is the most frequent write of a live table, and through the ORM alone its CPU doubled:
-in-process (Django's test client on the API bench's database, 200 bets behind a box, one run on
-the 2-core development machine) a bet took 5.7-6.3 ms of CPU with every read and write through
-the ORM against 3.0 ms for the earlier design, and 4.2-4.9 ms against 4.0-4.8 ms with these
-statements (interleaved runs, the machine busier). The difference was in compiling queries and in
-``Model.save`` for the bet and its hold link, not in PostgreSQL (every statement of a bet ran in
-under a millisecond). In the API bench (bench/api_bets.py) bets went from 135-186/s with the ORM
-alone to 208-247/s with these. Each is one plain statement with its values as parameters; the
-kinds and the status of a bet are literals of the text, so that its plan uses the partial index
-``bet_round_box_main_side_idx``.
+Figures of bench/raw_sql.py (``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino
+.venv/bin/python bench/raw_sql.py bet``, 2026-12-04, the 2-core development machine shared with
+other work, PostgreSQL 15 on it): a terminal's bet behind through the API, the median over 7
+interleaved blocks of each block's median of 40 bets, wall milliseconds (this statement / its
+ORM shape, the ratio, what the statement saves of the ORM's path), CPU of the request's thread:
 
-``round_for_bet`` and the bet's insert with its hold link took a bet from 13 statements to 11
-(the round's read through the ORM, ``select_related`` with ``defer``, was a fifth of a bet's
-CPU in-process by py-spy, most of it compiling the query): bets/bare in bench/api_bets.py went
-from 0.38, 0.38, 0.39 to 0.47, 0.47, 0.51 (three runs each, alternated, one night; bets
-141-160/s before, 174-218/s after).
+- ``round_for_bet`` (the round, the box, the seat, the player's lock, the bet's id in one
+  statement; ORM: four queries and the sequence): 17.80 / 24.14 ms, 1.36, saves 26%; CPU 5.61 /
+  8.46 ms;
+- ``bets_for_check`` (ORM: ``Bet.objects.filter(...).values_list(...)``): 17.80 / 20.90 ms, 1.17,
+  saves 15%; CPU 5.61 / 7.01 ms;
+- ``bet_insert`` (the bet and its hold link in one statement; ORM: ``Bet.save`` and
+  ``BetHold.objects.create``): 17.80 / 25.02 ms, 1.41, saves 29%; CPU 5.61 / 7.04 ms.
+
+Each is one plain statement with its values as parameters; the kinds and the status of a bet are
+literals of the text, so that its plan uses the partial index ``bet_round_box_main_side_idx``.
+The tables of other apps are named from their models (``_meta.db_table``), never by hand.
+(The player's lock and a further stake's hold link went back to the ORM: they saved nothing
+(-2%) and 5% of their paths; ``casino.locking.player_lock`` and ``BetHold.objects.create``;
+docs/benchmarks.md.) ``table_version_row``'s figure is with its statement.
 """
 
 from __future__ import annotations
@@ -26,10 +31,8 @@ from typing import Any
 
 from django.db import connection
 
-from casino.models import Table
+from casino.models import Player, Table
 from tables.models import Bet, BetKind, BetStatus, Box, Round
-
-_PLAYER_LOCK_SQL = "SELECT 1 FROM casino_player WHERE id = %s FOR NO KEY UPDATE OF casino_player"
 
 # A bet's round read after its advisory lock (``tables.locking.round_lock_take``), in one
 # statement: the round and its table's casino, the table's box ``number`` with its owner and
@@ -43,7 +46,8 @@ _ROUND_FOR_BET_SQL = (
     "t.casino_id, b.id, b.owner_id, "
     "EXISTS (SELECT 1 FROM tables_seat s WHERE s.box_id = b.id AND s.player_id = p.id), "
     "nextval(pg_get_serial_sequence('tables_bet', 'id')) "
-    "FROM casino_player p JOIN tables_round r ON r.id = %s JOIN tables_table t ON t.id = r.table_id "
+    f"FROM {Player._meta.db_table} p JOIN tables_round r ON r.id = %s "
+    f"JOIN {Table._meta.db_table} t ON t.id = r.table_id "
     "LEFT JOIN tables_box b ON b.table_id = r.table_id AND b.number = %s "
     "WHERE p.id = %s FOR NO KEY UPDATE OF p"
 )
@@ -75,9 +79,6 @@ _BET_INSERT_SQL = (
     f"VALUES ({', '.join(['%s'] * (len(_BET_COLUMNS) + 1))}) RETURNING id) "
     "INSERT INTO tables_bethold (bet_id, hold_id, amount_minor, reason) SELECT bet.id, %s, %s, %s FROM bet"
 )
-_BET_HOLD_INSERT_SQL = (
-    "INSERT INTO tables_bethold (bet_id, hold_id, amount_minor, reason) VALUES (%s, %s, %s, %s)"
-)
 
 
 @dataclass(frozen=True)
@@ -92,16 +93,9 @@ class BetRound:
     bet_id: int
 
 
-def player_lock(player_id: int) -> None:
-    """Lock the player's row FOR NO KEY UPDATE: one player's bets take turns (a box handed over to
-    the player meanwhile still passes its foreign-key check, which takes FOR KEY SHARE)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_PLAYER_LOCK_SQL, [player_id])
-
-
 def round_for_bet(round_id: int, box_number: int, player_id: int) -> BetRound | None:
     """The round of a bet (call it under the round's shared advisory lock), its box, the seat, the
-    player's row locked FOR NO KEY UPDATE (as ``player_lock``) and the bet's id, in one statement;
+    player's row locked FOR NO KEY UPDATE (as ``casino.locking.player_lock``) and the bet's id, in one statement;
     None when there is no such round. The round and table instances hold only the columns read
     (the round's status, configuration, "bets behind" settings and deadline; the table's casino)."""
     with connection.cursor() as cursor:
@@ -154,19 +148,15 @@ def bet_insert(*, bet_id: int, hold_id: int, hold_amount_minor: int, hold_reason
     return Bet.from_db(connection.alias, ["id", *_BET_COLUMNS], [bet_id, *(values[c] for c in _BET_COLUMNS)])
 
 
-def bet_hold_link_insert(*, bet_id: int, hold_id: int, amount_minor: int, reason: str) -> None:
-    """Link a bet to a hold of its stake (``BetHold``)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_BET_HOLD_INSERT_SQL, [bet_id, hold_id, amount_minor, reason])
-
-
 # What the live screens compare to know whether a table changed (``tables/api/state.py``): every
 # counter and key of the table's state in one statement. Through the ORM the same reads were five
 # statements with nine subqueries, and building and compiling them was about 80% of a terminal's
-# 304 poll (16 ms of CPU in-process, bench/live_updates.py, loaded 2-core machine) and most of a
-# console's 204 poll. In one statement a check takes 0.46 ms of CPU against 10.5 ms (2,000 calls
-# each, interleaved, the same database); the live polls went from 38 (console) and 23 ms
-# (terminal) to 15 and 7.4 ms, 120 polls/s from 2.6 cores to 1.05 (bench/live_updates.py).
+# 304 poll and most of a console's 204 poll. Measured when it was written (2026-12-01, the 2-core
+# development machine, loaded; not measured again since, the ORM shape being gone): a check took
+# 0.46 ms of CPU against 10.5 ms (2,000 calls each, interleaved, the same database, ratio 23);
+# ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino .venv/bin/python bench/live_updates.py``:
+# the console's 204 poll went from 38 to 15 ms and the terminal's 304 poll from 23 to 7.4 ms
+# (saves 61% and 68% of the path), 120 polls/s from 2.6 cores to 1.05.
 _TABLE_VERSION_SQL = f"""
 SELECT t.is_open,
   (SELECT c.number FROM tables_tableconfigversion c
@@ -183,7 +173,7 @@ SELECT t.is_open,
     LEFT JOIN tables_roundrequestdecision qd ON qd.request_id = q.id WHERE q.round_id = r.id),
   (SELECT count(*) FROM tables_payoutdecision pd JOIN tables_payoutline pl ON pl.id = pd.line_id
     WHERE pl.round_id = r.id)
-FROM tables_table t
+FROM {Table._meta.db_table} t
 LEFT JOIN LATERAL (SELECT s.id, s.rounds_dealt FROM tables_shoe s
   WHERE s.table_id = t.id AND s.retired_at IS NULL ORDER BY s.id DESC LIMIT 1) sh ON true
 LEFT JOIN LATERAL (SELECT count(st.id) AS n, max(st.id) AS last, sum(st.win_streak) AS streaks

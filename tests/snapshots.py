@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from casino.models import Approval, AuditRecord, PlayerSession
+from casino.models import Approval, AuditRecord, IdempotencyRecord, PlayerSession
 from tables.models import Bet, Box, Round, RoundEvent, Seat
 from wallet.models import (
     Account,
     BalanceAdjustment,
     Hold,
-    IdempotencyRecord,
     PendingPayout,
     Posting,
     Transfer,

@@ -7,26 +7,15 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from casino.admin import ReadOnlyAdmin
 from wallet.models import (
     Account,
     BalanceAdjustment,
     Hold,
-    IdempotencyRecord,
     PendingPayout,
     Posting,
     Transfer,
 )
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # Django's admin classes are not generic at run time
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class PostingInline(admin.TabularInline):  # type: ignore[type-arg]  # Django's admin classes are not generic at run time
@@ -79,9 +68,3 @@ class PendingPayoutAdmin(ReadOnlyAdmin):
 class BalanceAdjustmentAdmin(ReadOnlyAdmin):
     list_display = ("id", "account", "amount_minor", "status", "requested_by", "decided_by", "requested_at")
     list_filter = ("status",)
-
-
-@admin.register(IdempotencyRecord)
-class IdempotencyRecordAdmin(ReadOnlyAdmin):
-    list_display = ("id", "scope", "key", "created_at")
-    search_fields = ("scope", "key")

@@ -10,7 +10,6 @@ from casino.errors import (
     ReasonRequiredError,
     ServiceError,
 )
-from wallet.idempotency import IdempotencyKeyReusedError
 
 __all__ = [
     "AccountNotFoundError",
@@ -19,7 +18,6 @@ __all__ = [
     "CurrencyMismatchError",
     "HoldMismatchError",
     "HoldNotOpenError",
-    "IdempotencyKeyReusedError",
     "InsufficientFundsError",
     "InvalidAmountError",
     "PayoutNotPendingError",

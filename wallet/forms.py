@@ -3,7 +3,7 @@
 Amounts typed by people (``150``, ``150.50``, ``150,50``, ``1,250.50``, ``-20`` for a debit) become
 integer minor units in one place, :func:`amount_minor_parse`, with decimal arithmetic (never a
 float). A form that moves money carries a one-time ``form_token`` (a UUID drawn when the form is
-drawn): the view runs the service once per token (``wallet.idempotency.idempotent``), so a double
+drawn): the view runs the service once per token (``casino.idempotency.idempotent``), so a double
 submit moves nothing twice.
 """
 

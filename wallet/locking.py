@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from django.db import connection
 from django.db.models import Q
 
 from casino.locking import advisory_lock, row_lock, rows_lock
 from casino.models import Casino
 from wallet.errors import CurrencyMismatchError, InsufficientFundsError
 from wallet.models import MAY_GO_NEGATIVE_KINDS, Account, BalanceAdjustment, Hold, PendingPayout, Transfer
+from wallet.sql import account_balances_move
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def check_and_apply(
 ) -> None:
     """Check the no-negative rule on locked accounts, then move their cached balances.
 
-    One statement whatever the number of accounts (``WITH v AS (VALUES ...) UPDATE ... FROM v``).
+    One statement whatever the number of accounts (``wallet.sql.account_balances_move``).
     The rows must already be locked by this
     transaction: the new values are checked here against what was read under the lock, and the
     CHECK constraint on the table backs the check up. Raises ``InsufficientFundsError`` naming
@@ -163,15 +163,7 @@ def check_and_apply(
         rows.append((account_id, delta_balance, delta_held))
     if not rows:
         return
-    values = ", ".join(["(CAST(%s AS bigint), CAST(%s AS bigint), CAST(%s AS bigint))"] * len(rows))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"WITH v(id, d_balance, d_held) AS (VALUES {values}) "
-            "UPDATE wallet_account SET balance_minor = wallet_account.balance_minor + v.d_balance, "
-            "held_minor = wallet_account.held_minor + v.d_held "
-            "FROM v WHERE wallet_account.id = v.id",
-            [value for row in rows for value in row],
-        )
+    account_balances_move(rows)
     for account_id, delta_balance, delta_held in rows:
         accounts[account_id].balance_minor += delta_balance
         accounts[account_id].held_minor += delta_held

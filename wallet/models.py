@@ -295,22 +295,3 @@ class BalanceAdjustment(models.Model):
 
     def __str__(self) -> str:
         return f"adjustment #{self.pk} {self.amount_minor} {self.status}"
-
-
-class IdempotencyRecord(models.Model):
-    """The first answer to a request that moves money (an API request, a seed step), keyed by
-    (scope, key). Written in the request's own transaction, so it exists exactly when the
-    request's effect does; a refusal's answer in a transaction of its own. See
-    wallet/idempotency.py."""
-
-    scope = models.CharField(max_length=80)
-    key = models.CharField(max_length=200)
-    request_fingerprint = models.CharField(max_length=64)
-    response = models.JSONField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["scope", "key"], name="idempotency_unique_key")]
-
-    def __str__(self) -> str:
-        return f"{self.scope}:{self.key}"

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from casino.actors import Actor
+from casino.idempotency import Outcome, idempotent
 from casino.models import Casino, Game, Player, Table
-from wallet.idempotency import Outcome, idempotent
 from wallet.services import system_buy_in, system_table_fill, table_accounts_open, venue_accounts_open
 
 SEED_SCOPE = "seed"

@@ -8,7 +8,7 @@ zero), moves the cached balances, and appends the audit record as its last write
 command (``ServiceError``) leaves balances, postings, holds and audit records as they were.
 
 No service takes an idempotency key: the edge that receives a request (the terminal API, the
-seed) wraps the service call in ``wallet.idempotency.idempotent``, one record per request. A
+seed) wraps the service call in ``casino.idempotency.idempotent``, one record per request. A
 command the back office itself may repeat is refused by the state of its rows: a hold that is not
 open (``hold_not_open``), a payout that is not pending (``payout_not_pending``), an adjustment
 decided already (``approval_decided``), a transfer already reversed (``transfer_already_reversed``), a round

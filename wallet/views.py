@@ -17,7 +17,7 @@ Who sees what (permissions of ``casino.roles``):
 Every page works without JavaScript and answers ``Vary: HX-Request``: with htmx, the part of the
 page that changed (the search results, the player's section, the statement, the adjustments);
 without it, the whole page. A form that moves money carries a one-time token: the service runs
-once per token (``wallet.idempotency.idempotent``, scope ``cage:u<staff id>``), and a second
+once per token (``casino.idempotency.idempotent``, scope ``cage:u<staff id>``), and a second
 submit of the same form is answered with the first one's transfer, moving nothing.
 """
 
@@ -47,6 +47,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
+from casino.idempotency import Outcome, idempotent
 from casino.models import Casino, Player
 from casino.refusals import refusal_text
 from casino.selectors import casino_for_user
@@ -62,7 +63,6 @@ from wallet.forms import (
     ReasonForm,
     form_token,
 )
-from wallet.idempotency import Outcome, idempotent
 from wallet.models import (
     AdjustmentStatus,
     BalanceAdjustment,

@@ -34,10 +34,10 @@ from casino.authentication import (
     TerminalOptionalPlayerAuthentication,
 )
 from casino.errors import NotFoundError
+from casino.idempotency import idempotency_key, run_idempotent
 from casino.models import PlayerSession
 from casino.schema import problems
 from tables.api import serializers as s
-from tables.api.idempotency import idempotency_key, run_idempotent
 from tables.api.state import etag_matches, table_state_version_current, table_state_wait, terminal_state
 from tables.models import BOX_NUMBERS, Bet, Box, Round, Shoe
 from tables.services.bets import bet_cancel, bet_place

@@ -12,6 +12,7 @@ from django.utils import timezone
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError, game
 from casino.gaming_day_state import gaming_day_writable
+from casino.locking import player_lock
 from casino.table_access import require_player
 from games.blackjack import Bet as EngineBet
 from games.blackjack import BetKind as EngineBetKind
@@ -22,7 +23,7 @@ from tables.locking import lock_round, round_lock_take
 from tables.models import BOX_NUMBERS, Bet, BetKind, BetStatus, Box, Round, RoundStatus, Seat
 from tables.services.commands import bets_release, engine_player, engine_seats, stake_hold
 from tables.services.config import config_get, config_limits, config_rules
-from tables.sql import bet_insert, bets_for_check, player_lock, round_for_bet
+from tables.sql import bet_insert, bets_for_check, round_for_bet
 
 PLACEABLE_KINDS = (BetKind.MAIN, BetKind.BEHIND, BetKind.PERFECT_PAIRS, BetKind.TWENTY_ONE_PLUS_THREE)
 SIDE_KINDS = (BetKind.PERFECT_PAIRS, BetKind.TWENTY_ONE_PLUS_THREE)
@@ -181,7 +182,7 @@ def bet_cancel(*, round_id: int, actor: Actor, bet_id: int) -> list[Bet]:
         player = require_player(actor, round_.table)
         if not round_.betting_is_open(timezone.now()):
             raise BettingClosedError("no more bets")
-        player_lock(player.pk)
+        player_lock(player_id=player.pk)
         bet = Bet.objects.filter(pk=bet_id, round_id=round_id, status=BetStatus.PLACED).first()
         if bet is None:
             raise TableError(f"no open bet {bet_id}", code="no_such_bet")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from casino.actors import Actor, require_staff
-from casino.errors import game, reason_required
+from casino.errors import GameRefusedError, game, reason_required
 from casino.table_access import is_dealer_terminal_at
 from games.blackjack import DealCard
 from games.cards import Card
@@ -59,7 +59,7 @@ def card_enter(*, round_id: int, actor: Actor, card: str) -> Round:
         try:
             parsed = Card.parse(card)
             state, _ = step(state, DealCard(parsed), work, "card_dealt", {"source": "physical_shoe"})
-        except (GameError, TableError) as error:
+        except (GameError, GameRefusedError, TableError) as error:
             code = getattr(error, "code", "misscan")
             round_.awaiting_correction = {
                 "card": str(card)[:10],

@@ -61,7 +61,6 @@ from tables.models import Bet, BetHold, BetKind, BetStatus, Box, Round, RoundSta
 from tables.services.common import EventDraft, events_write
 from tables.services.config import config_get, config_rules
 from tables.services.shoes import shoe_remaining
-from tables.sql import bet_hold_link_insert
 from wallet.models import Hold, HoldStatus
 from wallet.services import hold_place, holds_void
 
@@ -238,7 +237,7 @@ def bet_hold(round_: Round, player: Player, bet: Bet, amount_minor: int, reason:
     written with its link: ``tables.services.bets.bet_place``, which checks the day itself.)"""
     gaming_day_writable(casino=round_.table.casino)
     hold = stake_hold(round_, player, bet.pk, amount_minor)
-    bet_hold_link_insert(bet_id=bet.pk, hold_id=hold.pk, amount_minor=amount_minor, reason=reason)
+    BetHold.objects.create(bet=bet, hold=hold, amount_minor=amount_minor, reason=reason)
 
 
 def shoe_consume(shoe: Shoe, state: RoundState) -> None:

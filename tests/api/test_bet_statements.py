@@ -32,8 +32,9 @@ def test_a_bet_behind_through_the_api_makes_the_same_statements_every_time(bj1_t
             assert bartek.post(f"{rounds}/bets/", behind, headers={"Idempotency-Key": key}).status_code == 201
         counts.append([query["sql"][:100] for query in queries.captured_queries])
 
-    # then each bet is the same 13 statements: the terminal's credential and the player's session,
+    # then each bet is the same 16 statements: the terminal's credential and the player's session,
     # the savepoint of the request's transaction (BEGIN outside this test's transaction), the
-    # idempotency record, the 7 of the bet (see bet_place: the gaming day's lock and its check
-    # among them), the stored response and the release (COMMIT)
-    assert len(counts[0]) == len(counts[1]) == 13, "\n".join(counts[1])
+    # idempotency key's lock and its record (inserted in a savepoint: 4), the 7 of the bet (see
+    # bet_place: the gaming day's lock and its check among them), the stored response and the
+    # release (COMMIT)
+    assert len(counts[0]) == len(counts[1]) == 16, "\n".join(counts[1])

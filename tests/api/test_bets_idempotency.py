@@ -7,11 +7,11 @@ import pytest
 from django.db import connection
 
 from casino.actors import Actor
-from casino.models import Player
+from casino.models import IdempotencyRecord, Player
 from tables.models import Bet, Seat
 from tests.api.conftest import staff
 from tests.snapshots import ledger_snapshot
-from wallet.models import Hold, IdempotencyRecord
+from wallet.models import Hold
 from wallet.selectors import account_balance
 from wallet.services import cage_buy_in, cage_cash_out
 
@@ -187,7 +187,7 @@ def test_concurrent_duplicates_run_once_the_others_get_409_or_the_replay(seeded)
 @pytest.mark.django_db(transaction=True)
 def test_a_duplicate_committed_while_a_refusal_is_being_stored_is_what_both_hear(seeded, monkeypatch):
     # given a bet refused for lack of funds, paused between its rollback and storing its refusal
-    import wallet.idempotency as wallet_idempotency
+    import casino.idempotency as casino_idempotency
     from tests.api.conftest import ApiClient, make_device, open_round, sign_in
 
     device = make_device("T-BJ1-9", "player_terminal", "BJ1")
@@ -199,14 +199,14 @@ def test_a_duplicate_committed_while_a_refusal_is_being_stored_is_what_both_hear
     assert ApiClient(device, token).post(f"/api/v1/tables/{round_.table_id}/boxes/1/take/").status_code == 200
     body = {"box": 1, "kind": "main", "stake_minor": 1000}
     paused, release = threading.Event(), threading.Event()
-    store = wallet_idempotency._refusal_store
+    store = casino_idempotency._refusal_store
 
     def store_later(**arguments: Any) -> Any:
         paused.set()
         release.wait(10)
         return store(**arguments)
 
-    monkeypatch.setattr(wallet_idempotency, "_refusal_store", store_later)
+    monkeypatch.setattr(casino_idempotency, "_refusal_store", store_later)
     answers: dict[str, Any] = {}
 
     def first() -> None:
@@ -223,7 +223,7 @@ def test_a_duplicate_committed_while_a_refusal_is_being_stored_is_what_both_hear
 
     # when the player tops up and the terminal's retry of the same key runs meanwhile
     cage_buy_in(player=player, amount_minor=10_000, actor=Actor.staff(cashier))
-    monkeypatch.setattr(wallet_idempotency, "_refusal_store", store)
+    monkeypatch.setattr(casino_idempotency, "_refusal_store", store)
     second = ApiClient(device, token).post(bets_url(round_), body, headers={"Idempotency-Key": "k"})
     release.set()
     thread.join(30)

@@ -19,12 +19,12 @@ from django.db import connections, transaction
 
 from casino.actors import Actor
 from casino.errors import ServiceError
-from casino.models import AuditRecord
+from casino.idempotency import Outcome, idempotent
+from casino.models import AuditRecord, IdempotencyRecord
 from tests.lanes import sized
 from tests.wallet.conftest import waiting_on_locks
 from tests.wallet.factories import TableFactory
-from wallet.idempotency import Outcome, idempotent
-from wallet.models import Account, AccountKind, Hold, HoldStatus, IdempotencyRecord, Posting, Transfer
+from wallet.models import Account, AccountKind, Hold, HoldStatus, Posting, Transfer
 from wallet.selectors import ledger_totals, ledger_verify, player_account
 from wallet.services import (
     SettlementLine,

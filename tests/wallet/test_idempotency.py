@@ -15,17 +15,17 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 
+from casino import idempotency
 from casino.actors import Actor
 from casino.errors import ServiceError
-from tests.wallet.conftest import waiting_on_locks
-from wallet import idempotency
-from wallet.idempotency import (
+from casino.idempotency import (
     IdempotencyInProgressError,
     IdempotencyKeyReusedError,
     Outcome,
     idempotent,
 )
-from wallet.models import IdempotencyRecord
+from casino.models import IdempotencyRecord
+from tests.wallet.conftest import waiting_on_locks
 from wallet.selectors import account_balance
 from wallet.services import cage_buy_in, cage_cash_out
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from casino.models import Player
+from casino.models import IdempotencyRecord, Player
 from casino.seeding import load_seed, seed_all
 from tests.snapshots import ledger_snapshot
-from wallet.models import Account, AccountKind, IdempotencyRecord
+from wallet.models import Account, AccountKind
 from wallet.seeding import DEMO_TRAY_FILL_MINOR
 from wallet.selectors import account_balance
 
