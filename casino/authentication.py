@@ -9,6 +9,7 @@ from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
 
+from casino.player_sessions import PlayerTokenError, player_session_authenticate
 from casino.services import TerminalCredentialError, terminal_authenticate
 
 KEYWORD = b"terminal"
@@ -63,9 +64,6 @@ class TerminalPlayerAuthentication(TerminalTokenAuthentication):
     ``credential`` attribute holds the terminal credential)."""
 
     def authenticate(self, request: Request) -> tuple[Any, Any] | None:
-        # Imported here: tables.api imports the venue models, which import nothing of the API.
-        from casino.player_sessions import PlayerTokenError, player_session_authenticate
-
         authenticated = super().authenticate(request)
         if authenticated is None:
             return None

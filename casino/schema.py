@@ -9,6 +9,8 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse
 
+from casino.api_serializers import ProblemDetailSerializer
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 TERMINAL_SCHEME = {
@@ -96,8 +98,6 @@ RETRY_AFTER_HEADER = {
 
 
 def problem(status: int, description: str = "") -> OpenApiResponse:
-    from casino.api_serializers import ProblemDetailSerializer
-
     return OpenApiResponse(
         ProblemDetailSerializer, description=description or ERROR_DESCRIPTIONS.get(status, "")
     )

@@ -153,7 +153,7 @@ def _alice_dealt(
 @pytest.mark.parametrize("name", ["console", "console_live"])
 def test_the_console_is_drawn_whole_or_as_the_partial(table, dealer, name):
     client = _client(dealer)
-    url = reverse(f"tables:{name}", args=["BJ1"])
+    url = reverse(f"floor:{name}", args=["BJ1"])
     plain = client.get(url)
     partial = client.get(url, **HTMX)
     assert (plain.status_code, partial.status_code) == (200, 200)

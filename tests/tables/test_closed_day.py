@@ -122,7 +122,7 @@ def test_the_terminal_api_places_no_bet_and_no_tip_in_a_closed_day(table, dealer
 
 def test_no_held_payout_is_paid_or_rejected_in_a_closed_day(table, dealer, pit_boss, operator):
     from tables.services import payout_approve, payout_reject
-    from tests.tables.test_views_pit import _held_payout
+    from tests.floor.test_pit import _held_payout
 
     # given Alice's win held for a pit boss, then the day closed
     _alice, line = _held_payout(table, dealer, operator)

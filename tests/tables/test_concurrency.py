@@ -340,7 +340,7 @@ def test_a_sign_in_committing_while_a_round_opens_deadlocks_nobody(live, monkeyp
     # given BJ1 ready to open a round, and a player terminal at it
     from casino.models import Terminal
     from casino.services import player_create, terminal_register
-    from tables.api import sessions
+    from casino import player_sessions as sessions
 
     table, dealer = live
     stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])
