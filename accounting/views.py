@@ -73,12 +73,12 @@ from casino.gaming_day_state import (
     reopen_request_day,
 )
 from casino.models import Approval, Casino
+from casino.money import amount_minor_parse, money_plain
 from casino.refusals import refusal_text
 from casino.selectors import casino_for_user
 from casino.views import HtmxHttpRequest, staff_user
 from tables.models import Table
 from tables.views.access import staff_table
-from wallet.forms import amount_minor_parse
 
 DAY = "accounting/day.html"
 TABLE = "accounting/table.html"
@@ -162,12 +162,14 @@ def amounts_read(request: HttpRequest, values: list[int]) -> dict[int, int]:
     amounts: dict[int, int] = {}
     for value in values:
         text = request.POST.get(f"amount-{value}", "").strip()
-        if text in ("", "0", "0.00", "0,00"):
+        if not text:
             continue
         try:
-            amounts[value] = amount_minor_parse(text)
+            amount = amount_minor_parse(text, allow_zero=True)
         except forms.ValidationError as error:
             raise InvalidCountError(" ".join(error.messages), value=value) from error
+        if amount:
+            amounts[value] = amount
     return amounts
 
 
@@ -621,13 +623,13 @@ def _settings_context(casino: Casino, user: Any) -> dict[str, Any]:
         "waiting_fields": _settings_change_rows(waiting),
         "may_decide_waiting": waiting is not None and may_decide(approval=waiting, user=user),
         "chips": chip_values(casino),
-        "chips_text": ", ".join(_major(value) for value in sorted(chip_values(casino))),
+        "chips_text": ", ".join(money_plain(value) for value in sorted(chip_values(casino))),
         "shifts_text": ", ".join(settings.shift_starts),
-        "threshold_text": _major(settings.variance_threshold_minor),
+        "threshold_text": money_plain(settings.variance_threshold_minor),
         "hold_low_text": _percent_text(settings.hold_band_low_bp),
         "hold_high_text": _percent_text(settings.hold_band_high_bp),
-        "mtl_text": _major(settings.mtl_threshold_minor),
-        "large_cash_text": _major(settings.large_cash_threshold_minor),
+        "mtl_text": money_plain(settings.mtl_threshold_minor),
+        "large_cash_text": money_plain(settings.large_cash_threshold_minor),
     }
 
 
@@ -645,7 +647,7 @@ def _setting_text(name: str, value: int) -> str:
     if name.endswith("_bp"):
         return _percent_text(value)
     if name.endswith("_minor"):
-        return _major(value)
+        return money_plain(value)
     return str(value)
 
 
@@ -664,10 +666,6 @@ def _settings_change_rows(waiting: Approval | None) -> list[dict[str, str]]:
         for name in SETTINGS_LABELS
         if name in after and name in before
     ]
-
-
-def _major(amount_minor: int) -> str:
-    return f"{amount_minor // 100}.{amount_minor % 100:02d}"
 
 
 def _percent_text(basis_points: int) -> str:

@@ -52,9 +52,9 @@ from accounting.win_charts import day_chart
 from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import Casino
+from casino.money import amount_minor_parse
 from casino.views import HtmxHttpRequest, staff_user
 from tables.models import Table
-from wallet.forms import amount_minor_parse
 
 DROP = "accounting/drop.html"
 WIN = "accounting/win.html"
@@ -83,11 +83,8 @@ def _day_asked(request: HtmxHttpRequest, casino: Casino) -> dt.date:
 
 
 def _amount(text: str, *, allow_zero: bool = False) -> int:
-    cleaned = (text or "").strip()
-    if allow_zero and cleaned in ("0", "0.00", "0,00"):
-        return 0
     try:
-        return amount_minor_parse(cleaned)
+        return amount_minor_parse(text, allow_zero=allow_zero)
     except forms.ValidationError as error:
         raise InvalidBuyInError(" ".join(error.messages)) from error
 

@@ -26,10 +26,9 @@ from accounting.gaming_days import Shift, schedule_of, shift_of, shifts_of_day
 from accounting.models import TipSource
 from accounting.tips import InvalidTipAmountError, TipsReport, shift_of_day, shift_tips_report
 from casino.models import Casino
+from casino.money import amount_minor_parse, money_plain
 from casino.selectors import casino_for_user
 from casino.views import HtmxHttpRequest, staff_user
-from tables.round_audit import money_plain
-from wallet.forms import amount_minor_parse
 
 TIPS = "accounting/tips.html"
 SOURCE_LABELS = {

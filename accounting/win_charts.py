@@ -18,8 +18,8 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from accounting.win import Figures, TableRecords
+from casino.money import money
 from tables.models import Table
-from tables.round_audit import money
 
 WIDTH = 720
 HEIGHT = 260

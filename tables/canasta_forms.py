@@ -13,9 +13,8 @@ from django import forms
 from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
-from tables.forms import MoneyField
+from casino.money import MoneyField, money
 from tables.models import CanastaDealKind, CanastaFeeKind, Game, RuleSetVersion
-from tables.round_audit import money
 
 LABELS = {
     "rule_set_version": _("Rule variant (preset)"),

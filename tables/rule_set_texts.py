@@ -17,8 +17,8 @@ from typing import Any
 from django.utils.translation import gettext, gettext_noop, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from casino.money import money
 from tables.models import RuleSet
-from tables.round_audit import money
 
 BLACKJACK_OPTION_LABELS = {
     "name": _("Name"),

@@ -48,12 +48,12 @@ from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
 from casino.models import Casino, Player
+from casino.money import money
 from casino.refusals import refusal_text
 from casino.selectors import casino_for_user
 from casino.services import player_card_lock, player_card_unlock, player_create
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.models import Round
-from tables.round_audit import money
 from wallet.forms import (
     AdjustmentForm,
     CageMoneyForm,

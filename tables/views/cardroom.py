@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
 from casino.models import Player
+from casino.money import amount_minor_parse
 from casino.refusals import refusal_text
 from casino.views import staff_user
 from tables.errors import TableError
@@ -42,7 +43,6 @@ from tables.services import (
 from tables.services.canasta import game_current
 from tables.services.canasta_selectors import canasta_table_state
 from tables.views.access import staff_table
-from wallet.forms import amount_minor_parse
 
 PAGE = "tables/cardroom/table.html"
 

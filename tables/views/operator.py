@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
 from casino.models import Approval, BackgroundJob, Casino
+from casino.money import money
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from games.errors import InvalidRuleSetError
 from tables.errors import TableError
@@ -49,7 +50,6 @@ from tables.models import (
     TableConfigVersion,
 )
 from tables.odds_jobs import main_game_edge_job, main_game_edge_start, percent, side_bet_edge, version_rules
-from tables.round_audit import money
 from tables.rule_set_texts import OUTCOME_LABELS, option_label, option_lines, option_text, options_in_order
 from tables.selectors import config_approvals_waiting
 from tables.services import (

@@ -12,7 +12,6 @@ import datetime as dt
 import json
 import re
 from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
 from functools import wraps
 from typing import Any
 
@@ -27,6 +26,7 @@ from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext_lazy as _
 
+from casino.money import amount_minor_parse
 from tables.models import RoundStatus
 from tables.replay import ReplayError, round_export, round_replay_check
 from tables.round_audit import (
@@ -91,16 +91,12 @@ def _moment(value: str, *, end_of_day: bool) -> dt.datetime:
 
 
 def _minor(value: str) -> int:
-    """An amount in major units with at most two decimals (``12.50``) as minor units (``1250``);
-    decimal arithmetic, never floats."""
+    """An amount in major units (``12.50``, zero too) as minor units (``1250``), by
+    ``casino.money.amount_minor_parse``; refused in the filter's own words."""
     try:
-        amount = Decimal(value.strip().replace(",", "."))
-    except InvalidOperation as error:
+        return amount_minor_parse(value, allow_zero=True)
+    except forms.ValidationError as error:
         raise forms.ValidationError(_("Enter an amount such as 25 or 12.50.")) from error
-    minor = amount * 100
-    if not amount.is_finite() or amount < 0 or minor != minor.to_integral_value():
-        raise forms.ValidationError(_("Enter an amount such as 25 or 12.50."))
-    return int(minor)
 
 
 class RoundFilterForm(forms.Form):

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from casino.models import AuditRecord, Pit
+from casino.money import money
 from casino.roles import role_label
 from tables.models import (
     Bet,
@@ -26,7 +27,6 @@ from tables.models import (
     Table,
     TableConfigVersion,
 )
-from tables.round_audit import money
 from tables.services import (
     Actor,
     bet_place,
