@@ -24,7 +24,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
@@ -72,6 +71,7 @@ from casino.gaming_day_state import (
     gaming_day_reopen_requests,
     reopen_request_day,
 )
+from casino.htmx import htmx_render, htmx_vary
 from casino.models import Approval, Casino
 from casino.money import amount_minor_parse, money_plain
 from casino.refusals import refusal_text
@@ -109,11 +109,6 @@ def _casino(request: HttpRequest) -> Casino:
     return casino
 
 
-def _vary(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request",))
-    return response
-
-
 def _page(
     request: HtmxHttpRequest,
     template: str,
@@ -127,8 +122,7 @@ def _page(
     context = {**context, "error": error, "error_text": refusal_text(error) if error else "", "done": done}
     typed = request.POST if error is not None and request.method == "POST" else {}
     context["amount_fields"] = [(chip, typed.get(f"amount-{chip}", "")) for chip in context.get("chips", [])]
-    name = f"{template}#{partial}" if request.htmx else template
-    return _vary(render(request, name, context, status=error.status if error else 200))
+    return htmx_render(request, template, context, partial=partial, status=error.status if error else 200)
 
 
 def _answered(
@@ -493,8 +487,8 @@ def desk_live(request: HtmxHttpRequest) -> HttpResponse:
     version the page has), else the section drawn again."""
     context = _open_context(_casino(request), request.user)
     if request.GET.get("version") == context["open_version"]:
-        return _vary(HttpResponse(status=204))
-    return _vary(render(request, "accounting/_open-slips.html", context))
+        return htmx_vary(HttpResponse(status=204))
+    return htmx_vary(render(request, "accounting/_open-slips.html", context))
 
 
 @any_permission("supervise_pit")

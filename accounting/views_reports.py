@@ -46,11 +46,12 @@ from accounting.services_drop import (
     hold_alert_resolve,
     table_buy_in_record,
 )
-from accounting.views import _answered, _casino, _page, _vary, any_permission
+from accounting.views import _answered, _casino, _page, any_permission
 from accounting.win import month_start, table_records
 from accounting.win_charts import day_chart
 from casino.actors import Actor
 from casino.errors import ServiceError
+from casino.htmx import htmx_vary
 from casino.models import Casino
 from casino.money import amount_minor_parse
 from casino.views import HtmxHttpRequest, staff_user
@@ -385,7 +386,7 @@ def _report_response(
         kind = "text/csv; charset=utf-8" if wanted == "csv" else "application/pdf"
         response = HttpResponse(content, content_type=kind)
         response["Content-Disposition"] = f'attachment; filename="{name}.{wanted}"'
-        return _vary(response)
+        return htmx_vary(response)
     context = {"report": build(for_file=False), "query": query, "name": name, **extra}
     return _page(request, TABLE_REPORT, "table-report", context)
 

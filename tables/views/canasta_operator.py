@@ -15,13 +15,13 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
-from django.shortcuts import redirect, render
-from django.utils.cache import patch_vary_headers
+from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide, weakened_fields
+from casino.htmx import htmx_render
 from casino.models import Approval
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from tables.canasta_forms import LABELS, CanastaConfigForm, value_text
@@ -40,11 +40,6 @@ from tables.views.access import staff_table
 PAGE = "tables/operator/canasta_table.html"
 # How many of a table's versions the page shows side by side (newest first).
 HISTORY_VERSIONS = 8
-
-
-def _vary(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request",))
-    return response
 
 
 def _canasta_table(request: HtmxHttpRequest, table_name: str) -> Table:
@@ -127,8 +122,7 @@ def _context(
 
 
 def _page(request: HtmxHttpRequest, table: Table, context: dict[str, Any], status: int = 200) -> HttpResponse:
-    template = f"{PAGE}#canasta-config" if request.htmx else PAGE
-    return _vary(render(request, template, context, status=status))
+    return htmx_render(request, PAGE, context, partial="canasta-config", status=status)
 
 
 @staff_page("configure_tables")

@@ -17,12 +17,12 @@ from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
+from casino.htmx import htmx_render, htmx_vary
 from casino.models import Approval, BackgroundJob, Casino
 from casino.money import money
 from casino.views import HtmxHttpRequest, staff_page, staff_user
@@ -71,11 +71,6 @@ from tables.views.access import staff_casino_id, staff_table
 
 # How many of a table's versions the history shows side by side (newest first).
 HISTORY_VERSIONS = 8
-
-
-def _vary(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request",))
-    return response
 
 
 def _refused(error: ServiceError) -> str:
@@ -167,7 +162,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
         "waiting": config_approvals_waiting(casino_id=casino_id).count(),
         "money": money,
     }
-    return _vary(render(request, "tables/operator/home.html", context))
+    return htmx_vary(render(request, "tables/operator/home.html", context))
 
 
 # ------------------------------------------------------------------------------------ tables
@@ -199,7 +194,7 @@ def table_new(request: HtmxHttpRequest) -> HttpResponse:
                 return redirect("operator:table", table_name=table.name)
         else:
             status = 422
-    return _vary(
+    return htmx_vary(
         render(request, "tables/operator/table_new.html", {"form": form, "error": error}, status=status)
     )
 
@@ -355,7 +350,7 @@ def table_detail(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
     if request.method == "GET":
         form = TableConfigForm(initial=TableConfigForm.initial_from(config))
         context = _table_context(table, form, config, request.user)
-        return _vary(render(request, "tables/operator/table.html", context))
+        return htmx_vary(render(request, "tables/operator/table.html", context))
     form = TableConfigForm(request.POST)
     error: ServiceError | None = None
     if form.is_valid():
@@ -391,7 +386,7 @@ def table_detail(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
     context = _table_context(table, form, config, request.user)
     context["error"] = error
     status = error.status if error is not None else 422
-    return _vary(render(request, "tables/operator/table.html", context, status=status))
+    return htmx_vary(render(request, "tables/operator/table.html", context, status=status))
 
 
 @staff_page("configure_tables")
@@ -418,7 +413,7 @@ def table_edge(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
         chosen(SideBetPaytableVersion, "perfect_pairs_version", config.perfect_pairs_version),
         chosen(SideBetPaytableVersion, "twenty_one_plus_three_version", config.twenty_one_plus_three_version),
     )
-    return _vary(render(request, "tables/operator/_edges.html", {"edges": edges, "table": table}))
+    return htmx_vary(render(request, "tables/operator/_edges.html", {"edges": edges, "table": table}))
 
 
 # ------------------------------------------------------------------------------------ the main game's edge
@@ -445,7 +440,7 @@ def main_edge(request: HtmxHttpRequest, version_id: int) -> HttpResponse:
             )
     edge = _main_edge(version)
     context = {"main": edge, "error": error}
-    return _vary(
+    return htmx_vary(
         render(request, "tables/operator/_main-edge.html", context, status=error.status if error else 200)
     )
 
@@ -519,7 +514,7 @@ def rule_set_detail(request: HtmxHttpRequest, rule_set_id: int) -> HttpResponse:
         "form": form,
         "error": error,
     }
-    return _vary(render(request, "tables/operator/rule_set.html", context, status=status))
+    return htmx_vary(render(request, "tables/operator/rule_set.html", context, status=status))
 
 
 # ------------------------------------------------------------------------------------ paytables
@@ -598,7 +593,7 @@ def paytable_detail(request: HtmxHttpRequest, paytable_id: int) -> HttpResponse:
         "preview": _paytable_preview(paytable, preview_form),
         "error": error,
     }
-    return _vary(render(request, "tables/operator/paytable.html", context, status=status))
+    return htmx_vary(render(request, "tables/operator/paytable.html", context, status=status))
 
 
 @staff_page("configure_tables")
@@ -607,7 +602,7 @@ def paytable_preview(request: HtmxHttpRequest, paytable_id: int) -> HttpResponse
     paytable = get_object_or_404(SideBetPaytable, pk=paytable_id)
     form = PaytableVersionForm(request.GET, kind=paytable.kind)
     context = {"preview": _paytable_preview(paytable, form)}
-    return _vary(render(request, "tables/operator/_paytable-preview.html", context))
+    return htmx_vary(render(request, "tables/operator/_paytable-preview.html", context))
 
 
 # ------------------------------------------------------------------------------------ approvals
@@ -684,10 +679,7 @@ def _approvals_context(casino_id: int, user: Any) -> dict[str, Any]:
 @require_GET
 def approvals(request: HtmxHttpRequest) -> HttpResponse:
     context = _approvals_context(staff_casino_id(request), request.user)
-    template = (
-        "tables/operator/approvals.html#approvals" if request.htmx else "tables/operator/approvals.html"
-    )
-    return _vary(render(request, template, context))
+    return htmx_render(request, "tables/operator/approvals.html", context, partial="approvals")
 
 
 @staff_page("supervise_pit")
@@ -735,13 +727,9 @@ def approval_decide(request: HtmxHttpRequest, kind: str, item_id: int, decision:
             "error": error,
             "done": "" if error else done,
         }
-        return _vary(
-            render(
-                request,
-                "tables/operator/approvals.html#approvals",
-                context,
-                status=error.status if error else 200,
-            )
+        status = error.status if error else 200
+        return htmx_render(
+            request, "tables/operator/approvals.html", context, partial="approvals", status=status
         )
     if error is not None:
         messages.error(request, _refused(error))

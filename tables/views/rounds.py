@@ -23,9 +23,9 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext_lazy as _
 
+from casino.htmx import htmx_render, htmx_vary
 from casino.money import amount_minor_parse
 from tables.models import RoundStatus
 from tables.replay import ReplayError, round_export, round_replay_check
@@ -57,15 +57,6 @@ def round_audit_page(view: View) -> View:
         return view(request, *args, **kwargs)
 
     return login_required(checked)
-
-
-def _is_htmx(request: HttpRequest) -> bool:
-    return bool(getattr(request, "htmx", False))
-
-
-def _varied(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request",))
-    return response
 
 
 # ------------------------------------------------------------------------------------ the list
@@ -159,8 +150,7 @@ def round_list(request: HttpRequest) -> HttpResponse:
         "rows": round_rows(page) if page is not None else [],
         "status_labels": {key: str(label) for key, label in ROUND_STATUS_LABELS.items()},
     }
-    template = "tables/round/list.html#round-results" if _is_htmx(request) else "tables/round/list.html"
-    return _varied(render(request, template, context))
+    return htmx_render(request, "tables/round/list.html", context, partial="round-results")
 
 
 # ---------------------------------------------------------------------------------- one round
@@ -188,8 +178,7 @@ def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
         "replay_lines": round_.payout_lines.count() if replay is not None else 0,
         "records": list(round_audit_records(round_)),
     }
-    template = "tables/round/detail.html#round-detail" if _is_htmx(request) else "tables/round/detail.html"
-    return _varied(render(request, template, context))
+    return htmx_render(request, "tables/round/detail.html", context, partial="round-detail")
 
 
 @round_audit_page
@@ -207,7 +196,7 @@ def round_export_view(request: HttpRequest, round_id: int) -> HttpResponse:
             {"round": round_, "message": str(error)},
             status=409,
         )
-        return _varied(response)
+        return htmx_vary(response)
     response = HttpResponse(
         json.dumps(exported, cls=DjangoJSONEncoder, indent=2), content_type="application/json"
     )
@@ -215,4 +204,4 @@ def round_export_view(request: HttpRequest, round_id: int) -> HttpResponse:
     table_name = re.sub(r"[^A-Za-z0-9_-]+", "_", round_.table.name)
     filename = f"round-{table_name}-{round_.number}.json"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return _varied(response)
+    return htmx_vary(response)
