@@ -9,10 +9,11 @@ in ``after``:
   ``line_digests``: ``[line id, first 16 hex digits]`` per payout line, so that the verifier
   can name the row that changed (the full ``round_hash`` is what proves the round unchanged).
 
-An event's digest covers its sequence, kind, payload (the engine action and what it decided),
-who recorded it (user, name, role, terminal, player) and when. Its engine snapshot is left out:
-it is derived from the actions (a replay rebuilds it, ``tables/replay.py``), nothing reads an
-event's snapshot back, and it is most of the log's bytes. A payout line's digest covers the bet,
+An event's digest (``casino.event_log.event_digest``, the same for a canasta deal's events)
+covers its sequence, kind, payload (the engine action and what it decided), who recorded it
+(user, name, role, terminal, player) and when. Its engine snapshot is left out: it is derived
+from the actions (a replay rebuilds it, ``tables/replay.py``), nothing reads an event's snapshot
+back, and it is most of the log's bytes. A payout line's digest covers the bet,
 hand, outcome, rule, exact multiplier, stake, net, paid amount, rounding remainder and whether it
 waited for approval. Encodings are sorted-key JSON without spaces, times in UTC ISO 8601.
 
@@ -24,16 +25,14 @@ such a round no audit record vouches for.
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from casino.event_log import canonical_digest, event_digest
 from casino.models import AuditRecord
-from tables.models import CanastaDealEvent, PayoutLine, Round, RoundEvent, RoundStatus
+from tables.models import PayoutLine, Round, RoundEvent, RoundStatus
 
 SETTLED_ACTION = "round.settled"
 VOIDED_ACTION = "round.voided"
@@ -41,31 +40,6 @@ VOIDED_ACTION = "round.voided"
 SEALING_ACTIONS = {RoundStatus.SETTLED: SETTLED_ACTION, RoundStatus.VOIDED: VOIDED_ACTION}
 # Hex digits of each row's digest kept in the audit record: enough to name the row that changed.
 SHORT_DIGEST = 16
-
-
-def canonical_digest(value: Any) -> str:
-    """SHA-256 (hex) of ``value`` as sorted-key JSON without spaces: the encoding every record
-    hash of the tables app uses (rounds here, canasta deals in ``tables.services.canasta``)."""
-    encoded = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-    return hashlib.sha256(encoded).hexdigest()
-
-
-def event_digest(event: RoundEvent | CanastaDealEvent) -> str:
-    """SHA-256 (hex) of the canonical encoding of a round's or a canasta deal's event, its
-    snapshot left out."""
-    return canonical_digest(
-        {
-            "sequence": event.sequence,
-            "kind": event.kind,
-            "payload": event.payload,
-            "actor_id": event.actor_id,
-            "actor_name": event.actor_name,
-            "role": event.role,
-            "terminal_id": event.terminal_id,
-            "player_id": event.player_id,
-            "created_at": event.created_at.astimezone(dt.UTC).isoformat(),
-        }
-    )
 
 
 def line_digest(line: PayoutLine) -> str:
@@ -293,7 +267,6 @@ __all__ = [
     "VOIDED_ACTION",
     "RoundDifference",
     "RoundVerification",
-    "event_digest",
     "line_digest",
     "round_digest",
     "round_seal",

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -34,6 +33,7 @@ from django.utils import timezone
 
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError
+from casino.event_log import EventDraft, canonical_digest, event_digest, events_append
 from casino.locking import row_lock
 from casino.models import Player
 from games.canasta import (
@@ -70,7 +70,6 @@ from tables.models import (
     RuleSetVersion,
     Table,
 )
-from tables.round_hash import canonical_digest, event_digest
 from tables.services.canasta_config import canasta_config_values, canasta_table_checked
 from tables.services.commands import game as engine_call
 from tables.services.common import is_dealer_terminal_at, require_player, require_terminal_at
@@ -118,35 +117,14 @@ def _status_required(game: CanastaGame, status: str, code: str) -> None:
 # --------------------------------------------------------------------------- the deal's event log
 
 
-@dataclass
-class EventDraft:
-    kind: str
-    payload: dict[str, Any]
-
-
 def deal_events_write(
     deal: CanastaDeal, drafts: Sequence[EventDraft], actor: Actor
 ) -> list[CanastaDealEvent]:
-    """Append events after ``deal.version`` (one INSERT); the caller saves the deal row."""
-    now = timezone.now()
-    rows = []
-    for draft in drafts:
-        deal.version += 1
-        rows.append(
-            CanastaDealEvent(
-                deal=deal,
-                sequence=deal.version,
-                kind=draft.kind,
-                payload=draft.payload,
-                actor=actor.user,
-                actor_name=actor.name,
-                role=actor.role,
-                terminal=actor.terminal,
-                player=actor.player,
-                created_at=now,
-            )
-        )
-    return CanastaDealEvent.objects.bulk_create(rows)
+    """Append events after ``deal.version`` (``casino.event_log.events_append``: one INSERT);
+    the caller saves the deal row."""
+    events = events_append(CanastaDealEvent, drafts, actor, after=deal.version, deal=deal)
+    deal.version += len(events)
+    return events
 
 
 def deal_hash(deal: CanastaDeal) -> str:

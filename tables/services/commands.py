@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from casino.actors import Actor
 from casino.errors import ServiceError
+from casino.event_log import EventDraft
 from casino.gaming_day_state import gaming_day_writable
 from casino.models import Player
 from games.blackjack import (
@@ -57,7 +58,7 @@ from games.errors import GameError
 from tables.errors import RoundInProgressError, RoundNotOpenError, TableError, from_game_error
 from tables.locking import lock_round
 from tables.models import Bet, BetHold, BetKind, BetStatus, Box, Round, RoundStatus, Shoe
-from tables.services.common import EventDraft, events_write, require_terminal_at
+from tables.services.common import events_write, require_terminal_at
 from tables.services.config import config_get, config_rules
 from tables.services.shoes import shoe_remaining
 from tables.sql import bet_hold_link_insert

@@ -14,6 +14,7 @@ from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
 from casino.actors import Actor, require_staff
+from casino.event_log import EventDraft, event_fields
 from casino.gaming_day_state import gaming_day_writable
 from games.blackjack import new_round, state_to_dict
 from tables.errors import (
@@ -52,13 +53,7 @@ from tables.services.commands import (
     schedule_defaults,
     shoe_consume,
 )
-from tables.services.common import (
-    EventDraft,
-    event_fields,
-    events_write,
-    require_dealer_or_reader,
-    table_dealer_id,
-)
+from tables.services.common import events_write, require_dealer_or_reader, table_dealer_id
 from tables.services.config import config_current_ids, config_get, config_rules
 from tables.services.shoes import shoe_remaining, shoes_current, shuffle_due
 
@@ -114,15 +109,15 @@ def round_open(*, table: Table, actor: Actor) -> Round:
         )
         RoundEvent.objects.create(
             **event_fields(
-                round_,
-                1,
                 EventDraft(
                     "betting_opened",
                     {"config_id": config.pk, "shoe_id": shoe.pk, "rules": rules.to_dict()},
                     snapshot,
                 ),
                 actor,
-                now,
+                sequence=1,
+                now=now,
+                round=round_,
             )
         )
         schedule_defaults(round_.pk, round_.decision_deadline_at)

@@ -25,6 +25,7 @@ from django.utils import timezone
 from casino.actors import Actor
 from casino.audit import audit_batch
 from casino.errors import reason_required
+from casino.event_log import EventDraft
 from casino.four_eyes import approval_decide, approval_request
 from games.blackjack import settlement
 from games.blackjack.jsonable import fraction_text
@@ -46,7 +47,7 @@ from tables.models import (
 from tables.round_hash import SETTLED_ACTION, round_seal
 from tables.selectors import PAYOUT_SUBJECT, payout_approvals
 from tables.services.commands import AppliedDefault, round_command, round_state, shoe_consume
-from tables.services.common import EventDraft, events_write, require_dealer_or_reader
+from tables.services.common import events_write, require_dealer_or_reader
 from wallet.services import SettlementLine, pending_payouts_decide
 from wallet.services import round_settle as wallet_round_settle
 
