@@ -30,7 +30,7 @@ from accounting.gaming_days import gaming_day_bounds, schedule_of
 from accounting.reports import day_state_notes
 from accounting.selectors import settings_of
 from casino.models import Casino
-from tables.round_audit import money, money_plain
+from casino.money import money, money_plain
 from wallet.models import AccountKind, Posting, TransferKind
 
 CASH_IN = "in"

@@ -2,7 +2,7 @@
 
 The table reports, the master game report and the cash transaction log all build a ``Report``
 and hand it to ``report_csv`` or ``report_pdf``; neither knows what the figures mean. The cells
-arrive already written as the reader should see them (money through ``tables.round_audit.money``
+arrive already written as the reader should see them (money through ``casino.money.money``
 for a PDF, ``money_plain`` for a CSV that a spreadsheet reads back), so this module formats
 nothing and translates nothing: the caller's strings go in as they are.
 

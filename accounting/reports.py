@@ -30,7 +30,7 @@ from accounting.gaming_days import schedule_of, shifts_of_day
 from accounting.win import Figures, month_start, table_records
 from casino.gaming_day_state import gaming_day_history
 from casino.models import Casino, Table
-from tables.round_audit import money, money_plain
+from casino.money import money, money_plain
 
 
 def _amount(amount_minor: int | None, for_file: bool) -> str:

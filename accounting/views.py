@@ -24,7 +24,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
@@ -72,11 +71,12 @@ from casino.gaming_day_state import (
     gaming_day_reopen_requests,
     reopen_request_day,
 )
+from casino.htmx import htmx_render, htmx_vary
 from casino.models import Approval, Casino, Table
+from casino.money import amount_minor_parse, money_plain
 from casino.refusals import refusal_text
 from casino.selectors import casino_for_user
 from casino.views import HtmxHttpRequest, staff_table, staff_user
-from wallet.forms import amount_minor_parse
 
 DAY = "accounting/day.html"
 TABLE = "accounting/table.html"
@@ -107,11 +107,6 @@ def staff_casino(request: HttpRequest) -> Casino:
     return casino
 
 
-def vary_on_htmx(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request",))
-    return response
-
-
 def page(
     request: HtmxHttpRequest,
     template: str,
@@ -125,8 +120,7 @@ def page(
     context = {**context, "error": error, "error_text": refusal_text(error) if error else "", "done": done}
     typed = request.POST if error is not None and request.method == "POST" else {}
     context["amount_fields"] = [(chip, typed.get(f"amount-{chip}", "")) for chip in context.get("chips", [])]
-    name = f"{template}#{partial}" if request.htmx else template
-    return vary_on_htmx(render(request, name, context, status=error.status if error else 200))
+    return htmx_render(request, template, context, partial=partial, status=error.status if error else 200)
 
 
 def answered(
@@ -160,12 +154,14 @@ def amounts_read(request: HttpRequest, values: list[int]) -> dict[int, int]:
     amounts: dict[int, int] = {}
     for value in values:
         text = request.POST.get(f"amount-{value}", "").strip()
-        if text in ("", "0", "0.00", "0,00"):
+        if not text:
             continue
         try:
-            amounts[value] = amount_minor_parse(text)
+            amount = amount_minor_parse(text, allow_zero=True)
         except forms.ValidationError as error:
             raise InvalidCountError(" ".join(error.messages), value=value) from error
+        if amount:
+            amounts[value] = amount
     return amounts
 
 
@@ -491,8 +487,8 @@ def desk_live(request: HtmxHttpRequest) -> HttpResponse:
     version the page has), else the section drawn again."""
     context = _open_context(staff_casino(request), request.user)
     if request.GET.get("version") == context["open_version"]:
-        return vary_on_htmx(HttpResponse(status=204))
-    return vary_on_htmx(render(request, "accounting/_open-slips.html", context))
+        return htmx_vary(HttpResponse(status=204))
+    return htmx_vary(render(request, "accounting/_open-slips.html", context))
 
 
 @any_permission("supervise_pit")
@@ -621,13 +617,13 @@ def _settings_context(casino: Casino, user: Any) -> dict[str, Any]:
         "waiting_fields": _settings_change_rows(waiting),
         "may_decide_waiting": waiting is not None and may_decide(approval=waiting, user=user),
         "chips": chip_values(casino),
-        "chips_text": ", ".join(_major(value) for value in sorted(chip_values(casino))),
+        "chips_text": ", ".join(money_plain(value) for value in sorted(chip_values(casino))),
         "shifts_text": ", ".join(settings.shift_starts),
-        "threshold_text": _major(settings.variance_threshold_minor),
+        "threshold_text": money_plain(settings.variance_threshold_minor),
         "hold_low_text": _percent_text(settings.hold_band_low_bp),
         "hold_high_text": _percent_text(settings.hold_band_high_bp),
-        "mtl_text": _major(settings.mtl_threshold_minor),
-        "large_cash_text": _major(settings.large_cash_threshold_minor),
+        "mtl_text": money_plain(settings.mtl_threshold_minor),
+        "large_cash_text": money_plain(settings.large_cash_threshold_minor),
     }
 
 
@@ -645,7 +641,7 @@ def _setting_text(name: str, value: int) -> str:
     if name.endswith("_bp"):
         return _percent_text(value)
     if name.endswith("_minor"):
-        return _major(value)
+        return money_plain(value)
     return str(value)
 
 
@@ -664,10 +660,6 @@ def _settings_change_rows(waiting: Approval | None) -> list[dict[str, str]]:
         for name in SETTINGS_LABELS
         if name in after and name in before
     ]
-
-
-def _major(amount_minor: int) -> str:
-    return f"{amount_minor // 100}.{amount_minor % 100:02d}"
 
 
 def _percent_text(basis_points: int) -> str:

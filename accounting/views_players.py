@@ -22,9 +22,8 @@ from typing import Any
 
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.utils import timezone
-from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
 from accounting.cash_log import cash_log, cash_log_report
@@ -32,6 +31,7 @@ from accounting.documents import report_csv, report_pdf
 from accounting.gaming_days import gaming_day_of, schedule_of
 from accounting.ratings import player_ratings, players_at_table
 from accounting.reports import day_state_notes
+from casino.htmx import htmx_render
 from casino.models import Casino, Player
 from casino.selectors import casino_for_user
 from casino.views import HtmxHttpRequest, staff_page, staff_table
@@ -50,15 +50,6 @@ def _casino(request: HttpRequest) -> Casino:
     if casino is None:
         raise Http404("no casino")
     return casino
-
-
-def _vary(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request",))
-    return response
-
-
-def _render(request: HtmxHttpRequest, template: str, partial: str, context: dict[str, Any]) -> HttpResponse:
-    return _vary(render(request, f"{template}#{partial}" if request.htmx else template, context))
 
 
 def day_read(text: str | None, default: dt.date) -> dt.date:
@@ -98,7 +89,7 @@ def players(request: HtmxHttpRequest) -> HttpResponse:
             .order_by("display_name", "card_number")[:25]
         )
     context = {"casino": casino, "q": text, "matches": matches, "searched": bool(text)}
-    return _render(request, PLAYERS, "player-matches", context)
+    return htmx_render(request, PLAYERS, context, partial="player-matches")
 
 
 @staff_page("view_accounting")
@@ -119,7 +110,7 @@ def player_ratings_page(request: HtmxHttpRequest, key: str) -> HttpResponse:
         "ratings": player_ratings(player, first_day, last_day),
         "back": request.get_full_path(),
     }
-    return _render(request, RATINGS, "ratings", context)
+    return htmx_render(request, RATINGS, context, partial="ratings")
 
 
 @staff_page("view_accounting")
@@ -136,7 +127,7 @@ def table_players(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
         "pending_versions": pending,
         "back": request.get_full_path(),
     }
-    return _render(request, AT_TABLE, "table-players", context)
+    return htmx_render(request, AT_TABLE, context, partial="table-players")
 
 
 # ---------------------------------------------------------------------------- the cash log
@@ -162,7 +153,7 @@ def cash_log_page(request: HtmxHttpRequest) -> HttpResponse:
         "is_today": log.gaming_day >= gaming_day_of(schedule_of(log.casino), timezone.now()),
         "day_state": day_state_notes(log.casino, log.gaming_day),
     }
-    return _render(request, CASH_LOG, "cash-log", context)
+    return htmx_render(request, CASH_LOG, context, partial="cash-log")
 
 
 def _file(content: bytes, content_type: str, name: str) -> HttpResponse:

@@ -46,14 +46,15 @@ from accounting.services_drop import (
     hold_alert_resolve,
     table_buy_in_record,
 )
-from accounting.views import answered, any_permission, page, staff_casino, vary_on_htmx
+from accounting.views import answered, any_permission, page, staff_casino
 from accounting.win import month_start, table_records
 from accounting.win_charts import day_chart
 from casino.actors import Actor
 from casino.errors import ServiceError
+from casino.htmx import htmx_vary
 from casino.models import Casino, Table
+from casino.money import amount_minor_parse
 from casino.views import HtmxHttpRequest, staff_user
-from wallet.forms import amount_minor_parse
 
 DROP = "accounting/drop.html"
 WIN = "accounting/win.html"
@@ -82,11 +83,8 @@ def _day_asked(request: HtmxHttpRequest, casino: Casino) -> dt.date:
 
 
 def _amount(text: str, *, allow_zero: bool = False) -> int:
-    cleaned = (text or "").strip()
-    if allow_zero and cleaned in ("0", "0.00", "0,00"):
-        return 0
     try:
-        return amount_minor_parse(cleaned)
+        return amount_minor_parse(text, allow_zero=allow_zero)
     except forms.ValidationError as error:
         raise InvalidBuyInError(" ".join(error.messages)) from error
 
@@ -389,7 +387,7 @@ def _report_response(
         kind = "text/csv; charset=utf-8" if wanted == "csv" else "application/pdf"
         response = HttpResponse(content, content_type=kind)
         response["Content-Disposition"] = f'attachment; filename="{name}.{wanted}"'
-        return vary_on_htmx(response)
+        return htmx_vary(response)
     context = {"report": build(for_file=False), "query": query, "name": name, **extra}
     return page(request, TABLE_REPORT, "table-report", context)
 

@@ -14,9 +14,7 @@ from django import forms
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.utils import timezone
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
@@ -25,11 +23,11 @@ from accounting.documents import Report, report_csv
 from accounting.gaming_days import Shift, schedule_of, shift_of, shifts_of_day
 from accounting.models import TipSource
 from accounting.tips import InvalidTipAmountError, TipsReport, shift_of_day, shift_tips_report
+from casino.htmx import htmx_render
 from casino.models import Casino
+from casino.money import amount_minor_parse, money_plain
 from casino.selectors import casino_for_user
 from casino.views import HtmxHttpRequest, staff_user
-from tables.round_audit import money_plain
-from wallet.forms import amount_minor_parse
 
 TIPS = "accounting/tips.html"
 SOURCE_LABELS = {
@@ -106,10 +104,7 @@ def tips_page(request: HtmxHttpRequest) -> HttpResponse:
         "source_labels": SOURCE_LABELS,
         **_scoped(report, dealer_id),
     }
-    template = f"{TIPS}#tips-report" if request.htmx else TIPS
-    response = render(request, template, context)
-    patch_vary_headers(response, ("HX-Request",))
-    return response
+    return htmx_render(request, TIPS, context, partial="tips-report")
 
 
 @login_required

@@ -27,7 +27,7 @@ What each term is made of (docs/accounting.md, "Win and hold", says it for the p
   money reached that table (the later of the buy-in and the sign-in); a buy-in followed by no
   session that day belongs to no table (``TableRecords.unattributed_minor``);
 - **wallet win**: the tray's postings of the round settlements and of the rejected payouts (the
-  house's result of wallet play, ``wallet.services.round_settle``), reversals of them included,
+  house's result of wallet play, ``wallet.services.holds_settle``), reversals of them included,
   in the shift they were posted in.
 
 A shift's figures are those of its own records, so the chip part needs the tray counted at both

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 
 from accounting.win import Figures, TableRecords
 from casino.models import Table
-from tables.round_audit import money
+from casino.money import money
 
 WIDTH = 720
 HEIGHT = 260

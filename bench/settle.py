@@ -3,7 +3,7 @@
 Each measured round: 7 boxes, each with a main bet, Perfect Pairs, 21+3 and a bet behind
 (following doubles and splits), the dealer shows an ace and all 7 main bets take insurance:
 35 bets. Only ``tables.services.round_settle`` is measured (payout lines stored, bets and win
-streaks updated, the ledger posted in bulk through ``wallet.round_settle``, audit records).
+streaks updated, the ledger posted in bulk through ``wallet.services.holds_settle``, audit records).
 
 Needs PostgreSQL: ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino .venv/bin/python
 bench/settle.py [ROUNDS]``. Drops, creates and migrates the database ``casino_bench_settle`` on

@@ -15,8 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cardroom.models import CanastaDealKind, CanastaFeeKind
 from casino.models import Game, RuleSetVersion
-from tables.forms import MoneyField
-from tables.round_audit import money
+from casino.money import MoneyField, money
 
 LABELS = {
     "rule_set_version": _("Rule variant (preset)"),

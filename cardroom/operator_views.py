@@ -15,8 +15,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
-from django.shortcuts import redirect, render
-from django.utils.cache import patch_vary_headers
+from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -34,17 +33,13 @@ from cardroom.services.config import (
 from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide, weakened_fields
+from casino.htmx import htmx_render
 from casino.models import Approval, Game, RuleSetVersion, Table
 from casino.views import HtmxHttpRequest, staff_page, staff_table, staff_user
 
 PAGE = "cardroom/operator_table.html"
 # How many of a table's versions the page shows side by side (newest first).
 HISTORY_VERSIONS = 8
-
-
-def _vary(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request",))
-    return response
 
 
 def _canasta_table(request: HtmxHttpRequest, table_name: str) -> Table:
@@ -127,8 +122,7 @@ def _context(
 
 
 def _page(request: HtmxHttpRequest, table: Table, context: dict[str, Any], status: int = 200) -> HttpResponse:
-    template = f"{PAGE}#canasta-config" if request.htmx else PAGE
-    return _vary(render(request, template, context, status=status))
+    return htmx_render(request, PAGE, context, partial="canasta-config", status=status)
 
 
 @staff_page("configure_tables")

@@ -38,10 +38,11 @@ from cardroom.services.games import game_current
 from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
+from casino.htmx import htmx_render, htmx_vary
 from casino.models import Player, Table
+from casino.money import amount_minor_parse
 from casino.refusals import refusal_text
 from casino.views import staff_table, staff_user
-from wallet.forms import amount_minor_parse
 
 PAGE = "cardroom/table.html"
 
@@ -137,10 +138,7 @@ def _page_context(request: HttpRequest, table: Table) -> dict[str, Any]:
 @require_GET
 def table_page(request: HttpRequest, table_name: str) -> HttpResponse:
     table = _host_table(request, table_name)
-    template = f"{PAGE}#cardroom" if request.headers.get("HX-Request") else PAGE
-    response = render(request, template, _page_context(request, table))
-    response["Vary"] = "HX-Request"
-    return response
+    return htmx_render(request, PAGE, _page_context(request, table), partial="cardroom")
 
 
 @login_required
@@ -155,8 +153,7 @@ def table_live(request: HttpRequest, table_name: str) -> HttpResponse:
         response = HttpResponse(status=204)
     else:
         response = render(request, f"{PAGE}#cardroom", context)
-    response["Vary"] = "HX-Request"
-    return response
+    return htmx_vary(response)
 
 
 def _open_game(table: Table) -> CanastaGame:

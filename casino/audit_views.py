@@ -20,9 +20,8 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -31,6 +30,7 @@ from casino.actors import Actor
 from casino.audit import audit_append
 from casino.audit_jobs import AUDIT_JOB_KINDS, CHAIN_CHECK, LEDGER_CHECK, ROUND_REPLAY
 from casino.errors import ServiceError
+from casino.htmx import htmx_render, htmx_vary
 from casino.jobs import job_latest, job_start
 from casino.models import AuditRecord, BackgroundJob
 from casino.selectors import audit_record_neighbours, audit_record_search, audit_roles, casino_for_user
@@ -56,11 +56,6 @@ CSV_COLUMNS = (
     _("object id"),
     _("hash"),
 )
-
-
-def _varied(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request",))
-    return response
 
 
 def _end(moment: dt.datetime | None) -> dt.datetime | None:
@@ -157,10 +152,9 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
     """The trail, newest first, 50 a page, filtered by the query string (an invalid filter shows
     its error and no records), and the checks. With htmx only the records are sent."""
     context = _home_context(request)
-    if request.htmx:
-        return _varied(render(request, "casino/audit/home.html#audit-records", context))
-    context.update(_checks_context())
-    return _varied(render(request, "casino/audit/home.html", context))
+    if not request.htmx:
+        context.update(_checks_context())
+    return htmx_render(request, "casino/audit/home.html", context, partial="audit-records")
 
 
 class _Echo:
@@ -212,10 +206,9 @@ def export(request: HtmxHttpRequest) -> HttpResponseBase:
     form = AuditFilterForm(request.GET)
     if not form.is_valid():
         context = _home_context(request)
-        if request.htmx:
-            return _varied(render(request, "casino/audit/home.html#audit-records", context, status=400))
-        context.update(_checks_context())
-        return _varied(render(request, "casino/audit/home.html", context, status=400))
+        if not request.htmx:
+            context.update(_checks_context())
+        return htmx_render(request, "casino/audit/home.html", context, partial="audit-records", status=400)
     records = form.records()
     exported = audit_append(
         action="audit.exported", actor=staff_user(request), after={"filter": form.filters()}
@@ -224,8 +217,7 @@ def export(request: HtmxHttpRequest) -> HttpResponseBase:
         _csv_rows(records.filter(sequence__lt=exported.sequence)), content_type="text/csv; charset=utf-8"
     )
     response["Content-Disposition"] = f'attachment; filename="audit-trail-{exported.sequence - 1}.csv"'
-    patch_vary_headers(response, ("HX-Request",))
-    return response
+    return htmx_vary(response)
 
 
 # ---------------------------------------------------------------------------------- one record
@@ -288,8 +280,7 @@ def record(request: HtmxHttpRequest, sequence: int) -> HttpResponse:
         "previous": previous,
         "following": following,
     }
-    template = "casino/audit/record.html#audit-record" if request.htmx else "casino/audit/record.html"
-    return _varied(render(request, template, context))
+    return htmx_render(request, "casino/audit/record.html", context, partial="audit-record")
 
 
 # ---------------------------------------------------------------------------------- the checks
@@ -332,14 +323,10 @@ def check_start(request: HtmxHttpRequest, check: str) -> HttpResponse:
             error, status = refusal.message, refusal.status
         else:
             url = reverse("audit:check", args=[job.pk])
-            if request.htmx:
-                return _varied(HttpResponseClientRedirect(url))
-            return _varied(redirect(url))
+            return htmx_vary(HttpResponseClientRedirect(url) if request.htmx else redirect(url))
     context = _home_context(request)
     context.update(_checks_context(replay_form=replay_form, check_error=error))
-    if request.htmx:
-        return _varied(render(request, "casino/audit/home.html#audit-checks", context, status=status))
-    return _varied(render(request, "casino/audit/home.html", context, status=status))
+    return htmx_render(request, "casino/audit/home.html", context, partial="audit-checks", status=status)
 
 
 def _replay_range(job: BackgroundJob) -> tuple[dt.datetime | None, dt.datetime | None]:
@@ -374,5 +361,4 @@ def check(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
         "replay_from": replay_from,
         "replay_to": replay_to,
     }
-    template = "casino/audit/check.html#check-poll" if request.htmx else "casino/audit/check.html"
-    return _varied(render(request, template, context))
+    return htmx_render(request, "casino/audit/check.html", context, partial="check-poll")

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.urls import reverse
-from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from casino.errors import ServiceError
+from casino.htmx import htmx_render, htmx_vary
 from casino.middleware import language_cookie_set, staff_language_remember
 from casino.refusals import refusal_text
 from casino.services import UnknownLanguageError, staff_language_set
@@ -44,10 +44,7 @@ def language_switch(request: HtmxHttpRequest) -> HttpResponseBase:
             raise UnknownLanguageError(f"Unknown language {language!r}.", language=language)
     except ServiceError as error:
         context = {"language_error": refusal_text(error), "language_next": back}
-        template = "base.html#language-switch" if request.htmx else "base.html"
-        response: HttpResponseBase = render(request, template, context, status=error.status)
-    else:
-        response = HttpResponseClientRedirect(back) if request.htmx else redirect(back)
-        language_cookie_set(response, language)
-    patch_vary_headers(response, ("HX-Request",))
-    return response
+        return htmx_render(request, "base.html", context, partial="language-switch", status=error.status)
+    response = HttpResponseClientRedirect(back) if request.htmx else redirect(back)
+    language_cookie_set(response, language)
+    return htmx_vary(response)

@@ -9,9 +9,11 @@ shows at the next login there. A signed-in person without a choice keeps the lan
 page was shown in (English when they logged in some other way), so a signed-in page depends on
 the session alone, not on ``Accept-Language``.
 
-The time zone, likewise: a signed-in person's pages show the venue's local time (its
-``Casino.time_zone``, read once at login into the session); everyone else's, and the terminal
-API's, the server's ``TIME_ZONE`` (UTC by default).
+The time zone and the currency's exponent, likewise: a signed-in person's pages show the venue's
+local time (its ``Casino.time_zone``) and its amounts in its minor units (its
+``Casino.currency_exponent``, ``casino.money``), both read once at login into the session;
+everyone else's, and the terminal API's, the server's ``TIME_ZONE`` (UTC by default) and
+``casino.money.DEFAULT_EXPONENT``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from casino.models import StaffPreference
+from casino.money import currency_exponent_activate, currency_exponent_deactivate
 from casino.selectors import casino_for_user
 
 if TYPE_CHECKING:
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
 
 STAFF_LANGUAGE_SESSION_KEY = "casino_language"
 STAFF_TIME_ZONE_SESSION_KEY = "casino_time_zone"
+STAFF_CURRENCY_EXPONENT_SESSION_KEY = "casino_currency_exponent"
 STAFF_PASSWORD_CHANGE_SESSION_KEY = "casino_password_change_required"
 
 
@@ -66,11 +70,16 @@ def staff_language_at_login(request: HttpRequest, user: User) -> str | None:
     return chosen
 
 
-def staff_time_zone_at_login(request: HttpRequest, user: User) -> None:
-    """Right after ``login``: the venue's time zone (one read) kept in the session and active
-    from now on, so that every page of the session shows the casino's local time."""
+def staff_venue_at_login(request: HttpRequest, user: User) -> None:
+    """Right after ``login``: the venue's time zone and currency exponent (one read) kept in the
+    session and active from now on, so that every page of the session shows the casino's local
+    time and its amounts in its minor units."""
     casino = casino_for_user(user)
-    if casino is not None and _known_zone(casino.time_zone):
+    if casino is None:
+        return
+    request.session[STAFF_CURRENCY_EXPONENT_SESSION_KEY] = casino.currency_exponent
+    currency_exponent_activate(casino.currency_exponent)
+    if _known_zone(casino.time_zone):
         request.session[STAFF_TIME_ZONE_SESSION_KEY] = casino.time_zone
         timezone.activate(casino.time_zone)
 
@@ -112,7 +121,7 @@ def language_cookie_set(response: HttpResponseBase, language: str) -> None:
 class StaffLocaleMiddleware(LocaleMiddleware):
     """Django's LocaleMiddleware, except for a signed-in person, whose language comes from their
     session (and whose pages then vary with the session cookie, not with ``Accept-Language``),
-    and whose time zone is the venue's, from the session too."""
+    and whose time zone and currency exponent are the venue's, from the session too."""
 
     def process_request(self, request: HttpRequest) -> None:
         if SESSION_KEY not in request.session:
@@ -125,9 +134,14 @@ class StaffLocaleMiddleware(LocaleMiddleware):
         zone = request.session.get(STAFF_TIME_ZONE_SESSION_KEY)
         if isinstance(zone, str) and _known_zone(zone):
             timezone.activate(zone)
+        exponent = request.session.get(STAFF_CURRENCY_EXPONENT_SESSION_KEY)
+        if isinstance(exponent, int) and not isinstance(exponent, bool) and exponent >= 0:
+            currency_exponent_activate(exponent)
 
     def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
-        timezone.deactivate()  # the next request of this thread starts in the server's zone
+        # The next request of this thread starts in the server's zone and the default exponent.
+        timezone.deactivate()
+        currency_exponent_deactivate()
         if getattr(request, "staff_language", False):
             response.headers.setdefault("Content-Language", translation.get_language())
             return response

@@ -22,6 +22,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from casino.errors import ServiceError
+from casino.money import money
 from games.errors import GameError
 
 
@@ -470,8 +471,6 @@ def _is_english() -> bool:
 def _shown(value: Any, name: str) -> str:
     """A detail as the sentence shows it: money in the language's form, a moment as its local
     time, a list of messages one after the other."""
-    from tables.round_audit import money  # the tables app reads casino's models: imported late
-
     if name.endswith("_minor") and isinstance(value, int) and not isinstance(value, bool):
         return money(value)
     if isinstance(value, dt.datetime):

@@ -16,14 +16,15 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.utils import timezone
-from django.utils.cache import add_never_cache_headers, patch_vary_headers
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from casino.actors import Actor
 from casino.errors import ServiceError
+from casino.htmx import htmx_render, htmx_vary
 from casino.models import StaffLoginState
 from casino.roles import ROLE_LABELS, ROLE_ORDER, ROLE_PERMISSIONS
 from casino.services import (
@@ -43,11 +44,6 @@ LIST = "casino/staff/list.html"
 MEMBER = "casino/staff/member.html"
 PASSWORD = "casino/staff/password.html"
 ACTIONS = ("disable", "enable", "unlock", "role")
-
-
-def _vary(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request",))
-    return response
 
 
 def _accounts() -> QuerySet[User]:
@@ -107,8 +103,7 @@ def _member_context(user: User, **extra: Any) -> dict[str, Any]:
 @staff_page("manage_staff")
 @require_GET
 def staff_list(request: HtmxHttpRequest) -> HttpResponse:
-    template = f"{LIST}#staff" if request.htmx else LIST
-    return _vary(render(request, template, _list_context()))
+    return htmx_render(request, LIST, _list_context(), partial="staff")
 
 
 @staff_page("manage_staff")
@@ -127,13 +122,12 @@ def staff_create_view(request: HtmxHttpRequest) -> HttpResponse:
     except ServiceError as error:
         # The form comes back with what was typed (never the password) and the refusal.
         context = _list_context(error=error, form=form)
-        template = f"{LIST}#staff" if request.htmx else LIST
-        return _vary(render(request, template, context, status=error.status))
+        return htmx_render(request, LIST, context, partial="staff", status=error.status)
     done = _("Account %(username)s created.") % {"username": user.username}
     if request.htmx:
-        return _vary(render(request, f"{LIST}#staff", _list_context(done=done, created=user)))
+        return htmx_render(request, LIST, _list_context(done=done, created=user), partial="staff")
     messages.success(request, done)
-    return _vary(redirect("casino:staff_member", user_id=user.pk))
+    return htmx_vary(redirect("casino:staff_member", user_id=user.pk))
 
 
 @staff_page("manage_staff")
@@ -141,8 +135,7 @@ def staff_create_view(request: HtmxHttpRequest) -> HttpResponse:
 def staff_member(request: HtmxHttpRequest, user_id: int) -> HttpResponse:
     user = _member(user_id)
     context = _member_context(user, is_self=user.pk == request.user.pk)
-    template = f"{MEMBER}#member" if request.htmx else MEMBER
-    return _vary(render(request, template, context))
+    return htmx_render(request, MEMBER, context, partial="member")
 
 
 def _perform(request: HtmxHttpRequest, user: User, action: str) -> str:
@@ -175,13 +168,12 @@ def staff_member_action(request: HtmxHttpRequest, user_id: int, action: str) -> 
         done = _perform(request, user, action)
     except ServiceError as error:
         context = _member_context(_member(user_id), error=error, is_self=user.pk == request.user.pk)
-        template = f"{MEMBER}#member" if request.htmx else MEMBER
-        return _vary(render(request, template, context, status=error.status))
+        return htmx_render(request, MEMBER, context, partial="member", status=error.status)
     if request.htmx:
         context = _member_context(_member(user_id), done=done, is_self=user.pk == request.user.pk)
-        return _vary(render(request, f"{MEMBER}#member", context))
+        return htmx_render(request, MEMBER, context, partial="member")
     messages.success(request, done)
-    return _vary(redirect("casino:staff_member", user_id=user.pk))
+    return htmx_vary(redirect("casino:staff_member", user_id=user.pk))
 
 
 @staff_page("manage_staff")
@@ -192,10 +184,10 @@ def staff_password_reset_view(request: HtmxHttpRequest, user_id: int) -> HttpRes
         password = staff_password_reset(user=user, actor=Actor.staff(staff_user(request)))
     except ServiceError as error:
         context = _member_context(user, error=error, is_self=user.pk == request.user.pk)
-        template = f"{MEMBER}#member" if request.htmx else MEMBER
-        return _vary(render(request, template, context, status=error.status))
+        return htmx_render(request, MEMBER, context, partial="member", status=error.status)
     # The password is on this response only (never stored in clear, never cached).
-    template = f"{PASSWORD}#temporary-password" if request.htmx else PASSWORD
-    response = render(request, template, {"member": user, "password": password})
+    response = htmx_render(
+        request, PASSWORD, {"member": user, "password": password}, partial="temporary-password"
+    )
     add_never_cache_headers(response)
-    return _vary(response)
+    return response

@@ -24,7 +24,7 @@ from casino.middleware import (
     language_cookie_set,
     staff_language_at_login,
     staff_password_change_at_login,
-    staff_time_zone_at_login,
+    staff_venue_at_login,
 )
 from casino.models import Table, Terminal, TerminalCredential
 from casino.refusals import refusal_text
@@ -95,7 +95,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
         else:
             login(request, user)
             chosen = staff_language_at_login(request, user)
-            staff_time_zone_at_login(request, user)
+            staff_venue_at_login(request, user)
             must_change = staff_password_change_at_login(request, user)
             response = redirect("casino:password_change" if must_change else "casino:home")
             if chosen:

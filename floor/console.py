@@ -21,9 +21,8 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.urls import reverse
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language, gettext_lazy, pgettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -33,6 +32,7 @@ from accounting.selectors import slip_signed_last, slip_state, slips_open
 from accounting.tips import NoRoundToTipError, round_tips, round_tips_marker, tip_record, tips_none_record
 from accounting.views_tips import tip_amount_read
 from casino.errors import ServiceError, game
+from casino.htmx import htmx_render, htmx_vary
 from casino.models import Game, Table
 from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_table, staff_user
@@ -330,11 +330,10 @@ def _bets_named(state: dict[str, Any]) -> None:
 def _render(
     request: HtmxHttpRequest, table: Table, error: ServiceError | None = None, version: str | None = None
 ) -> HttpResponse:
-    template = f"{CONSOLE}#console" if request.htmx else CONSOLE
     status = error.status if error is not None else 200
-    response = render(request, template, _context(request, table, error, version), status=status)
-    patch_vary_headers(response, ("HX-Request",))
-    return response
+    return htmx_render(
+        request, CONSOLE, _context(request, table, error, version), partial="console", status=status
+    )
 
 
 @staff_page("run_table")
@@ -352,9 +351,7 @@ def console_live(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
     table = staff_table(request, table_name)
     version = console_version(table)
     if request.GET.get("version") == version:
-        response = HttpResponse(status=204)
-        patch_vary_headers(response, ("HX-Request",))
-        return response
+        return htmx_vary(HttpResponse(status=204))
     return _render(request, table, version=version)
 
 
@@ -369,10 +366,7 @@ def recall(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
         .order_by("-number")[:10]
     )
     context = {"table": table, "summaries": [(round_, round_summary(round_)) for round_ in rounds]}
-    template = "floor/dealer/recall.html#recall" if request.htmx else "floor/dealer/recall.html"
-    response = render(request, template, context)
-    patch_vary_headers(response, ("HX-Request",))
-    return response
+    return htmx_render(request, "floor/dealer/recall.html", context, partial="recall")
 
 
 def _card(request: HttpRequest) -> str:

@@ -20,7 +20,6 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
@@ -30,6 +29,7 @@ from cardroom.models import OPEN_CANASTA_GAME_STATUSES, CanastaGame, CanastaGame
 from cardroom.services import canasta_void_approve, canasta_void_reject
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
+from casino.htmx import htmx_render, htmx_vary
 from casino.models import Game, Table
 from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_casino_id, staff_page, staff_user
@@ -300,17 +300,11 @@ def _floor_context(request: HtmxHttpRequest) -> dict[str, Any]:
     return {"floor": rows, "signatures": signatures, "floor_version": version}
 
 
-def _vary(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request",))
-    return response
-
-
 @staff_page("supervise_pit")
 @require_GET
 def floor(request: HtmxHttpRequest) -> HttpResponse:
     context = {**_floor_context(request), **_queue_context(request)}
-    template = f"{FLOOR}#floor" if request.htmx else FLOOR
-    return _vary(render(request, template, context))
+    return htmx_render(request, FLOOR, context, partial="floor")
 
 
 @staff_page("supervise_pit")
@@ -318,16 +312,15 @@ def floor(request: HtmxHttpRequest) -> HttpResponse:
 def floor_live(request: HtmxHttpRequest) -> HttpResponse:
     context = _floor_context(request)
     if request.GET.get("version") == context["floor_version"]:
-        return _vary(HttpResponse(status=204))
-    return _vary(render(request, f"{FLOOR}#floor", context))
+        return htmx_vary(HttpResponse(status=204))
+    return htmx_vary(render(request, f"{FLOOR}#floor", context))
 
 
 @staff_page("supervise_pit")
 @require_GET
 def queue(request: HtmxHttpRequest) -> HttpResponse:
     context = _queue_context(request)
-    template = "floor/pit/queue.html#queue" if request.htmx else "floor/pit/queue.html"
-    return _vary(render(request, template, context))
+    return htmx_render(request, "floor/pit/queue.html", context, partial="queue")
 
 
 @staff_page("supervise_pit")
@@ -335,8 +328,8 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
 def queue_live(request: HtmxHttpRequest) -> HttpResponse:
     context = _queue_context(request)
     if request.GET.get("version") == context["queue_version"]:
-        return _vary(HttpResponse(status=204))
-    return _vary(render(request, "floor/pit/queue.html#queue", context))
+        return htmx_vary(HttpResponse(status=204))
+    return htmx_vary(render(request, "floor/pit/queue.html#queue", context))
 
 
 def _decided(request: HtmxHttpRequest, error: ServiceError | None, done: str) -> HttpResponse:
@@ -348,9 +341,8 @@ def _decided(request: HtmxHttpRequest, error: ServiceError | None, done: str) ->
             "error_text": refusal_text(error) if error else "",
             "done": "" if error else done,
         }
-        return _vary(
-            render(request, "floor/pit/queue.html#queue", context, status=error.status if error else 200)
-        )
+        status = error.status if error else 200
+        return htmx_render(request, "floor/pit/queue.html", context, partial="queue", status=status)
     if error is not None:
         messages.error(request, f"{refusal_text(error)} ({error.code})")
     else:

@@ -1,25 +1,22 @@
 """The operator's forms: what an operator types for a table's configuration, a rule set's new
 version and a paytable's new version, checked as types and turned into the services' arguments.
 Whether a configuration is allowed is the services' (and the engine's) to say, not the forms'.
-Amounts are typed in major units (``5000`` or ``5000.50``) and parsed by the cage's
-``amount_minor_parse``, the one parser of typed money."""
+Amounts are typed in major units (``5000`` or ``5000.50``) into ``casino.money.MoneyField``."""
 
 from __future__ import annotations
 
 import copy
-from decimal import Decimal
 from typing import Any
 
 from django import forms
-from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
 from casino.models import Game, Pit, RuleSet, RuleSetVersion
+from casino.money import MoneyField
 from games.blackjack.rules import DoubleOn, HoleCard, InsuranceStake, NoPeekLoss, SplitBy, Surrender
 from tables.models import SideBetPaytable, SideBetPaytableVersion, TableConfigVersion
 from tables.rule_set_texts import BLACKJACK_OPTION_LABELS, OPTION_VALUE_LABELS, OUTCOME_LABELS
 from tables.services.config import SHOE_KINDS
-from wallet.forms import amount_minor_parse
 
 LIMIT_LABELS = {
     "main_min_minor": _("Main bet, minimum"),
@@ -58,32 +55,6 @@ OUTCOMES = {
         "flush",
     ),
 }
-
-
-def money_text(amount_minor: int) -> str:
-    """Minor units as the operator types them, with the active language's decimal mark and no
-    grouping: ``500000`` -> ``"5000.00"`` (English), ``"5000,00"`` (Hungarian, Polish, Russian);
-    ``amount_minor_parse`` reads both."""
-    return number_format(Decimal(amount_minor) / 100, decimal_pos=2, force_grouping=False)
-
-
-class MoneyField(forms.CharField):
-    """An amount in major units, cleaned to integer minor units; ``allow_zero`` for thresholds."""
-
-    def __init__(self, *, allow_zero: bool = False, **kwargs: Any) -> None:
-        self.allow_zero = allow_zero
-        kwargs.setdefault("max_length", 20)
-        kwargs.setdefault("widget", forms.TextInput(attrs={"inputmode": "decimal", "class": "money"}))
-        super().__init__(**kwargs)
-
-    def prepare_value(self, value: Any) -> Any:
-        return money_text(value) if isinstance(value, int) and not isinstance(value, bool) else value
-
-    def clean(self, value: Any) -> int:
-        text = str(super().clean(value)).strip()
-        if self.allow_zero and text.replace(".", "").replace(",", "").strip("0") == "":
-            return 0
-        return amount_minor_parse(text)
 
 
 class VersionChoiceField(forms.ModelChoiceField):  # type: ignore[type-arg]  # not generic at run time

@@ -13,9 +13,7 @@ A round's money, the same on the list, the round's page and the dealer's console
   payout went back to the tray: ``rejected``);
 - each line that waited for a pit boss shows the decision: who, when and why (``PayoutDecision``).
 
-Money is integer minor units throughout; :func:`money` writes an amount as major units with two
-decimals (no floats: ``divmod`` by 100) the way the active language writes numbers, and with the
-casino's currency when given; :func:`money_plain` writes it the same in every language, for files.
+Money is integer minor units throughout, written for people by ``casino.money.money``.
 """
 
 from __future__ import annotations
@@ -42,10 +40,11 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.functional import Promise
-from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from casino.models import AuditRecord, Player
+from casino.money import money
 from casino.refusals import refusal_sentence
 from casino.templatetags.staff import staff_name
 from games.blackjack import RoundState, state_from_dict
@@ -128,63 +127,6 @@ EVENT_KIND_LABELS: dict[str, Promise] = {
 }
 
 SUIT_SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
-
-
-@dataclass(frozen=True)
-class MoneyStyle:
-    """How a language writes an amount: the separator of thousands, the decimal mark, and whether
-    the currency comes before the number (``€1,234.56``) or after it (``1 234,56 €``)."""
-
-    group: str
-    decimal: str
-    currency_first: bool
-
-
-NO_BREAK_SPACE = "\u00a0"
-MONEY_STYLES = {
-    "en": MoneyStyle(group=",", decimal=".", currency_first=True),
-    "hu": MoneyStyle(group=NO_BREAK_SPACE, decimal=",", currency_first=False),
-    "pl": MoneyStyle(group=NO_BREAK_SPACE, decimal=",", currency_first=False),
-    "ru": MoneyStyle(group=NO_BREAK_SPACE, decimal=",", currency_first=False),
-}
-# ISO 4217 codes with a symbol every language of the back office writes; any other currency
-# shows its code.
-CURRENCY_SYMBOLS = {"EUR": "€", "USD": "$", "GBP": "£"}
-
-
-def money_style(language: str | None = None) -> MoneyStyle:
-    """The style of ``language`` (by default the active one; English for any other)."""
-    code = (language or get_language() or "en").split("-")[0].lower()
-    return MONEY_STYLES.get(code, MONEY_STYLES["en"])
-
-
-def money(amount_minor: int | None, *, currency: str = "", language: str | None = None) -> str:
-    """An amount in the active language (or ``language``): in English ``123456`` ->
-    ``"1,234.56"``, ``-5`` -> ``"-0.05"``, with ``currency="EUR"`` ``"€1,234.56"``; in Hungarian,
-    Polish and Russian ``"1 234,56"`` and ``"1 234,56 €"`` (no-break spaces). A currency without
-    a symbol shows its code (``"CHF 1,234.56"``, ``"1 234,56 CHF"``). None (no amount) -> ``""``."""
-    if amount_minor is None:
-        return ""
-    style = money_style(language)
-    sign = "-" if amount_minor < 0 else ""
-    major, minor = divmod(abs(int(amount_minor)), 100)
-    number = f"{major:,}".replace(",", style.group) + f"{style.decimal}{minor:02d}"
-    if not currency:
-        return f"{sign}{number}"
-    symbol = CURRENCY_SYMBOLS.get(currency.upper())
-    if style.currency_first:
-        return f"{sign}{symbol}{number}" if symbol else f"{sign}{currency}{NO_BREAK_SPACE}{number}"
-    return f"{sign}{number}{NO_BREAK_SPACE}{symbol or currency}"
-
-
-def money_plain(amount_minor: int | None) -> str:
-    """An amount for a file (CSV, JSON): the same in every language, ``123456`` -> ``"1234.56"``,
-    ``-5`` -> ``"-0.05"``; None -> ``""``."""
-    if amount_minor is None:
-        return ""
-    sign = "-" if amount_minor < 0 else ""
-    major, minor = divmod(abs(int(amount_minor)), 100)
-    return f"{sign}{major}.{minor:02d}"
 
 
 def status_label(status: str) -> str:
@@ -868,9 +810,6 @@ __all__ = [
     "ROUNDS_PER_PAGE",
     "RoundSummary",
     "event_description",
-    "money",
-    "money_plain",
-    "money_style",
     "round_audit_records",
     "round_event_log",
     "round_list_for_audit",

@@ -9,10 +9,11 @@ in ``after``:
   ``line_digests``: ``[line id, first 16 hex digits]`` per payout line, so that the verifier
   can name the row that changed (the full ``round_hash`` is what proves the round unchanged).
 
-An event's digest covers its sequence, kind, payload (the engine action and what it decided),
-who recorded it (user, name, role, terminal, player) and when. Its engine snapshot is left out:
-it is derived from the actions (a replay rebuilds it, ``tables/replay.py``), nothing reads an
-event's snapshot back, and it is most of the log's bytes. A payout line's digest covers the bet,
+An event's digest (``casino.event_log.event_digest``, the same for a canasta deal's events)
+covers its sequence, kind, payload (the engine action and what it decided), who recorded it
+(user, name, role, terminal, player) and when. Its engine snapshot is left out: it is derived
+from the actions (a replay rebuilds it, ``tables/replay.py``), nothing reads an event's snapshot
+back, and it is most of the log's bytes. A payout line's digest covers the bet,
 hand, outcome, rule, exact multiplier, stake, net, paid amount, rounding remainder and whether it
 waited for approval. Encodings are sorted-key JSON without spaces, times in UTC ISO 8601.
 
@@ -266,7 +267,6 @@ __all__ = [
     "VOIDED_ACTION",
     "RoundDifference",
     "RoundVerification",
-    "event_digest",
     "line_digest",
     "round_digest",
     "round_seal",

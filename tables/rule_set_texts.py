@@ -18,7 +18,7 @@ from django.utils.translation import gettext, gettext_noop, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from casino.models import RuleSet
-from tables.round_audit import money
+from casino.money import money
 
 BLACKJACK_OPTION_LABELS = {
     "name": _("Name"),

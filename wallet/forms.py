@@ -1,43 +1,21 @@
 """The cage's forms: what a cashier types, checked and turned into the services' arguments.
 
 Amounts typed by people (``150``, ``150.50``, ``150,50``, ``1,250.50``, ``-20`` for a debit) become
-integer minor units in one place, :func:`amount_minor_parse`, with decimal arithmetic (never a
-float). A form that moves money carries a one-time ``form_token`` (a UUID drawn when the form is
-drawn): the view runs the service once per token (``casino.idempotency.idempotent``), so a double
-submit moves nothing twice.
+integer minor units in one place, ``casino.money.amount_minor_parse``. A form that moves money
+carries a one-time ``form_token`` (a UUID drawn when the form is drawn): the view runs the
+service once per token (``casino.idempotency.idempotent``), so a double submit moves nothing
+twice.
 """
 
 from __future__ import annotations
 
-import re
 import uuid
-from decimal import Decimal
 from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-# Amounts with more digits than this are keying errors (the services refuse more than 10**15).
-AMOUNT_MAX_LENGTH = 20
-AMOUNT_PATTERN = re.compile(r"^[+-]?[0-9]{1,15}(?:\.[0-9]{1,2})?$")
-AMOUNT_HELP = _("Enter an amount such as 150 or 150.50.")
-
-
-def amount_minor_parse(text: str, *, signed: bool = False) -> int:
-    """``"150"`` -> ``15000``, ``"150.50"`` and ``"150,50"`` -> ``15050``, ``"1,250.50"`` ->
-    ``125050``; with ``signed``, ``"-20"`` -> ``-2000`` and ``"+20"`` -> ``2000``. At most two
-    decimals, more than zero (not zero when signed). Raises ``forms.ValidationError``."""
-    cleaned = (text or "").strip().replace(" ", "").replace("\u00a0", "")
-    # With a point too (1,250.50) a comma groups thousands; alone (150,50) it is the decimal mark.
-    cleaned = cleaned.replace(",", "" if "." in cleaned else ".")
-    if not AMOUNT_PATTERN.match(cleaned):
-        raise forms.ValidationError(AMOUNT_HELP, code="invalid_amount")
-    if cleaned[0] in "+-" and not signed:
-        raise forms.ValidationError(_("Enter the amount without a sign."), code="invalid_amount")
-    minor = Decimal(cleaned) * 100
-    if minor == 0:
-        raise forms.ValidationError(_("The amount must be more than zero."), code="invalid_amount")
-    return int(minor)
+from casino.money import AMOUNT_MAX_LENGTH, amount_minor_parse
 
 
 def form_token() -> str:

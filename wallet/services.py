@@ -17,7 +17,7 @@ already settled (``round_already_settled``).
 Hot path for a live table: ``hold_place`` touches only the bettor's own account row (a
 conditional UPDATE) and inserts a hold, in one statement (``wallet/sql.py``); no row shared by the
 table's bettors is written per bet and no audit record is appended (the bet is recorded in the
-round's event log). The table's accounts move once per round, in ``round_settle``. A hold runs
+round's event log). The table's accounts move once per round, in ``holds_settle``. A hold runs
 inside the bet's command, which checked the gaming day (``tables.services.bets.bet_place``,
 ``tables.services.commands.bet_hold``): it does not check it again.
 """
@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from django.conf import settings
 from django.db import transaction
@@ -765,24 +765,73 @@ def holds_void(*, hold_ids: Sequence[int], reason: str, actor: Actor) -> list[in
     return voided
 
 
-# ---------------------------------------------------------------- round settlement
+# ---------------------------------------------------------------- settlement of holds
+
+
+@dataclass(frozen=True)
+class SettlementReference:
+    """What a settlement settles: a live table's round or a card-room game (canasta), by its id.
+
+    The settlement's transfer and the payouts it parks name it (``reference_type`` is the kind,
+    ``reference_id`` the id as text: :attr:`reference_id`, the one place that writes it); its
+    audit record carries ``reference`` the same way. A reference is settled once in its casino."""
+
+    kind: Literal["round", "canasta_game"]
+    id: int
+
+    @property
+    def reference_id(self) -> str:
+        return str(self.id)
+
+
+@dataclass(frozen=True)
+class _SettlementRule:
+    """How a kind of game settles: which account takes the house's side (a round is banked by the
+    table's tray; a game between players pays the house its fee), the name the audit record gives
+    that account's amount, the audit action, and the word naming the game in the memo."""
+
+    house_side: str
+    house_side_at_table: bool
+    house_side_field: str
+    audit_action: str
+    word: str
+
+
+SETTLEMENT_RULES: dict[str, _SettlementRule] = {
+    "round": _SettlementRule(
+        house_side=AccountKind.TABLE_TRAY,
+        house_side_at_table=True,
+        house_side_field="tray_minor",
+        audit_action="wallet.round_settled",
+        word="round",
+    ),
+    "canasta_game": _SettlementRule(
+        house_side=AccountKind.HOUSE,
+        house_side_at_table=False,
+        house_side_field="fee_minor",
+        audit_action="wallet.game_settled",
+        word="game",
+    ),
+}
 
 
 @dataclass(frozen=True)
 class SettlementLine:
-    """One bet of a round, as settlement sees it.
+    """One bet of a round, or one player of a game between players, as settlement sees it.
 
-    - ``account_id``: the bettor's wallet.
+    - ``account_id``: the player's wallet.
     - ``hold_id``: the hold placed for this stake, or None for a stake that was not held (then it
       is taken from the available balance now, and may be refused with ``insufficient_funds``).
-    - ``stake_minor``: the stake posted (at most the hold's amount; the rest of the hold is freed).
-    - ``payout_minor``: what the player gets back, stake included (0 for a loss, the stake for a
-      push, stake + win for a win).
+    - ``stake_minor``: what the player puts in: a round's stake posted, a game's loss paid (at
+      most the hold's amount; the rest of the hold is freed).
+    - ``payout_minor``: what the player gets back: in a round the stake included (0 for a loss,
+      the stake for a push, stake + win for a win), in a game his share of the pot.
     - ``needs_approval``: the payout waits on the table's payouts-pending account, on the
       four-eyes approval ``approval_id`` (``casino.four_eyes``), instead of reaching the player
       now; :func:`pending_payouts_decide` makes the decision's effect.
-    - ``rounding_minor``: what the rounding policy kept back from an exact payout; it goes from
-      the tray to the house rounding account, so remainders are visible and audited.
+    - ``rounding_minor``: what the rounding policy kept back from an exact payout (a round's
+      3:2 on an odd stake, what an even split of a pot leaves over); it goes to the house rounding
+      account, so remainders are visible and audited.
     """
 
     account_id: int
@@ -794,75 +843,92 @@ class SettlementLine:
     bet_reference: str = ""
     approval_id: int | None = None
 
+    @property
+    def waits(self) -> bool:
+        """The payout waits for a pit boss's approval."""
+        return self.needs_approval and self.payout_minor > 0
+
 
 @dataclass(frozen=True)
-class RoundSettlement:
+class Settlement:
     transfer: Transfer
     pending_payout_ids: list[int]
 
 
-def round_settle(
+def holds_settle(
     *,
     casino: Casino,
     table: Table,
-    reference: str,
+    reference: SettlementReference,
     lines: Sequence[SettlementLine],
     actor: Actor,
+    memo: str = "",
     savepoint: bool = True,
-) -> RoundSettlement:
-    """Settle a round in bulk: one transfer for the whole round (reference ``round:<reference>``).
+) -> Settlement:
+    """Settle a round or a game in bulk: one transfer (``round_settlement``, naming ``reference``),
+    every hold of its lines closed by it.
 
-    Per account, the net of the round is posted once: each player gets ``payout - stake`` (or
-    ``-stake`` when the payout waits for approval), the payouts-pending account gets the waiting
-    payouts, the house rounding account the remainders, and the tray absorbs the house's win or
-    loss (``stakes - payouts - remainders``). The tray may not go negative: a round the tray
-    cannot pay is refused with ``insufficient_funds`` (fill the table first). Held stakes always
-    settle (a posted stake never exceeds its hold).
+    Per account, the net is posted once: each player gets ``payout - stake`` (or ``-stake`` when
+    the payout waits for approval), the payouts-pending account the waiting payouts, the house
+    rounding account the remainders, and the house's side (``SETTLEMENT_RULES``) the rest,
+    ``stakes - payouts - remainders``: for a round the table's tray (the house's win or loss),
+    for a game between players the house account (its fee). An account may not go negative: a
+    round the tray cannot pay is refused with ``insufficient_funds`` (fill the table first).
+    Held stakes always settle (a posted stake never exceeds its hold). ``memo`` is the
+    transfer's (by default the table's name, the game's word and the reference's id).
 
-    A round is settled once: ``reference`` names it in its casino (the table side passes the
-    round's id). A second settlement finds its holds posted (``hold_not_open``) or, for a round
-    of no held stake, the first settlement's transfer (``round_already_settled``, checked with the
-    tray locked, so two settlements racing wait on each other); it moves nothing.
+    A reference is settled once in its casino. A second settlement finds its holds posted
+    (``hold_not_open``) or, for one of no held stake, the first settlement's transfer
+    (``round_already_settled``, checked with the accounts locked, so two settlements racing wait
+    on each other); it moves nothing.
 
-    Statements are constant in the number of bets: the gaming day's lock and its check
+    Statements are constant in the number of lines: the gaming day's lock and its check
     (``gaming_day_writable``: a settlement is a record of the day it is made in), lock holds (id
     order), lock accounts (id order), look for a settlement of the reference (of no held stake
     only), insert transfer, one UPDATE of accounts, one bulk insert of postings, one UPDATE of
-    holds, one bulk insert of pending payouts, audit append. Raises ``gaming_day_closed``,
-    ``hold_not_open``, ``hold_mismatch``, ``round_already_settled``, ``invalid_amount``,
-    ``insufficient_funds``, ``account_not_found``, ``casino_mismatch``, ``currency_mismatch``.
+    holds, one bulk insert of pending payouts, audit append (``wallet.round_settled`` or
+    ``wallet.game_settled``). Raises ``gaming_day_closed``, ``hold_not_open``, ``hold_mismatch``,
+    ``round_already_settled``, ``invalid_amount``, ``insufficient_funds``, ``account_not_found``,
+    ``casino_mismatch``, ``currency_mismatch``.
 
     Called inside a transaction, it runs in a savepoint of its own, so that a caller may catch a
     refusal and go on. ``savepoint=False`` is for a caller whose transaction ends with the refusal
     anyway (the round's settlement, ``tables.services.settlement``): two statements fewer.
     """
+    rule = SETTLEMENT_RULES[reference.kind]
     _same_casino(casino, table)
     hold_ids = _settlement_lines_checked(lines)
     with transaction.atomic(savepoint=savepoint):
         gaming_day_writable(casino=casino)
         holds = {hold.pk: hold for hold in _holds_lock(hold_ids)} if hold_ids else {}
-        tray_spec = _table_spec(table, AccountKind.TABLE_TRAY)
+        house_spec = (
+            _table_spec(table, rule.house_side) if rule.house_side_at_table else _venue_spec(rule.house_side)
+        )
         pending_spec = _table_spec(table, AccountKind.TABLE_PAYOUTS_PENDING)
         rounding_spec = _venue_spec(AccountKind.HOUSE_ROUNDING)
+        wanted = [house_spec, rounding_spec, *([pending_spec] if any(line.waits for line in lines) else [])]
         player_ids = {line.account_id for line in lines}
-        locked = accounts_lock(casino=casino, specs=[tray_spec, pending_spec, rounding_spec], ids=player_ids)
+        locked = accounts_lock(casino=casino, specs=wanted, ids=player_ids)
         accounts, specs = _by_id(locked), _by_spec(locked)
         _player_accounts_checked(accounts, player_ids)
-        # A held stake's open hold shows the round unsettled (a settlement posts them all); a
-        # round of no held stake is looked for by its transfer.
+        # A held stake's open hold shows the reference unsettled (a settlement posts them all); one
+        # of no held stake is looked for by its transfer.
         if (
             not holds
             and Transfer.objects.filter(
                 casino=casino,
                 kind=TransferKind.ROUND_SETTLEMENT,
-                reference_type="round",
-                reference_id=str(reference),
+                reference_type=reference.kind,
+                reference_id=reference.reference_id,
             ).exists()
         ):
-            raise RoundAlreadySettledError(f"Round {reference} is settled already.", reference=reference)
-        tray, pending, rounding = specs[tray_spec], specs[pending_spec], specs[rounding_spec]
+            raise RoundAlreadySettledError(
+                f"{rule.word.capitalize()} {reference.id} is settled already.",
+                reference=reference.reference_id,
+            )
+        house, rounding = specs[house_spec], specs[rounding_spec]
         amounts, held, waiting = _settlement_amounts(
-            lines, holds, table=table, tray=tray, pending=pending, rounding=rounding
+            lines, holds, table=table, house=house, pending=specs.get(pending_spec), rounding=rounding
         )
         written = _transfer_write(
             casino=casino,
@@ -871,9 +937,9 @@ def round_settle(
             amounts=amounts,
             held_deltas=held,
             created_by=actor.user,
-            reference_type="round",
-            reference_id=reference,
-            memo=f"{table.name} round {reference}",
+            reference_type=reference.kind,
+            reference_id=reference.reference_id,
+            memo=memo or f"{table.name} {rule.word} {reference.id}",
         )
         transfer = written.transfer
         if holds:
@@ -882,7 +948,7 @@ def round_settle(
             )
         pending_ids = _payouts_park(table, reference, transfer, waiting)
         actor.audit(
-            action="wallet.round_settled",
+            action=rule.audit_action,
             object_type="wallet.transfer",
             object_id=transfer.pk,
             after={
@@ -893,19 +959,19 @@ def round_settle(
                 "payouts_minor": sum(line.payout_minor for line in lines),
                 "pending_minor": sum(line.payout_minor for line in waiting),
                 "rounding_minor": sum(line.rounding_minor for line in lines),
-                "tray_minor": amounts.get(tray.pk, 0),
+                rule.house_side_field: amounts.get(house.pk, 0),
                 "table_id": table.pk,
-                "reference": reference,
+                "reference": reference.reference_id,
                 "currency": casino.currency,
                 **_audited(written),
             },
         )
-    return RoundSettlement(transfer=transfer, pending_payout_ids=pending_ids)
+    return Settlement(transfer=transfer, pending_payout_ids=pending_ids)
 
 
 def _settlement_lines_checked(lines: Sequence[SettlementLine]) -> list[int]:
-    """The hold ids of a round's settlement lines, each once; raises ``hold_mismatch`` for a hold
-    on two lines and ``invalid_amount`` for an amount that is not whole minor units in range."""
+    """The hold ids of a settlement's lines, each once; raises ``hold_mismatch`` for a hold on
+    two lines and ``invalid_amount`` for an amount that is not whole minor units in range."""
     hold_ids = [line.hold_id for line in lines if line.hold_id is not None]
     if len(hold_ids) != len(set(hold_ids)):
         raise HoldMismatchError("A hold appears on two settlement lines.")
@@ -933,10 +999,12 @@ def _player_accounts_checked(accounts: dict[int, Account], player_ids: set[int])
 
 
 def _payouts_park(
-    table: Table, reference: str, transfer: Transfer, waiting: Sequence[SettlementLine]
+    table: Table, reference: SettlementReference, transfer: Transfer, waiting: Sequence[SettlementLine]
 ) -> list[int]:
     """The payouts that wait for a pit boss's approval, parked on the table's payouts-pending
     account by ``transfer`` (one bulk insert), each on its four-eyes approval; their ids."""
+    if not waiting:
+        return []
     if any(line.approval_id is None for line in waiting):
         raise ValueError("a payout that waits names the approval it waits on")
     payouts = PendingPayout.objects.bulk_create(
@@ -945,8 +1013,8 @@ def _payouts_park(
                 table=table,
                 account_id=line.account_id,
                 amount_minor=line.payout_minor,
-                reference_type="round",
-                reference_id=reference,
+                reference_type=reference.kind,
+                reference_id=reference.reference_id,
                 bet_reference=line.bet_reference,
                 settlement_transfer=transfer,
                 approval_id=line.approval_id,
@@ -962,14 +1030,14 @@ def _settlement_amounts(
     holds: dict[int, Hold],
     *,
     table: Table,
-    tray: Account,
-    pending: Account,
+    house: Account,
+    pending: Account | None,
     rounding: Account,
 ) -> tuple[dict[int, int], dict[int, int], list[SettlementLine]]:
-    """The net of a round per account (players, the tray, payouts pending, house rounding), the
-    held amounts released per account, and the lines whose payout waits for approval. Raises
-    ``hold_mismatch`` (a hold of another account or table) and ``invalid_amount`` (a stake above
-    its hold)."""
+    """The net per account (players, the house's side, payouts pending, house rounding), the
+    held amounts released per account, and the lines whose payout waits for approval (``pending``
+    is locked when there is one). Raises ``hold_mismatch`` (a hold of another account or table)
+    and ``invalid_amount`` (a stake above its hold)."""
     amounts: dict[int, int] = defaultdict(int)
     held: dict[int, int] = defaultdict(int)
     waiting: list[SettlementLine] = []
@@ -985,9 +1053,10 @@ def _settlement_amounts(
                 raise InvalidAmountError(f"The stake posted exceeds hold {hold.pk}.", hold_id=hold.pk)
             held[line.account_id] -= hold.amount_minor
         amounts[line.account_id] -= line.stake_minor
-        amounts[tray.pk] += line.stake_minor - line.payout_minor - line.rounding_minor
+        amounts[house.pk] += line.stake_minor - line.payout_minor - line.rounding_minor
         amounts[rounding.pk] += line.rounding_minor
-        if line.needs_approval and line.payout_minor > 0:
+        if line.waits:
+            assert pending is not None  # locked whenever a line waits
             amounts[pending.pk] += line.payout_minor
             waiting.append(line)
         else:
@@ -1091,118 +1160,6 @@ def pending_payouts_decide(
     return [entry.transfer for entry in written]
 
 
-# ---------------------------------------------------------------- card-room game settlement
-
-
-@dataclass(frozen=True)
-class GameSettlementLine:
-    """One player of a card-room game at its settlement: ``amount_minor`` is what the player wins
-    (positive) or pays (negative, at most the hold), ``hold_id`` the hold placed for the game,
-    released by the settlement."""
-
-    account_id: int
-    hold_id: int
-    amount_minor: int
-
-
-def game_settle(
-    *,
-    casino: Casino,
-    table: Table,
-    reference: str,
-    lines: Sequence[GameSettlementLine],
-    fee_minor: int,
-    rounding_minor: int,
-    actor: Actor,
-    memo: str = "",
-) -> Transfer:
-    """Settle a game played between players (canasta): one transfer (reference
-    ``canasta_game:<reference>``) moving what the losers pay to the winners, the house fee to the
-    house account and what an even split leaves over to the house rounding account; every
-    player's hold is released in the same transfer. The postings sum to zero (``sum of lines +
-    fee + rounding == 0``); a loser never pays more than his hold, so the settlement always
-    goes through.
-
-    Locks the holds (id order), then the accounts (id order), then the audit chain. A game is
-    settled once: its holds are no longer open (``hold_not_open``) or its transfer exists
-    (``round_already_settled``). Raises ``hold_not_open``, ``hold_mismatch``, ``invalid_amount``,
-    ``round_already_settled``, ``account_not_found``, ``casino_mismatch``."""
-    _same_casino(casino, table)
-    for amount in (fee_minor, rounding_minor):
-        if not isinstance(amount, int) or isinstance(amount, bool) or not 0 <= amount <= MAX_AMOUNT_MINOR:
-            raise InvalidAmountError("The fee and the remainder are whole minor units, not negative.")
-    hold_ids = [line.hold_id for line in lines]
-    if not hold_ids or len(set(hold_ids)) != len(hold_ids):
-        raise HoldMismatchError("Each player of the game has one hold.")
-    if sum(line.amount_minor for line in lines) + fee_minor + rounding_minor != 0:
-        raise InvalidAmountError("The settlement of a game must balance.")
-    with transaction.atomic():
-        gaming_day_writable(casino=casino)
-        holds = {hold.pk: hold for hold in _holds_lock(hold_ids)}
-        house_spec = _venue_spec(AccountKind.HOUSE)
-        rounding_spec = _venue_spec(AccountKind.HOUSE_ROUNDING)
-        player_ids = {line.account_id for line in lines}
-        locked = accounts_lock(casino=casino, specs=[house_spec, rounding_spec], ids=player_ids)
-        accounts, specs = _by_id(locked), _by_spec(locked)
-        _player_accounts_checked(accounts, player_ids)
-        if Transfer.objects.filter(
-            casino=casino, reference_type="canasta_game", reference_id=str(reference)
-        ).exists():
-            raise RoundAlreadySettledError(f"Game {reference} is settled already.", reference=reference)
-        amounts: dict[int, int] = defaultdict(int)
-        held: dict[int, int] = defaultdict(int)
-        for line in lines:
-            hold = holds[line.hold_id]
-            if hold.account_id != line.account_id or hold.table_id not in (None, table.pk):
-                raise HoldMismatchError(
-                    f"Hold {hold.pk} is not this player's at this table.", hold_id=hold.pk
-                )
-            if -line.amount_minor > hold.amount_minor:
-                raise InvalidAmountError(f"A player pays more than hold {hold.pk}.", hold_id=hold.pk)
-            held[line.account_id] -= hold.amount_minor
-            amounts[line.account_id] += line.amount_minor
-        amounts[specs[house_spec].pk] += fee_minor
-        amounts[specs[rounding_spec].pk] += rounding_minor
-        written = _transfer_write(
-            casino=casino,
-            kind=TransferKind.ROUND_SETTLEMENT,
-            accounts=accounts,
-            amounts=amounts,
-            held_deltas=held,
-            created_by=actor.user,
-            reference_type="canasta_game",
-            reference_id=reference,
-            memo=memo or f"{table.name} game {reference}",
-        )
-        transfer = written.transfer
-        Hold.objects.filter(pk__in=sorted(holds)).update(
-            status=HoldStatus.POSTED, closed_at=timezone.now(), closed_by_transfer=transfer
-        )
-        actor.audit(
-            action="wallet.game_settled",
-            object_type="wallet.transfer",
-            object_id=transfer.pk,
-            after={
-                "transfer_id": transfer.pk,
-                "table_id": table.pk,
-                "reference": reference,
-                "lines": [
-                    {
-                        "account_id": line.account_id,
-                        "hold_id": line.hold_id,
-                        "amount_minor": line.amount_minor,
-                    }
-                    for line in lines
-                ],
-                "fee_minor": fee_minor,
-                "rounding_minor": rounding_minor,
-                "currency": casino.currency,
-                **_audited(written),
-            },
-        )
-    return transfer
-
-
 # ---------------------------------------------------------------- accounts
 
 
@@ -1234,20 +1191,19 @@ def venue_accounts_open(*, casino: Casino) -> dict[str, Account]:
 
 __all__ = [
     "CurrencyMismatchError",
-    "GameSettlementLine",
-    "RoundSettlement",
     "ServiceError",
+    "Settlement",
     "SettlementLine",
+    "SettlementReference",
     "adjustment_approve",
     "adjustment_reject",
     "balance_adjust",
     "cage_buy_in",
     "cage_cash_out",
-    "game_settle",
     "hold_place",
+    "holds_settle",
     "holds_void",
     "pending_payouts_decide",
-    "round_settle",
     "system_buy_in",
     "system_table_fill",
     "table_accounts_open",

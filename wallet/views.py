@@ -37,7 +37,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.cache import patch_vary_headers
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -47,13 +46,14 @@ from django_htmx.http import HttpResponseClientRedirect
 from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
+from casino.htmx import htmx_render, htmx_vary
 from casino.idempotency import Outcome, idempotent
 from casino.models import Casino, Player
+from casino.money import money
 from casino.refusals import refusal_text
 from casino.selectors import casino_for_user
 from casino.services import player_card_lock, player_card_unlock, player_create
 from casino.views import HtmxHttpRequest, staff_page, staff_user
-from tables.round_audit import money
 from wallet.forms import (
     AdjustmentForm,
     CageMoneyForm,
@@ -131,11 +131,6 @@ def cage_page(view: View) -> View:
         return view(request, *args, **kwargs)
 
     return login_required(checked)
-
-
-def _varied(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request",))
-    return response
 
 
 def _casino(request: HttpRequest) -> Casino:
@@ -316,7 +311,7 @@ def _search_page(request: HtmxHttpRequest, template: str, **extra: Any) -> HttpR
         ],
         **extra,
     }
-    return _varied(render(request, f"{template}#player-results" if request.htmx else template, context))
+    return htmx_render(request, template, context, partial="player-results")
 
 
 # --------------------------------------------------------------------------- registration
@@ -344,14 +339,11 @@ def player_register(request: HtmxHttpRequest) -> HttpResponse:
                 error, status = refused, refused.status
             else:
                 url = reverse("cage:player", args=[player.pk]) + "?registered=1"
-                if request.htmx:
-                    return _varied(HttpResponseClientRedirect(url))
-                return _varied(redirect(url))
+                return htmx_vary(HttpResponseClientRedirect(url) if request.htmx else redirect(url))
         else:
             status = 422
     context = {"form": form, "error": error, "error_text": refusal_text(error) if error else ""}
-    template = f"{REGISTER}#register-form" if request.htmx else REGISTER
-    return _varied(render(request, template, context, status=status))
+    return htmx_render(request, REGISTER, context, partial="register-form", status=status)
 
 
 # ---------------------------------------------------------------------------- the player
@@ -422,13 +414,8 @@ def player_page(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     page links), else the player's section."""
     player = _staff_player(request, player_id)
     context = _player_context(request, player, **_done_context(player, request.GET))
-    if request.htmx and request.htmx.target == "statement":
-        template = f"{PLAYER}#statement"
-    elif request.htmx:
-        template = f"{PLAYER}#player"
-    else:
-        template = PLAYER
-    return _varied(render(request, template, context))
+    partial = "statement" if request.htmx and request.htmx.target == "statement" else "player"
+    return htmx_render(request, PLAYER, context, partial=partial)
 
 
 def _answer(
@@ -448,14 +435,13 @@ def _answer(
         status = error.status
     if status < 400 and not request.htmx:
         query = f"?{urlencode(done)}" if done else ""
-        return _varied(redirect(reverse("cage:player", args=[player.pk]) + query))
+        return htmx_vary(redirect(reverse("cage:player", args=[player.pk]) + query))
     player.refresh_from_db()
     extra = _done_context(player, done) if status < 400 and done else {}
     context = _player_context(request, player, error=error, **extra, **(forms or {}))
     if error is not None:
         context["error_text"] = cage_refusal_text(error, context["balance"])
-    template = f"{PLAYER}#player" if request.htmx else PLAYER
-    return _varied(render(request, template, context, status=status))
+    return htmx_render(request, PLAYER, context, partial="player", status=status)
 
 
 def _once(
@@ -604,7 +590,7 @@ def adjustments(request: HtmxHttpRequest) -> HttpResponse:
     casino = _casino(request)
     if request.htmx and request.htmx.target == "adjustments":
         context = {**adjustments_waiting(request, casino=casino), "can_adjust": True}
-        return _varied(render(request, f"{ADJUSTMENTS}#adjustments", context))
+        return htmx_render(request, ADJUSTMENTS, context, partial="adjustments")
     return _search_page(request, ADJUSTMENTS, **adjustments_waiting(request, casino=casino), can_adjust=True)
 
 
@@ -657,11 +643,11 @@ def adjustment_decide(request: HtmxHttpRequest, adjustment_id: int, decision: st
     }
     if request.htmx:
         status = error.status if error else 200
-        return _varied(render(request, f"{ADJUSTMENTS}#adjustments", context, status=status))
+        return htmx_render(request, ADJUSTMENTS, context, partial="adjustments", status=status)
     if error is None:
-        return _varied(redirect(reverse("cage:adjustments")))
+        return htmx_vary(redirect(reverse("cage:adjustments")))
     context.update(form=PlayerSearchForm(), players=[])
-    return _varied(render(request, ADJUSTMENTS, context, status=error.status))
+    return htmx_vary(render(request, ADJUSTMENTS, context, status=error.status))
 
 
 # ------------------------------------------------------------------------------ receipts
@@ -675,5 +661,6 @@ def receipt(request: HtmxHttpRequest, transfer_id: int) -> HttpResponse:
     found = receipt_for(casino=_casino(request), transfer_id=transfer_id)
     if found is None:
         raise Http404(f"no receipt for transfer {transfer_id}")
-    template = f"{RECEIPT}#receipt" if request.htmx else RECEIPT
-    return _varied(render(request, template, {"receipt": found, "casino": found.transfer.casino}))
+    return htmx_render(
+        request, RECEIPT, {"receipt": found, "casino": found.transfer.casino}, partial="receipt"
+    )

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -47,7 +46,7 @@ from cardroom.services.config import canasta_config_values, canasta_table_checke
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError
 from casino.errors import game as engine_call
-from casino.event_log import canonical_digest, event_digest
+from casino.event_log import EventDraft, canonical_digest, event_digest, events_append
 from casino.locking import row_lock
 from casino.models import Player, RuleSetVersion, Table
 from casino.table_access import is_dealer_terminal_at, require_player, require_terminal_at
@@ -116,35 +115,14 @@ def _status_required(game: CanastaGame, status: str, code: str) -> None:
 # --------------------------------------------------------------------------- the deal's event log
 
 
-@dataclass
-class EventDraft:
-    kind: str
-    payload: dict[str, Any]
-
-
 def deal_events_write(
     deal: CanastaDeal, drafts: Sequence[EventDraft], actor: Actor
 ) -> list[CanastaDealEvent]:
-    """Append events after ``deal.version`` (one INSERT); the caller saves the deal row."""
-    now = timezone.now()
-    rows = []
-    for draft in drafts:
-        deal.version += 1
-        rows.append(
-            CanastaDealEvent(
-                deal=deal,
-                sequence=deal.version,
-                kind=draft.kind,
-                payload=draft.payload,
-                actor=actor.user,
-                actor_name=actor.name,
-                role=actor.role,
-                terminal=actor.terminal,
-                player=actor.player,
-                created_at=now,
-            )
-        )
-    return CanastaDealEvent.objects.bulk_create(rows)
+    """Append events after ``deal.version`` (``casino.event_log.events_append``: one INSERT);
+    the caller saves the deal row."""
+    events = events_append(CanastaDealEvent, drafts, actor, after=deal.version, deal=deal)
+    deal.version += len(events)
+    return events
 
 
 def deal_hash(deal: CanastaDeal) -> str:

@@ -16,7 +16,7 @@ difference is the winner's total minus his side's; the pot is what the losers pa
 taken from the pot: ``pot * fee_basis_points // 10000`` (pot share), ``deals * fee_minor`` (per
 deal) or ``started hours * fee_minor`` (per hour), never more than the pot. The rest is split
 evenly between the winning side's players; what the split leaves (less than one minor unit per
-winner) goes to the house rounding account. One wallet transfer (``wallet.services.game_settle``)
+winner) goes to the house rounding account. One wallet transfer (``wallet.services.holds_settle``)
 moves it all and releases the holds.
 
 Locks: the game row (the caller's), then the approval being decided, then the wallet's holds
@@ -56,7 +56,7 @@ from casino.four_eyes import ApprovalNotFoundError, approval_audit_fields, appro
 from games.canasta import DealScore
 from games.canasta.scoring import game_standing
 from wallet.models import Account, AccountKind
-from wallet.services import GameSettlementLine, game_settle, holds_void
+from wallet.services import SettlementLine, SettlementReference, holds_settle, holds_void
 
 # The four-eyes kind of a void request (casino/controls.toml).
 VOID_KIND = "canasta_void"
@@ -177,21 +177,26 @@ def game_settle_now(game: CanastaGame, winner: int, margin: int, actor: Actor) -
             player_id__in=[row.player_id for row in players], kind=AccountKind.PLAYER
         ).values_list("player_id", "pk")
     )
-    transfer = game_settle(
+    # What the split leaves over is kept back from the first winner's share (the house's side,
+    # the house account, takes what is left of the pot: the fee).
+    first_winner = next(row.seat for row in players if row.side == winner)
+    transfer = holds_settle(
         casino=game.table.casino,
         table=game.table,
-        reference=str(game.pk),
+        reference=SettlementReference("canasta_game", game.pk),
         lines=[
-            GameSettlementLine(
-                account_id=accounts[row.player_id], hold_id=row.hold_id, amount_minor=plan.amounts[row.seat]
+            SettlementLine(
+                account_id=accounts[row.player_id],
+                hold_id=row.hold_id,
+                stake_minor=max(-plan.amounts[row.seat], 0),
+                payout_minor=max(plan.amounts[row.seat], 0),
+                rounding_minor=plan.rounding_minor if row.seat == first_winner else 0,
             )
             for row in players
         ],
-        fee_minor=plan.fee_minor,
-        rounding_minor=plan.rounding_minor,
         actor=actor,
         memo=f"{game.table.name} canasta game {game.number}",
-    )
+    ).transfer
     game.status = CanastaGameStatus.ENDED
     game.winner_side = winner
     game.margin = margin

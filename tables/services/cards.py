@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from casino.actors import Actor, require_staff
 from casino.errors import GameRefusedError, game, reason_required
+from casino.event_log import EventDraft
 from casino.table_access import is_dealer_terminal_at
 from games.blackjack import DealCard
 from games.cards import Card
@@ -29,7 +30,7 @@ from tables.services.commands import (
     round_state,
     step,
 )
-from tables.services.common import EventDraft, require_dealer_or_reader
+from tables.services.common import require_dealer_or_reader
 
 
 def card_enter(*, round_id: int, actor: Actor, card: str) -> Round:

@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from casino.actors import Actor
 from casino.errors import ServiceError, game
+from casino.event_log import EventDraft
 from casino.gaming_day_state import gaming_day_writable
 from casino.models import Player
 from casino.table_access import require_terminal_at
@@ -58,7 +59,7 @@ from games.errors import GameError
 from tables.errors import RoundInProgressError, RoundNotOpenError, TableError
 from tables.locking import lock_round
 from tables.models import Bet, BetHold, BetKind, BetStatus, Box, Round, RoundStatus, Shoe
-from tables.services.common import EventDraft, events_write
+from tables.services.common import events_write
 from tables.services.config import config_get, config_rules
 from tables.services.shoes import shoe_remaining
 from wallet.models import Hold, HoldStatus

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from casino.actors import Actor, require_staff
 from casino.errors import InvalidConfigurationError, game
+from casino.event_log import EventDraft, event_fields
 from casino.gaming_day_state import gaming_day_writable
 from casino.models import Table
 from games.blackjack import new_round, state_to_dict
@@ -51,13 +52,7 @@ from tables.services.commands import (
     schedule_defaults,
     shoe_consume,
 )
-from tables.services.common import (
-    EventDraft,
-    event_fields,
-    events_write,
-    require_dealer_or_reader,
-    table_dealer_id,
-)
+from tables.services.common import events_write, require_dealer_or_reader, table_dealer_id
 from tables.services.config import config_current_ids, config_get, config_rules
 from tables.services.shoes import shoe_remaining, shoes_current, shuffle_due
 
@@ -113,15 +108,15 @@ def round_open(*, table: Table, actor: Actor) -> Round:
         )
         RoundEvent.objects.create(
             **event_fields(
-                round_,
-                1,
                 EventDraft(
                     "betting_opened",
                     {"config_id": config.pk, "shoe_id": shoe.pk, "rules": rules.to_dict()},
                     snapshot,
                 ),
                 actor,
-                now,
+                sequence=1,
+                now=now,
+                round=round_,
             )
         )
         schedule_defaults(round_.pk, round_.decision_deadline_at)

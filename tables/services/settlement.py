@@ -1,7 +1,7 @@
 """Settlement of a played round, and the approval of large payouts (rules/blackjack.md 7, 8).
 
 ``round_settle`` stores the engine's payout lines per bet (rule and exact multiplier) and posts
-the whole round to the ledger in one bulk ``wallet.round_settle``: the number of SQL
+the whole round to the ledger in one bulk ``wallet.services.holds_settle``: the number of SQL
 statements does not grow with the number of bets (see ``bench/settle.py``), but for two per
 payout that waits. A payout line whose winnings (``net_minor``: never the stake returned with
 them, :func:`payout_waits`) exceed the table's ``payout_approval_threshold_minor`` waits on the
@@ -25,6 +25,7 @@ from django.utils import timezone
 from casino.actors import Actor
 from casino.audit import audit_batch
 from casino.errors import reason_required
+from casino.event_log import EventDraft
 from casino.four_eyes import approval_decide, approval_request
 from games.blackjack import settlement
 from games.blackjack.jsonable import fraction_text
@@ -46,9 +47,8 @@ from tables.models import (
 from tables.round_hash import SETTLED_ACTION, round_seal
 from tables.selectors import PAYOUT_SUBJECT, payout_approvals
 from tables.services.commands import AppliedDefault, round_command, round_state, shoe_consume
-from tables.services.common import EventDraft, events_write, require_dealer_or_reader
-from wallet.services import SettlementLine, pending_payouts_decide
-from wallet.services import round_settle as wallet_round_settle
+from tables.services.common import events_write, require_dealer_or_reader
+from wallet.services import SettlementLine, SettlementReference, holds_settle, pending_payouts_decide
 
 PAYOUT_REFERENCE = "payout_line:{}"
 
@@ -100,10 +100,10 @@ def round_settle(*, round_id: int, actor: Actor) -> Round:
                 decision_deadline_at=None,
             )
             if wallet_lines:
-                wallet_round_settle(
+                holds_settle(
                     casino=round_.table.casino,
                     table=round_.table,
-                    reference=str(round_.pk),
+                    reference=SettlementReference("round", round_.pk),
                     lines=wallet_lines,
                     actor=actor,
                     savepoint=False,  # a refusal rolls back the whole settlement

@@ -17,13 +17,14 @@ from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
+from casino.htmx import htmx_render, htmx_vary
 from casino.models import Approval, BackgroundJob, Casino, Game, RuleSet, RuleSetVersion, Table
+from casino.money import money
 from casino.views import HtmxHttpRequest, staff_casino_id, staff_page, staff_table, staff_user
 from games.errors import InvalidRuleSetError
 from tables.errors import TableError
@@ -40,7 +41,6 @@ from tables.forms import (
 )
 from tables.models import SideBetPaytable, SideBetPaytableVersion, TableConfigProposal, TableConfigVersion
 from tables.odds_jobs import main_game_edge_job, main_game_edge_start, percent, side_bet_edge, version_rules
-from tables.round_audit import money
 from tables.rule_set_texts import OUTCOME_LABELS, option_label, option_lines, option_text, options_in_order
 from tables.selectors import config_approvals_waiting
 from tables.services import (
@@ -61,11 +61,6 @@ from tables.services.table_setup import table_create
 
 # How many of a table's versions the history shows side by side (newest first).
 HISTORY_VERSIONS = 8
-
-
-def _vary(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request",))
-    return response
 
 
 def _refused(error: ServiceError) -> str:
@@ -157,7 +152,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
         "waiting": config_approvals_waiting(casino_id=casino_id).count(),
         "money": money,
     }
-    return _vary(render(request, "tables/operator/home.html", context))
+    return htmx_vary(render(request, "tables/operator/home.html", context))
 
 
 # ------------------------------------------------------------------------------------ tables
@@ -189,7 +184,7 @@ def table_new(request: HtmxHttpRequest) -> HttpResponse:
                 return redirect("operator:table", table_name=table.name)
         else:
             status = 422
-    return _vary(
+    return htmx_vary(
         render(request, "tables/operator/table_new.html", {"form": form, "error": error}, status=status)
     )
 
@@ -345,7 +340,7 @@ def table_detail(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
     if request.method == "GET":
         form = TableConfigForm(initial=TableConfigForm.initial_from(config))
         context = _table_context(table, form, config, request.user)
-        return _vary(render(request, "tables/operator/table.html", context))
+        return htmx_vary(render(request, "tables/operator/table.html", context))
     form = TableConfigForm(request.POST)
     error: ServiceError | None = None
     if form.is_valid():
@@ -381,7 +376,7 @@ def table_detail(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
     context = _table_context(table, form, config, request.user)
     context["error"] = error
     status = error.status if error is not None else 422
-    return _vary(render(request, "tables/operator/table.html", context, status=status))
+    return htmx_vary(render(request, "tables/operator/table.html", context, status=status))
 
 
 @staff_page("configure_tables")
@@ -408,7 +403,7 @@ def table_edge(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
         chosen(SideBetPaytableVersion, "perfect_pairs_version", config.perfect_pairs_version),
         chosen(SideBetPaytableVersion, "twenty_one_plus_three_version", config.twenty_one_plus_three_version),
     )
-    return _vary(render(request, "tables/operator/_edges.html", {"edges": edges, "table": table}))
+    return htmx_vary(render(request, "tables/operator/_edges.html", {"edges": edges, "table": table}))
 
 
 # ------------------------------------------------------------------------------------ the main game's edge
@@ -435,7 +430,7 @@ def main_edge(request: HtmxHttpRequest, version_id: int) -> HttpResponse:
             )
     edge = _main_edge(version)
     context = {"main": edge, "error": error}
-    return _vary(
+    return htmx_vary(
         render(request, "tables/operator/_main-edge.html", context, status=error.status if error else 200)
     )
 
@@ -509,7 +504,7 @@ def rule_set_detail(request: HtmxHttpRequest, rule_set_id: int) -> HttpResponse:
         "form": form,
         "error": error,
     }
-    return _vary(render(request, "tables/operator/rule_set.html", context, status=status))
+    return htmx_vary(render(request, "tables/operator/rule_set.html", context, status=status))
 
 
 # ------------------------------------------------------------------------------------ paytables
@@ -588,7 +583,7 @@ def paytable_detail(request: HtmxHttpRequest, paytable_id: int) -> HttpResponse:
         "preview": _paytable_preview(paytable, preview_form),
         "error": error,
     }
-    return _vary(render(request, "tables/operator/paytable.html", context, status=status))
+    return htmx_vary(render(request, "tables/operator/paytable.html", context, status=status))
 
 
 @staff_page("configure_tables")
@@ -597,7 +592,7 @@ def paytable_preview(request: HtmxHttpRequest, paytable_id: int) -> HttpResponse
     paytable = get_object_or_404(SideBetPaytable, pk=paytable_id)
     form = PaytableVersionForm(request.GET, kind=paytable.kind)
     context = {"preview": _paytable_preview(paytable, form)}
-    return _vary(render(request, "tables/operator/_paytable-preview.html", context))
+    return htmx_vary(render(request, "tables/operator/_paytable-preview.html", context))
 
 
 # ------------------------------------------------------------------------------------ approvals
@@ -674,10 +669,7 @@ def _approvals_context(casino_id: int, user: Any) -> dict[str, Any]:
 @require_GET
 def approvals(request: HtmxHttpRequest) -> HttpResponse:
     context = _approvals_context(staff_casino_id(request), request.user)
-    template = (
-        "tables/operator/approvals.html#approvals" if request.htmx else "tables/operator/approvals.html"
-    )
-    return _vary(render(request, template, context))
+    return htmx_render(request, "tables/operator/approvals.html", context, partial="approvals")
 
 
 @staff_page("supervise_pit")
@@ -725,13 +717,9 @@ def approval_decide(request: HtmxHttpRequest, kind: str, item_id: int, decision:
             "error": error,
             "done": "" if error else done,
         }
-        return _vary(
-            render(
-                request,
-                "tables/operator/approvals.html#approvals",
-                context,
-                status=error.status if error else 200,
-            )
+        status = error.status if error else 200
+        return htmx_render(
+            request, "tables/operator/approvals.html", context, partial="approvals", status=status
         )
     if error is not None:
         messages.error(request, _refused(error))

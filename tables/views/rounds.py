@@ -12,7 +12,6 @@ import datetime as dt
 import json
 import re
 from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
 from functools import wraps
 from typing import Any
 
@@ -24,9 +23,10 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext_lazy as _
 
+from casino.htmx import htmx_render, htmx_vary
+from casino.money import amount_minor_parse
 from casino.views import staff_casino_id
 from tables.models import RoundStatus
 from tables.replay import ReplayError, round_export, round_replay_check
@@ -60,15 +60,6 @@ def round_audit_page(view: View) -> View:
     return login_required(checked)
 
 
-def _is_htmx(request: HttpRequest) -> bool:
-    return bool(getattr(request, "htmx", False))
-
-
-def _varied(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request",))
-    return response
-
-
 # ------------------------------------------------------------------------------------ the list
 
 
@@ -92,16 +83,12 @@ def _moment(value: str, *, end_of_day: bool) -> dt.datetime:
 
 
 def _minor(value: str) -> int:
-    """An amount in major units with at most two decimals (``12.50``) as minor units (``1250``);
-    decimal arithmetic, never floats."""
+    """An amount in major units (``12.50``, zero too) as minor units (``1250``), by
+    ``casino.money.amount_minor_parse``; refused in the filter's own words."""
     try:
-        amount = Decimal(value.strip().replace(",", "."))
-    except InvalidOperation as error:
+        return amount_minor_parse(value, allow_zero=True)
+    except forms.ValidationError as error:
         raise forms.ValidationError(_("Enter an amount such as 25 or 12.50.")) from error
-    minor = amount * 100
-    if not amount.is_finite() or amount < 0 or minor != minor.to_integral_value():
-        raise forms.ValidationError(_("Enter an amount such as 25 or 12.50."))
-    return int(minor)
 
 
 class RoundFilterForm(forms.Form):
@@ -164,8 +151,7 @@ def round_list(request: HttpRequest) -> HttpResponse:
         "rows": round_rows(page) if page is not None else [],
         "status_labels": {key: str(label) for key, label in ROUND_STATUS_LABELS.items()},
     }
-    template = "tables/round/list.html#round-results" if _is_htmx(request) else "tables/round/list.html"
-    return _varied(render(request, template, context))
+    return htmx_render(request, "tables/round/list.html", context, partial="round-results")
 
 
 # ---------------------------------------------------------------------------------- one round
@@ -193,8 +179,7 @@ def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
         "replay_lines": round_.payout_lines.count() if replay is not None else 0,
         "records": list(round_audit_records(round_)),
     }
-    template = "tables/round/detail.html#round-detail" if _is_htmx(request) else "tables/round/detail.html"
-    return _varied(render(request, template, context))
+    return htmx_render(request, "tables/round/detail.html", context, partial="round-detail")
 
 
 @round_audit_page
@@ -212,7 +197,7 @@ def round_export_view(request: HttpRequest, round_id: int) -> HttpResponse:
             {"round": round_, "message": str(error)},
             status=409,
         )
-        return _varied(response)
+        return htmx_vary(response)
     response = HttpResponse(
         json.dumps(exported, cls=DjangoJSONEncoder, indent=2), content_type="application/json"
     )
@@ -220,4 +205,4 @@ def round_export_view(request: HttpRequest, round_id: int) -> HttpResponse:
     table_name = re.sub(r"[^A-Za-z0-9_-]+", "_", round_.table.name)
     filename = f"round-{table_name}-{round_.number}.json"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return _varied(response)
+    return htmx_vary(response)

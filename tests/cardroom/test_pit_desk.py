@@ -46,7 +46,7 @@ def test_the_floor_shows_a_canasta_game_and_the_queue_its_void_request(
         and 'href="/cardroom/tables/CA1/"' in row
     )
     held = game.hold_minor * 4
-    from tables.round_audit import money
+    from casino.money import money
 
     assert money(held) in row
     # started: in play, game 1 with no deal scored yet

@@ -16,12 +16,12 @@ from django.utils import timezone, translation
 from casino.errors import ServiceError
 from casino.middleware import STAFF_LANGUAGE_SESSION_KEY
 from casino.models import AuditRecord, StaffPreference
+from casino.money import money, money_plain
 from casino.refusals import refusal_text
 from casino.services import AccountLockedError, staff_language_set
+from casino.templatetags.money import money_currency
 from games.errors import IllegalActionError
 from tables.errors import StakeBelowTableMinError
-from tables.round_audit import money, money_plain
-from tables.templatetags.money import money_currency
 from tests.factories import staff_user
 from tests.tables.conftest import refused
 from wallet.errors import InsufficientFundsError

@@ -338,9 +338,9 @@ def test_a_player_taking_a_box_while_another_is_handed_to_them_stays_within_the_
 
 def test_a_sign_in_committing_while_a_round_opens_deadlocks_nobody(live, monkeypatch):
     # given BJ1 ready to open a round, and a player terminal at it
+    from casino import player_sessions as sessions
     from casino.models import Terminal
     from casino.services import player_create, terminal_register
-    from casino import player_sessions as sessions
 
     table, dealer = live
     stack_shoe(table, dealer, ["TS", "7H", "9D", "TC"])

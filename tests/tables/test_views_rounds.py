@@ -14,9 +14,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from casino.models import AuditRecord, Pit, RuleSet, Table
+from casino.money import money
 from casino.roles import role_label
 from tables.models import Bet, PayoutDecision, PayoutLine, Round, RoundEvent, Shoe, TableConfigVersion
-from tables.round_audit import money
 from tables.services import (
     Actor,
     bet_place,

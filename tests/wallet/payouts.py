@@ -36,7 +36,7 @@ def payout_decided(
     return approval_decide(approval_id=payout.approval_id, actor=actor, approve=approve, reason=reason)
 
 
-def payout_release(*, payout: PendingPayout, actor: Actor) -> Transfer:
+def pending_payout_release(*, payout: PendingPayout, actor: Actor) -> Transfer:
     """A pit boss approves the payout and it reaches the player: one command, one transaction."""
     with transaction.atomic():
         decided = payout_decided(payout, actor=actor)
@@ -44,7 +44,7 @@ def payout_release(*, payout: PendingPayout, actor: Actor) -> Transfer:
     return transfer
 
 
-def payout_reject(*, payout: PendingPayout, actor: Actor, reason: str) -> Transfer:
+def pending_payout_reject(*, payout: PendingPayout, actor: Actor, reason: str) -> Transfer:
     """A pit boss rejects the payout and it goes back to the tray: one command, one transaction."""
     with transaction.atomic():
         decided = payout_decided(payout, actor=actor, approve=False, reason=reason)

@@ -10,7 +10,7 @@ from django.test import override_settings
 from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.models import Approval, AuditRecord
-from tests.wallet.payouts import payout_approval, payout_release
+from tests.wallet.payouts import payout_approval, pending_payout_release
 from wallet.models import Account, AccountKind, AdjustmentStatus, Transfer, TransferKind
 from wallet.selectors import account_balance
 from wallet.services import (
@@ -262,7 +262,7 @@ def test_a_reversal_cannot_take_money_the_player_already_spent(
 
 
 def _settle_with_a_pending_payout(make_player: Any, table: Any, casino: Any, cashier: Any) -> Any:
-    from wallet.services import SettlementLine, hold_place, round_settle, table_fill
+    from wallet.services import SettlementLine, SettlementReference, hold_place, holds_settle, table_fill
 
     table_fill(table=table, amount_minor=100_000, actor=Actor.staff(cashier))
     player = make_player(10_000)
@@ -275,8 +275,12 @@ def _settle_with_a_pending_payout(make_player: Any, table: Any, casino: Any, cas
         needs_approval=True,
         approval_id=payout_approval(casino),
     )
-    return round_settle(
-        casino=casino, table=table, reference="r1", lines=[line], actor=Actor.automatic("test")
+    return holds_settle(
+        casino=casino,
+        table=table,
+        reference=SettlementReference("round", 1),
+        lines=[line],
+        actor=Actor.automatic("test"),
     )
 
 
@@ -301,7 +305,7 @@ def test_a_payout_release_cannot_be_reversed(
 
     # given a released payout
     settlement = _settle_with_a_pending_payout(make_player, table, casino, cashier)
-    release = payout_release(
+    release = pending_payout_release(
         payout=PendingPayout.objects.get(pk=settlement.pending_payout_ids[0]),
         actor=Actor.staff(pit_boss),
     )

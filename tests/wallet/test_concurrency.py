@@ -28,11 +28,12 @@ from wallet.models import Account, AccountKind, Hold, HoldStatus, Posting, Trans
 from wallet.selectors import ledger_totals, ledger_verify, player_account
 from wallet.services import (
     SettlementLine,
+    SettlementReference,
     cage_buy_in,
     cage_cash_out,
     hold_place,
+    holds_settle,
     holds_void,
-    round_settle,
     table_fill,
     transfer_between_players,
 )
@@ -294,10 +295,10 @@ def test_16_threads_of_random_money_commands_keep_the_ledger_exact(casino: Any, 
                                 payout_minor=payout,
                             )
                         )
-                    round_settle(
+                    holds_settle(
                         casino=casino,
                         table=next(table for table in tables if table.pk == table_id),
-                        reference=key,
+                        reference=SettlementReference("round", index * 100_000 + step),
                         lines=lines,
                         actor=Actor.automatic("test"),
                     )

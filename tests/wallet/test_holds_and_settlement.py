@@ -13,15 +13,21 @@ from casino.errors import ServiceError
 from casino.four_eyes import approval_decide
 from casino.models import Approval, AuditRecord
 from tests.wallet.factories import CasinoFactory, TableFactory
-from tests.wallet.payouts import payout_approval, payout_decided, payout_reject, payout_release
+from tests.wallet.payouts import (
+    payout_approval,
+    payout_decided,
+    pending_payout_reject,
+    pending_payout_release,
+)
 from wallet.models import Account, AccountKind, Hold, HoldStatus, PayoutStatus, PendingPayout, TransferKind
 from wallet.selectors import account_balance, player_account, table_wagers_in_play
 from wallet.services import (
     SettlementLine,
+    SettlementReference,
     hold_place,
+    holds_settle,
     holds_void,
     pending_payouts_decide,
-    round_settle,
 )
 
 
@@ -207,15 +213,19 @@ def test_round_settle_moves_every_bet_in_one_transfer(
         ),
     ]
     # when the round is settled
-    result = round_settle(
-        casino=casino, table=table, reference="r7", lines=lines, actor=Actor.automatic("test")
+    result = holds_settle(
+        casino=casino,
+        table=table,
+        reference=SettlementReference("round", 7),
+        lines=lines,
+        actor=Actor.automatic("test"),
     )
     # then one transfer carries the round, the holds are posted, and every account moved exactly
     transfer = result.transfer
     assert (transfer.kind, transfer.reference_type, transfer.reference_id) == (
         TransferKind.ROUND_SETTLEMENT,
         "round",
-        "r7",
+        "7",
     )
     assert sum(transfer.postings.values_list("amount_minor", flat=True)) == 0
     assert account_balance(loser) == type(account_balance(loser))(9_000, 0, 9_000, "EUR")
@@ -242,20 +252,92 @@ def test_round_settle_moves_every_bet_in_one_transfer(
     assert record.after["tray_minor"] == -51_250
 
 
+def test_a_game_between_players_settles_through_the_same_holds_with_the_house_fee(
+    make_player: Any, table: Any, casino: Any, snapshot: Any
+) -> None:
+    # given a game of three: two losers held 50.00 each, a winner held 50.00
+    losers = [make_player(10_000), make_player(10_000)]
+    winner = make_player(10_000)
+    holds = [hold_place(player=player, amount_minor=5_000, table=table) for player in [*losers, winner]]
+    # when the losers pay 30.00 and 20.01, the house takes a fee of 5.00 and the winner the rest
+    # but for what the rounding kept back (0.01)
+    lines = [
+        SettlementLine(
+            account_id=holds[0].account_id, hold_id=holds[0].pk, stake_minor=3_000, payout_minor=0
+        ),
+        SettlementLine(
+            account_id=holds[1].account_id, hold_id=holds[1].pk, stake_minor=2_001, payout_minor=0
+        ),
+        SettlementLine(
+            account_id=holds[2].account_id,
+            hold_id=holds[2].pk,
+            stake_minor=0,
+            payout_minor=4_500,
+            rounding_minor=1,
+        ),
+    ]
+    result = holds_settle(
+        casino=casino,
+        table=table,
+        reference=SettlementReference("canasta_game", 42),
+        lines=lines,
+        actor=Actor.automatic("test"),
+    )
+    # then one transfer names the game, every hold is posted, and the house has its fee
+    transfer = result.transfer
+    assert (transfer.kind, transfer.reference_type, transfer.reference_id, transfer.memo) == (
+        TransferKind.ROUND_SETTLEMENT,
+        "canasta_game",
+        "42",
+        "BJ1 game 42",
+    )
+    assert result.pending_payout_ids == []
+    assert [account_balance(player).balance_minor for player in [*losers, winner]] == [7_000, 7_999, 14_500]
+    assert [account_balance(player).held_minor for player in [*losers, winner]] == [0, 0, 0]
+    assert Account.objects.get(casino=casino, kind=AccountKind.HOUSE).balance_minor == 500
+    assert Account.objects.get(casino=casino, kind=AccountKind.HOUSE_ROUNDING).balance_minor == 1
+    record = AuditRecord.objects.order_by("-sequence").first()
+    assert (record.action, record.after["fee_minor"], record.after["reference"]) == (
+        "wallet.game_settled",
+        500,
+        "42",
+    )
+    # and a second settlement of the game finds its holds posted, moving nothing
+    before = snapshot()
+    with pytest.raises(ServiceError) as refused:
+        holds_settle(
+            casino=casino,
+            table=table,
+            reference=SettlementReference("canasta_game", 42),
+            lines=lines,
+            actor=Actor.automatic("test"),
+        )
+    assert refused.value.code == "hold_not_open"
+    assert snapshot() == before
+
+
 def test_a_round_of_no_held_stake_is_settled_once(
     make_player: Any, filled_table: Any, casino: Any, snapshot: Any
 ) -> None:
     # given a round settled with a stake taken from the available balance (no hold)
     player = make_player(10_000)
     lines = [SettlementLine(account_id=player_account(player).pk, stake_minor=1_000, payout_minor=2_000)]
-    round_settle(
-        casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+    holds_settle(
+        casino=casino,
+        table=filled_table,
+        reference=SettlementReference("round", 1),
+        lines=lines,
+        actor=Actor.automatic("test"),
     )
     before = snapshot()
     # when the same round is settled again
     with pytest.raises(ServiceError) as refused:
-        round_settle(
-            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        holds_settle(
+            casino=casino,
+            table=filled_table,
+            reference=SettlementReference("round", 1),
+            lines=lines,
+            actor=Actor.automatic("test"),
         )
     # then the first settlement's transfer refuses it: nothing moved
     assert (refused.value.code, refused.value.status) == ("round_already_settled", 409)
@@ -271,13 +353,21 @@ def test_a_settled_hold_cannot_be_settled_again(
     lines = [
         SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=1_000, payout_minor=2_000)
     ]
-    round_settle(
-        casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+    holds_settle(
+        casino=casino,
+        table=filled_table,
+        reference=SettlementReference("round", 1),
+        lines=lines,
+        actor=Actor.automatic("test"),
     )
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        round_settle(
-            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        holds_settle(
+            casino=casino,
+            table=filled_table,
+            reference=SettlementReference("round", 1),
+            lines=lines,
+            actor=Actor.automatic("test"),
         )
     assert refused.value.code == "hold_not_open"
     assert snapshot() == before
@@ -294,8 +384,12 @@ def test_a_round_the_tray_cannot_pay_is_refused(
         SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=50_000, payout_minor=200_000)
     ]
     with pytest.raises(ServiceError) as refused:
-        round_settle(
-            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        holds_settle(
+            casino=casino,
+            table=filled_table,
+            reference=SettlementReference("round", 1),
+            lines=lines,
+            actor=Actor.automatic("test"),
         )
     assert refused.value.code == "insufficient_funds"
     assert refused.value.details["account_id"] == _table_account(filled_table, AccountKind.TABLE_TRAY).pk
@@ -310,14 +404,22 @@ def test_a_stake_that_was_not_held_is_taken_from_the_available_balance(
     lines = [SettlementLine(account_id=account_id, stake_minor=1_001, payout_minor=0)]
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        round_settle(
-            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        holds_settle(
+            casino=casino,
+            table=filled_table,
+            reference=SettlementReference("round", 1),
+            lines=lines,
+            actor=Actor.automatic("test"),
         )
     assert refused.value.code == "insufficient_funds"
     assert snapshot() == before
     lines = [SettlementLine(account_id=account_id, stake_minor=1_000, payout_minor=0)]
-    round_settle(
-        casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+    holds_settle(
+        casino=casino,
+        table=filled_table,
+        reference=SettlementReference("round", 1),
+        lines=lines,
+        actor=Actor.automatic("test"),
     )
     assert account_balance(player).balance_minor == 0
 
@@ -332,8 +434,12 @@ def test_a_line_naming_another_players_hold_is_refused(
         SettlementLine(account_id=player_account(bob).pk, hold_id=hold.pk, stake_minor=500, payout_minor=0)
     ]
     with pytest.raises(ServiceError) as refused:
-        round_settle(
-            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        holds_settle(
+            casino=casino,
+            table=filled_table,
+            reference=SettlementReference("round", 1),
+            lines=lines,
+            actor=Actor.automatic("test"),
         )
     assert refused.value.code == "hold_mismatch"
     assert snapshot() == before
@@ -347,8 +453,12 @@ def test_a_stake_above_its_hold_is_refused(
     before = snapshot()
     lines = [SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=501, payout_minor=0)]
     with pytest.raises(ServiceError) as refused:
-        round_settle(
-            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        holds_settle(
+            casino=casino,
+            table=filled_table,
+            reference=SettlementReference("round", 1),
+            lines=lines,
+            actor=Actor.automatic("test"),
         )
     assert refused.value.code == "invalid_amount"
     assert snapshot() == before
@@ -367,8 +477,12 @@ def _settle_with_pending(make_player: Any, table: Any, casino: Any) -> tuple[Any
             approval_id=payout_approval(casino),
         )
     ]
-    result = round_settle(
-        casino=casino, table=table, reference="r1", lines=lines, actor=Actor.automatic("test")
+    result = holds_settle(
+        casino=casino,
+        table=table,
+        reference=SettlementReference("round", 1),
+        lines=lines,
+        actor=Actor.automatic("test"),
     )
     return player, PendingPayout.objects.get(pk=result.pending_payout_ids[0])
 
@@ -378,7 +492,7 @@ def test_payout_release_moves_the_payout_to_the_player(
 ) -> None:
     player, payout = _settle_with_pending(make_player, filled_table, casino)
     assert account_balance(player).balance_minor == 9_000
-    transfer = payout_release(payout=payout, actor=Actor.staff(pit_boss))
+    transfer = pending_payout_release(payout=payout, actor=Actor.staff(pit_boss))
     assert transfer.kind == TransferKind.PAYOUT_RELEASE
     assert account_balance(player).balance_minor == 39_000
     assert _table_account(filled_table, AccountKind.TABLE_PAYOUTS_PENDING).balance_minor == 0
@@ -395,14 +509,14 @@ def test_payout_reject_sends_the_payout_back_to_the_tray(
 ) -> None:
     player, payout = _settle_with_pending(make_player, filled_table, casino)
     tray_before = _table_account(filled_table, AccountKind.TABLE_TRAY).balance_minor
-    payout_reject(payout=payout, actor=Actor.staff(pit_boss), reason="misdeal")
+    pending_payout_reject(payout=payout, actor=Actor.staff(pit_boss), reason="misdeal")
     assert account_balance(player).balance_minor == 9_000
     assert _table_account(filled_table, AccountKind.TABLE_TRAY).balance_minor == tray_before + 30_000
     payout.refresh_from_db()
     assert (payout.status, payout.decided_by, payout.reason) == (PayoutStatus.REJECTED, pit_boss, "misdeal")
     before = snapshot()
     with pytest.raises(ServiceError) as refused:
-        payout_release(payout=payout, actor=Actor.staff(pit_boss))
+        pending_payout_release(payout=payout, actor=Actor.staff(pit_boss))
     assert refused.value.code == "approval_decided"
     assert snapshot() == before
 
@@ -412,14 +526,14 @@ def test_a_payout_released_twice_moves_once(
 ) -> None:
     # given a parked payout released once
     player, payout = _settle_with_pending(make_player, filled_table, casino)
-    payout_release(payout=payout, actor=Actor.staff(pit_boss))
+    pending_payout_release(payout=payout, actor=Actor.staff(pit_boss))
     approval = Approval.objects.get(pk=payout.approval_id)
     before = snapshot()
     # when the effect of its approval comes again, or a decision after it
     with pytest.raises(ServiceError) as released_again:
         pending_payouts_decide(approvals=[approval], actor=Actor.staff(pit_boss))
     with pytest.raises(ServiceError) as rejected_after:
-        payout_reject(payout=payout, actor=Actor.staff(pit_boss), reason="misdeal")
+        pending_payout_reject(payout=payout, actor=Actor.staff(pit_boss), reason="misdeal")
     # then the payout's state refuses the first, the approval's the second: nothing moved
     assert (released_again.value.code, rejected_after.value.code) == (
         "payout_not_pending",
@@ -461,7 +575,7 @@ def test_a_dealer_cannot_release_a_payout(
     assert Approval.objects.get(pk=payout.approval_id).status == Approval.Status.PENDING
 
 
-def _settle_round_of(size: int, make_player: Any, table: Any, casino: Any, reference: str) -> int:
+def _settle_round_of(size: int, make_player: Any, table: Any, casino: Any, round_id: int) -> int:
     players = [make_player(10_000) for _ in range(size)]
     holds = [
         hold_place(player=player, amount_minor=1_000, table=table) for index, player in enumerate(players)
@@ -473,8 +587,12 @@ def _settle_round_of(size: int, make_player: Any, table: Any, casino: Any, refer
         for index, hold in enumerate(holds)
     ]
     with CaptureQueriesContext(connection) as queries:
-        round_settle(
-            casino=casino, table=table, reference=reference, lines=lines, actor=Actor.automatic("test")
+        holds_settle(
+            casino=casino,
+            table=table,
+            reference=SettlementReference("round", round_id),
+            lines=lines,
+            actor=Actor.automatic("test"),
         )
     return len(queries.captured_queries)
 
@@ -483,9 +601,9 @@ def test_settlement_runs_a_constant_number_of_statements(
     make_player: Any, filled_table: Any, casino: Any
 ) -> None:
     # given a round of 3 bets and a round of 60 bets (after a first round that opened the accounts)
-    _settle_round_of(2, make_player, filled_table, casino, "warm")
-    small = _settle_round_of(3, make_player, filled_table, casino, "small")
-    large = _settle_round_of(60, make_player, filled_table, casino, "large")
+    _settle_round_of(2, make_player, filled_table, casino, 1)
+    small = _settle_round_of(3, make_player, filled_table, casino, 2)
+    large = _settle_round_of(60, make_player, filled_table, casino, 3)
     # then both take the same number of SQL statements
     assert small == large
     assert large <= 16
@@ -499,8 +617,12 @@ def test_a_settlement_line_beyond_the_ledger_range_is_refused(
     before = snapshot()
     lines = [SettlementLine(account_id=hold.account_id, hold_id=hold.pk, stake_minor=500, payout_minor=2**63)]
     with pytest.raises(ServiceError) as refused:
-        round_settle(
-            casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+        holds_settle(
+            casino=casino,
+            table=filled_table,
+            reference=SettlementReference("round", 1),
+            lines=lines,
+            actor=Actor.automatic("test"),
         )
     assert refused.value.code == "invalid_amount"
     assert snapshot() == before

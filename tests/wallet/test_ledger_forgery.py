@@ -14,18 +14,19 @@ from casino.actors import Actor
 from casino.audit import audit_append
 from casino.models import AuditRecord
 from tests.tampering import raw, triggers_off
-from tests.wallet.payouts import payout_approval, payout_reject, payout_release
+from tests.wallet.payouts import payout_approval, pending_payout_reject, pending_payout_release
 from wallet.ledger_hash import transfer_hash
 from wallet.models import Account, AccountKind, PendingPayout, Posting, Transfer, TransferKind
 from wallet.selectors import ForgedTransfer, ledger_forgeries, ledger_verify
 from wallet.services import (
     SettlementLine,
+    SettlementReference,
     adjustment_approve,
     balance_adjust,
     cage_buy_in,
     cage_cash_out,
     hold_place,
-    round_settle,
+    holds_settle,
     table_credit,
     tip_from_wallet,
     transfer_between_players,
@@ -159,12 +160,16 @@ def test_every_kind_of_transfer_carries_its_hash_in_its_audit_record(
         )
         for hold, payout, waits in zip(holds, (0, 30_000, 20_000), (False, True, True), strict=True)
     ]
-    settlement = round_settle(
-        casino=casino, table=filled_table, reference="r1", lines=lines, actor=Actor.automatic("test")
+    settlement = holds_settle(
+        casino=casino,
+        table=filled_table,
+        reference=SettlementReference("round", 1),
+        lines=lines,
+        actor=Actor.automatic("test"),
     )
     first, second = (PendingPayout.objects.get(pk=pk) for pk in settlement.pending_payout_ids)
-    payout_release(payout=first, actor=Actor.staff(pit_boss))
-    payout_reject(payout=second, actor=Actor.staff(pit_boss), reason="void bet")
+    pending_payout_release(payout=first, actor=Actor.staff(pit_boss))
+    pending_payout_reject(payout=second, actor=Actor.staff(pit_boss), reason="void bet")
     bought = cage_buy_in(player=bob, amount_minor=700, actor=Actor.staff(cashier))
     transfer_reverse(transfer=bought, reason="keyed twice", actor=Actor.staff(pit_boss))
     tip_from_wallet(player=bob, amount_minor=100, actor=Actor.automatic("test"))

@@ -9,16 +9,17 @@ import pytest
 
 from casino.actors import Actor
 from tests.racing import committing_while, no_error, paused_before
-from tests.wallet.payouts import payout_approval, payout_release
+from tests.wallet.payouts import payout_approval, pending_payout_release
 from wallet import services
 from wallet.models import Account, AccountKind, PendingPayout
 from wallet.services import (
     SettlementLine,
+    SettlementReference,
     adjustment_approve,
     balance_adjust,
     cage_buy_in,
     hold_place,
-    round_settle,
+    holds_settle,
     transfer_reverse,
     venue_accounts_open,
 )
@@ -40,8 +41,12 @@ def _parked_payouts(player: Any, table: Any, casino: Any, count: int) -> list[Pe
         )
         for hold in holds
     ]
-    settled = round_settle(
-        casino=casino, table=table, reference="r1", lines=lines, actor=Actor.automatic("test")
+    settled = holds_settle(
+        casino=casino,
+        table=table,
+        reference=SettlementReference("round", 1),
+        lines=lines,
+        actor=Actor.automatic("test"),
     )
     return list(PendingPayout.objects.filter(pk__in=settled.pending_payout_ids).order_by("pk"))
 
@@ -77,7 +82,7 @@ def test_a_payout_release_while_a_buy_in_commits_deadlocks_nobody(
     # when the pit boss releases it while the buy-in commits
     bought, released = committing_while(
         lambda: cage_buy_in(player=other, amount_minor=2_000, actor=Actor.staff(cashier)),
-        lambda: payout_release(payout=payout, actor=Actor.staff(pit_boss)),
+        lambda: pending_payout_release(payout=payout, actor=Actor.staff(pit_boss)),
     )
 
     # then both pass
@@ -106,10 +111,14 @@ def test_a_payout_release_while_the_next_round_of_its_table_settles_deadlocks_no
     # when the payout is released while the next round's settlement commits (the chain held, its
     # parked payout's key to the table and its transfer's to the casino still to check)
     settled, released = committing_while(
-        lambda: round_settle(
-            casino=casino, table=filled_table, reference="r2", lines=[line], actor=Actor.automatic("test")
+        lambda: holds_settle(
+            casino=casino,
+            table=filled_table,
+            reference=SettlementReference("round", 2),
+            lines=[line],
+            actor=Actor.automatic("test"),
         ),
-        lambda: payout_release(payout=payout, actor=Actor.staff(pit_boss)),
+        lambda: pending_payout_release(payout=payout, actor=Actor.staff(pit_boss)),
     )
 
     # then both pass

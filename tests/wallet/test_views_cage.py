@@ -19,9 +19,9 @@ from django.utils import timezone
 
 from casino.actors import Actor
 from casino.models import Approval, AuditRecord, Player, Table
+from casino.money import amount_minor_parse
 from tests.factories import PlayerFactory, staff_user
 from tests.snapshots import ledger_snapshot
-from wallet.forms import amount_minor_parse
 from wallet.models import AdjustmentStatus, BalanceAdjustment, Transfer, TransferKind
 from wallet.selectors import account_balance
 from wallet.services import balance_adjust, cage_buy_in, system_buy_in
