@@ -7,15 +7,10 @@ class TablesConfig(AppConfig):
     verbose_name = "Tables, rule sets and rounds"
 
     def ready(self) -> None:
-        from casino.seeding import EXTRA_STEPS
         from tables.api import conf  # noqa: F401  (registers the check of renamed settings)
         from tables.jobs import register_tables_jobs
         from tables.odds_jobs import register_odds_jobs
-        from tables.seeding import seed_canasta_tables, seed_live_tables
         from tables.services import config  # noqa: F401  (the configuration cache's invalidation)
 
         register_tables_jobs()
         register_odds_jobs()
-        for step in (seed_live_tables, seed_canasta_tables):
-            if step not in EXTRA_STEPS:
-                EXTRA_STEPS.append(step)
