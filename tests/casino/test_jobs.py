@@ -17,7 +17,7 @@ from casino import jobs
 from casino.actors import Actor
 from casino.audit import audit_verify
 from casino.audit_jobs import CHAIN_CHECK, LEDGER_CHECK, ROUND_REPLAY, chain_check
-from casino.jobs import UnknownJobKindError, job_latest, job_run, job_start, register
+from casino.jobs import JOB_RUN_TASK, UnknownJobKindError, job_latest, job_run, job_start, register
 from casino.models import AuditRecord, BackgroundJob
 from casino.tasks import job_run_task
 from tables.jobs import round_replay
@@ -192,6 +192,10 @@ def test_with_a_broker_the_job_is_a_celery_task_queued_on_commit(
 
     job.refresh_from_db()
     assert (job.status, job.result) == ("succeeded", {"doubled": 8})
+
+
+def test_the_job_task_is_sent_by_the_name_celery_knows_it_by() -> None:
+    assert job_run_task.name == JOB_RUN_TASK == "casino.tasks.job_run_task"
 
 
 # ------------------------------------------------------------------------------ the runners
