@@ -16,7 +16,7 @@ from casino.errors import NotFoundError
 from casino.four_eyes import may_decide
 from casino.models import Approval, Table
 from games.blackjack import current_turn, legal_actions, next_card_target, state_from_dict
-from games.cards import hand_value, is_blackjack
+from games.cards import Card, hand_value, is_blackjack
 from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Shoe, TableConfigVersion
 from tables.services.shoes import shoe_and_config_current, shuffle_due
 
@@ -51,8 +51,6 @@ def rounds_latest_first(table: Table) -> QuerySet[Round]:
 def _cards(cards: list[str], *, is_split: bool = False) -> dict[str, Any]:
     """A hand's cards with its total and what the screens say of it: soft, bust, or a natural
     (``is_blackjack``: two cards making 21, never after a split, rules 5.5)."""
-    from games.cards import Card
-
     parsed = tuple(Card.parse(code) for code in cards)
     value = hand_value(parsed)
     return {
