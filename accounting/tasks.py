@@ -6,6 +6,9 @@ import logging
 
 from celery import shared_task
 
+from accounting.hold import HOLD_CHECK_PROCESS, hold_check
+from casino.actors import Actor
+
 logger = logging.getLogger(__name__)
 
 
@@ -14,9 +17,6 @@ def hold_check_task() -> dict[str, object]:
     """Every hour (Celery beat, ``hold-check``): each table's hold of the previous and the
     current gaming day against the casino's bands; the alerts not raised yet are raised
     (``accounting.hold.hold_check``: once per table, day and kind, so a second run raises none)."""
-    from accounting.hold import HOLD_CHECK_PROCESS, hold_check
-    from casino.actors import Actor
-
     raised = hold_check(actor=Actor.automatic(HOLD_CHECK_PROCESS))
     for alert in raised:
         logger.warning(

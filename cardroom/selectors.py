@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from cardroom.models import CanastaDeal, CanastaDealEvent, CanastaDealScore, CanastaGame, CanastaGamePlayer
-from cardroom.services.games import deal_hash, game_current, game_rules
+from cardroom.services.common import deal_hash, game_rules
+from cardroom.services.games import game_current
 from casino.models import Table
 from games.canasta import DealState, legal_actions, opening_requirement, state_from_dict
 from games.canasta.engine import pile_view

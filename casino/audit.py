@@ -36,6 +36,7 @@ from casino.anchors import Anchor, StoredAnchor, anchor_latest, anchor_sign, anc
 from casino.audit_keys import UNKEYED_VERSION, HmacKeyring, hmac_keyring
 from casino.errors import ServiceError
 from casino.models import AuditRecord, Casino, Terminal
+from casino.roles import role_of
 from casino.sql import advisory_xact_lock
 
 if TYPE_CHECKING:
@@ -126,8 +127,6 @@ def audit_append(
     it describes must not commit without it (and a savepoint would be two statements of every
     audited command for nothing).
     """
-    from casino.roles import role_of
-
     user = actor if getattr(actor, "is_authenticated", False) else None
     record = AuditRecord(
         actor=user,

@@ -26,8 +26,9 @@ group, the command included, so the runner does not send them a second time (as 
 ``system()`` do); it passes them on only to a command that left its process group. SIGTERM is
 always passed on. Either way the runner waits for the command and then lets go of the server.
 
-Settings import ``running_server_url`` (no dependency beyond the standard library) to reach a
-running embedded server when Django starts outside the runner.
+Settings import ``running_server_url`` to reach a running embedded server when Django starts
+outside the runner: this module and casino/database_roles.py, its one module of ours, import no
+Django as they load, and the embedded server's wheel is imported only to start a server.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 from urllib.parse import quote
+
+from casino.database_roles import APPLICATION_ROLE, OWNER_ROLE, Login, application_role_grant, roles_create
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATABASE = "casino"
@@ -156,14 +159,6 @@ def _create_database(data: Path) -> str:
     import psycopg
     from psycopg import errors, sql
 
-    from casino.database_roles import (
-        APPLICATION_ROLE,
-        OWNER_ROLE,
-        Login,
-        application_role_grant,
-        roles_create,
-    )
-
     url, maintenance_url = running_server_url(data), running_server_url(data, "postgres")
     if url is None or maintenance_url is None:
         raise RuntimeError("the server does not say it is ready (postmaster.pid)")
@@ -180,8 +175,6 @@ def _create_database(data: Path) -> str:
 def _role_urls(superuser_url: str, *, as_superuser: bool) -> dict[str, str]:
     """The environment's database URLs for a command: the application's and the owner's, or the
     superuser's alone."""
-    from casino.database_roles import APPLICATION_ROLE, OWNER_ROLE
-
     if as_superuser:
         return {"DATABASE_URL": superuser_url}
     superuser = f"postgres://{SUPERUSER}@"

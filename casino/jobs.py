@@ -7,7 +7,7 @@ result as a JSON-ready dict. ``job_start`` records the job (audited as ``job.sta
 it run:
 
 - with a Celery broker (``CELERY_BROKER_URL``), as ``casino.tasks.job_run_task`` once the
-  transaction that recorded it commits;
+  transaction that recorded it commits (sent by its name: the task module imports this one);
 - without one (the embedded server of ``make run``), in a daemon thread of the web process, also
   after the commit;
 - with ``BACKGROUND_JOBS_INLINE`` (the tests), at once, before ``job_start`` returns.
@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from celery import signature
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
@@ -46,6 +47,8 @@ Runner = Callable[[dict[str, Any], Progress], dict[str, Any]]
 # every record without an UPDATE per record.
 PROGRESS_INTERVAL_SECONDS = 0.25
 STAGE_LENGTH = BackgroundJob._meta.get_field("stage").max_length or 120
+# The Celery task that runs a job (casino/tasks.py).
+JOB_RUN_TASK = "casino.tasks.job_run_task"
 
 _runners: dict[str, Runner] = {}
 
@@ -90,9 +93,7 @@ def job_start(*, kind: str, params: dict[str, Any], actor: Actor) -> BackgroundJ
 
 def _dispatch(job_id: int) -> None:
     if settings.CELERY_BROKER_URL:
-        from casino.tasks import job_run_task
-
-        job_run_task.delay(job_id)
+        signature(JOB_RUN_TASK, args=(job_id,)).delay()
         return
     threading.Thread(target=_run_in_thread, args=(job_id,), name=f"job-{job_id}", daemon=True).start()
 

@@ -1,30 +1,82 @@
 """Loading the data a fresh install starts from (`seeds/`). Every step is idempotent:
-running it twice changes nothing and writes no audit record the second time."""
+running it twice changes nothing and writes no audit record the second time.
+
+Each app seeds what it owns, in the steps of its own ``seeding`` module, registered with
+``seed_step`` as the module is imported; ``seed_all`` imports every installed app's ``seeding``
+module (``autodiscover_modules``) and runs the steps stage by stage (``SeedStage``), within a
+stage in the order of the apps in INSTALLED_APPS, then in the order each app registered them.
+The venue's own steps are here: the staff roles' permissions, and the demo's casino, pits,
+tables, staff and players (``seeds/demo_casino.json``), which every step is given.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils.module_loading import autodiscover_modules
 
 from casino.actors import Actor
 from casino.audit import audit_append
-from casino.models import Casino, Game, Pit, Player, RuleSet, RuleSetVersion, Table
+from casino.models import Casino, Pit, Player, RuleSet, RuleSetVersion, Table
 from casino.services import player_create, roles_sync, staff_role_assign
-from games.blackjack.rules import ruleset_from_dict
-from tables.models import SideBetPaytable, SideBetPaytableVersion
-from tables.odds_jobs import main_game_edge_compute
 
 SEEDS_DIR = Path(settings.BASE_DIR) / "seeds"
 
-# Other apps add steps (e.g. the wallet funds the demo players): name -> function(demo data, report).
-EXTRA_STEPS: list[Callable[[dict[str, Any], list[str]], None]] = []
+# A seed step: a function of the demo (seeds/demo_casino.json) and the report, to which it appends
+# a line per thing it created.
+SeedStep = Callable[[dict[str, Any], list[str]], None]
+
+
+class SeedStage(enum.IntEnum):
+    """When a step runs. A stage's steps run after those of the stages before it."""
+
+    # The staff roles' permissions.
+    ROLES = 1
+    # Each game's rule sets: a table of the venue names one.
+    RULE_SETS = 2
+    # What a game pays beside its rules (the side bets' paytables).
+    PAYTABLES = 3
+    # The demo's casino, pits, tables, staff and players.
+    VENUE = 4
+    # What builds on the venue: accounts and funds, each table's configuration.
+    AFTER_VENUE = 5
+
+
+_steps: list[tuple[SeedStage, SeedStep]] = []
+
+
+def seed_step(stage: SeedStage) -> Callable[[SeedStep], SeedStep]:
+    """Register the decorated function as a seed step of ``stage`` (once, however often its module
+    is imported)."""
+
+    def register(step: SeedStep) -> SeedStep:
+        if all(registered is not step for _, registered in _steps):
+            _steps.append((stage, step))
+        return step
+
+    return register
+
+
+def seed_steps() -> list[SeedStep]:
+    """The registered steps in the order they run: by stage, then by their app's place in
+    INSTALLED_APPS, then in the order of registration."""
+    app_order = {config.name: index for index, config in enumerate(apps.get_app_configs())}
+
+    def app_index(step: SeedStep) -> int:
+        config = apps.get_containing_app_config(step.__module__)
+        return app_order[config.name] if config is not None else len(app_order)
+
+    ordered = sorted(enumerate(_steps), key=lambda item: (item[1][0], app_index(item[1][1]), item[0]))
+    return [step for _, (_, step) in ordered]
 
 
 def load_seed(name: str) -> dict[str, Any]:
@@ -33,9 +85,11 @@ def load_seed(name: str) -> dict[str, Any]:
     return data
 
 
-def _rule_set(
-    game: str, name: str, options: dict[str, Any], source: str, description: str, report: list[str]
+def rule_set_seed(
+    *, game: str, name: str, options: dict[str, Any], source: str, description: str, report: list[str]
 ) -> RuleSet:
+    """The rule set ``name`` of ``game``, made if missing, with a new approved version (audited)
+    unless its current one has ``options``."""
     rule_set, _ = RuleSet.objects.get_or_create(game=game, name=name, defaults={"description": description})
     current = rule_set.current_version()
     if current is not None and current.options == options:
@@ -56,49 +110,14 @@ def _rule_set(
     return rule_set
 
 
-def seed_rule_sets(report: list[str]) -> None:
-    for item in load_seed("blackjack_rulesets.json")["rule_sets"]:
-        ruleset_from_dict({**item["options"], "name": item["name"]})  # refuse a seed the engine cannot run
-        rule_set = _rule_set(
-            Game.BLACKJACK, item["name"], item["options"], item["source"], item["description"], report
-        )
-        # Its main game's house edge, before the command ends (a thread of the command would
-        # end with it): a version is approved with its edge in view, and the pages show it.
-        version = rule_set.current_version()
-        if (
-            version is not None
-            and main_game_edge_compute(version, actor=Actor.automatic("system")) is not None
-        ):
-            report.append(f"house edge of rule set {item['name']} v{version.number}")
-    canasta = load_seed("canasta_presets.json")
-    for name, preset in canasta["presets"].items():
-        source = f"rules/canasta.md section 9 ({preset.get('sources', '')})"[:200]
-        _rule_set(Game.CANASTA, name, preset["parameters"], source, preset.get("label", ""), report)
+@seed_step(SeedStage.ROLES)
+def seed_roles(demo: dict[str, Any], report: list[str]) -> None:
+    if roles_sync():
+        report.append("role permissions")
 
 
-def seed_paytables(report: list[str]) -> None:
-    for item in load_seed("paytables.json")["paytables"]:
-        paytable, _ = SideBetPaytable.objects.get_or_create(kind=item["kind"], name=item["name"])
-        current = paytable.current_version()
-        if current is not None and current.payouts == item["payouts"]:
-            continue
-        number = (current.number if current else 0) + 1
-        version = SideBetPaytableVersion.objects.create(
-            paytable=paytable, number=number, payouts=item["payouts"], approved_at=dt.datetime.now(dt.UTC)
-        )
-        audit_append(
-            action="paytable.version_approved",
-            actor_name="seed",
-            object_type="tables.sidebetpaytableversion",
-            object_id=version.pk,
-            before={"payouts": current.payouts} if current else None,
-            after={"kind": item["kind"], "name": item["name"], "payouts": item["payouts"]},
-        )
-        report.append(f"paytable {item['kind']}/{item['name']} v{number}")
-
-
-def seed_demo(report: list[str]) -> dict[str, Any]:
-    demo = load_seed("demo_casino.json")
+@seed_step(SeedStage.VENUE)
+def seed_demo(demo: dict[str, Any], report: list[str]) -> None:
     spec = demo["casino"]
     casino, created = Casino.objects.get_or_create(
         code=spec["code"],
@@ -169,18 +188,15 @@ def seed_demo(report: list[str]) -> dict[str, Any]:
                 actor=Actor.automatic("system"),
             )
             report.append(f"player {item['card_number']}")
-    return demo
 
 
 def seed_all() -> list[str]:
-    """Load every seed file. Returns a line per thing created (empty when nothing was new)."""
+    """Load every seed file: every installed app's steps, in one transaction. Returns a line per
+    thing created (empty when nothing was new)."""
+    autodiscover_modules("seeding")
+    demo = load_seed("demo_casino.json")
     report: list[str] = []
     with transaction.atomic():
-        if roles_sync():
-            report.append("role permissions")
-        seed_rule_sets(report)
-        seed_paytables(report)
-        demo = seed_demo(report)
-        for step in EXTRA_STEPS:
+        for step in seed_steps():
             step(demo, report)
     return report

@@ -4,6 +4,7 @@ from celery import shared_task
 from django.core.exceptions import ImproperlyConfigured
 
 from casino.audit import AuditChainBrokenError, audit_anchor, audit_verify
+from casino.jobs import job_run
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +60,4 @@ def audit_anchor_task() -> str:
 def job_run_task(job_id: int) -> str:
     """Run a background job (``casino.jobs.job_run``); a job already running or finished is left
     as it is, so a task delivered twice runs it once. Returns the job's status."""
-    from casino.jobs import job_run
-
     return str(job_run(job_id).status)

@@ -9,15 +9,13 @@ class TablesConfig(AppConfig):
     verbose_name = "Live blackjack tables: configuration, rounds, bets and payouts"
 
     def ready(self) -> None:
-        from casino.seeding import EXTRA_STEPS
+        # These read the models, which are not loaded when this module is.
+        from tables.jobs import register_tables_jobs
         from tables.odds_jobs import register_odds_jobs
-        from tables.seeding import seed_canasta_tables, seed_live_tables
-        from tables.selectors import round_numbers
+        from tables.references import round_numbers
         from tables.services import config  # noqa: F401  (the configuration cache's invalidation)
 
+        register_tables_jobs()
         register_odds_jobs()
         # The cage names a bet's hold by its round's number at the table.
         reference_numbering_register("round", round_numbers)
-        for step in (seed_live_tables, seed_canasta_tables):
-            if step not in EXTRA_STEPS:
-                EXTRA_STEPS.append(step)

@@ -4,7 +4,6 @@ lists for audit, and access scoping."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,14 +14,10 @@ from django.utils import timezone
 from casino.four_eyes import may_decide
 from casino.models import Approval, Table
 from games.blackjack import current_turn, legal_actions, next_card_target, state_from_dict
-from games.cards import hand_value, is_blackjack
+from games.cards import Card, hand_value, is_blackjack
 from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Shoe, TableConfigVersion
+from tables.payout_approvals import PAYOUT_SUBJECT
 from tables.services.shoes import shoe_and_config_current, shuffle_due
-
-
-def round_numbers(round_ids: Collection[int]) -> dict[int, int]:
-    """Each round's number at its table, by round id (the cage's open holds name their round)."""
-    return dict(Round.objects.filter(pk__in=round_ids).values_list("pk", "number"))
 
 
 def round_current(table: Table) -> Round | None:
@@ -39,8 +34,6 @@ def rounds_latest_first(table: Table) -> QuerySet[Round]:
 def _cards(cards: list[str], *, is_split: bool = False) -> dict[str, Any]:
     """A hand's cards with its total and what the screens say of it: soft, bust, or a natural
     (``is_blackjack``: two cards making 21, never after a split, rules 5.5)."""
-    from games.cards import Card
-
     parsed = tuple(Card.parse(code) for code in cards)
     value = hand_value(parsed)
     return {
@@ -216,21 +209,6 @@ def table_state_of_round(
 
 
 # What a held payout's four-eyes approval names as its subject: the payout line.
-PAYOUT_SUBJECT = "tables.payoutline"
-
-
-def payout_approvals(line_ids: Iterable[int]) -> dict[int, Approval]:
-    """The approval each of these held payout lines waits (or waited) on: the pending one, else
-    the latest decided (a line waits once), by line id. One query."""
-    found: dict[int, Approval] = {}
-    rows = Approval.objects.filter(
-        kind="payout", subject_type=PAYOUT_SUBJECT, subject_id__in=[str(pk) for pk in line_ids]
-    ).order_by("pk")
-    for approval in rows:
-        line_id = int(approval.subject_id)
-        if line_id not in found or not found[line_id].is_pending:
-            found[line_id] = approval
-    return found
 
 
 @dataclass(frozen=True)

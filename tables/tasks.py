@@ -6,6 +6,9 @@ import logging
 
 from celery import shared_task
 
+from tables.round_hash import round_verify
+from tables.services.commands import round_apply_overdue_defaults
+
 logger = logging.getLogger(__name__)
 
 
@@ -13,8 +16,6 @@ logger = logging.getLogger(__name__)
 def apply_overdue_defaults(round_id: int) -> int:
     """At a decision deadline: apply the table's default (betting closed, insurance declined,
     stand). A no-op before the deadline or when a command already applied it."""
-    from tables.services.commands import round_apply_overdue_defaults
-
     return len(round_apply_overdue_defaults(round_id=round_id))
 
 
@@ -22,8 +23,6 @@ def apply_overdue_defaults(round_id: int) -> int:
 def round_verify_task() -> dict[str, object]:
     """Nightly check of the finished rounds against the audit chain (Celery beat): every round,
     event and payout line that differs is logged as an error for the on-call."""
-    from tables.round_hash import round_verify
-
     result = round_verify()
     for difference in result.differences:
         logger.error("round differs from the audit chain: %s", difference)

@@ -7,8 +7,6 @@ class WalletConfig(AppConfig):
     verbose_name = "Wallet and ledger"
 
     def ready(self) -> None:
-        from casino.seeding import EXTRA_STEPS
-        from wallet.seeding import seed_wallet
+        from wallet.jobs import register_wallet_jobs
 
-        if seed_wallet not in EXTRA_STEPS:
-            EXTRA_STEPS.append(seed_wallet)
+        register_wallet_jobs()

@@ -1,4 +1,5 @@
-"""The wallet's seed step: venue and table accounts, demo players funded, blackjack trays filled.
+"""The wallet's seed step (``casino.seeding``): venue and table accounts, demo players funded,
+blackjack trays filled.
 
 Re-running the seed funds nothing twice: each movement is one ``idempotent`` call in the ``seed``
 scope with a fixed key, so a second ``seed`` replays the stored results, moves nothing and
@@ -12,6 +13,7 @@ from typing import Any
 from casino.actors import Actor
 from casino.idempotency import Outcome, idempotent
 from casino.models import Casino, Game, Player, Table
+from casino.seeding import SeedStage, seed_step
 from wallet.services import system_buy_in, system_table_fill, table_accounts_open, venue_accounts_open
 
 SEED_SCOPE = "seed"
@@ -19,6 +21,7 @@ SEED_SCOPE = "seed"
 DEMO_TRAY_FILL_MINOR = 2_000_000
 
 
+@seed_step(SeedStage.AFTER_VENUE)
 def seed_wallet(demo: dict[str, Any], report: list[str]) -> None:
     """Create the accounts and fund the demo. Appends a line to ``report`` per thing created."""
     casino = Casino.objects.get(code=demo["casino"]["code"])

@@ -42,17 +42,18 @@ from cardroom.models import (
     CanastaGamePlayer,
     CanastaGameStatus,
 )
+from cardroom.services.common import game_lock, game_rules, require_host
 from cardroom.services.config import canasta_config_values, canasta_table_checked
+from cardroom.services.settlement import deal_score_record
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError
 from casino.errors import game as engine_call
-from casino.event_log import EventDraft, canonical_digest, event_digest, events_append
+from casino.event_log import EventDraft, events_append
 from casino.locking import row_lock
 from casino.models import Player, RuleSetVersion, Table
-from casino.table_access import is_dealer_terminal_at, require_player, require_terminal_at
+from casino.table_access import require_player
 from games.canasta import (
     Action,
-    CanastaRules,
     DealScore,
     DealState,
     Phase,
@@ -69,36 +70,10 @@ from games.canasta import (
     state_to_dict,
 )
 from games.canasta.cards import parse_card
-from games.canasta.engine import next_dealer
 from games.errors import GameError
 from wallet.services import hold_place, holds_void
 
 # ------------------------------------------------------------------------------------ helpers
-
-
-def require_host(actor: Actor, table: Table) -> None:
-    """The host of a card-room table: a staff user who runs tables (a dealer) or supervises the
-    pit (a pit boss), the table's dealer terminal, or the system. Anyone else: ``permission_denied``."""
-    if actor.system:
-        return
-    require_terminal_at(actor, table)
-    if actor.has_perm("run_table") or actor.has_perm("supervise_pit") or is_dealer_terminal_at(actor, table):
-        return
-    raise PermissionRefusedError("Only the table's host may do that.")
-
-
-def game_rules(game: CanastaGame) -> CanastaRules:
-    """The engine's rules of a game: its preset with the options as played."""
-    return engine_call(lambda: preset(game.preset, game.options))
-
-
-def game_lock(game_id: int) -> CanastaGame:
-    """The game row, locked (FOR NO KEY UPDATE), with its table: every command on a game and its
-    deals takes it first."""
-    game = row_lock(CanastaGame.objects.select_related("table").filter(pk=game_id))
-    if game is None:
-        raise CanastaError(f"no canasta game {game_id}", code="no_canasta_game")
-    return game
 
 
 def game_current(table: Table) -> CanastaGame | None:
@@ -123,20 +98,6 @@ def deal_events_write(
     events = events_append(CanastaDealEvent, drafts, actor, after=deal.version, deal=deal)
     deal.version += len(events)
     return events
-
-
-def deal_hash(deal: CanastaDeal) -> str:
-    """The hash the deal's ``canasta.deal_scored`` audit record carries: the deal's id, game and
-    number with the digest of every event in sequence order."""
-    events = CanastaDealEvent.objects.filter(deal=deal).order_by("sequence")
-    return canonical_digest(
-        {
-            "deal": deal.pk,
-            "game": deal.game_id,
-            "number": deal.number,
-            "events": [event_digest(event) for event in events],
-        }
-    )
 
 
 def deal_replay(deal: CanastaDeal) -> DealState:
@@ -468,13 +429,11 @@ def canasta_move(
     order, all or none, always for the player's own seat. ``version`` is the deal's version the
     player saw: another one is ``stale_move``. With ``must_go_out`` the move is refused
     (``cannot_go_out``) unless the player goes out with it. The events are appended as one ``move`` event;
-    a deal the move finishes is scored (``canasta_settlement.deal_score_record``) and the game
+    a deal the move finishes is scored (``cardroom.services.settlement.deal_score_record``) and the game
     settled if it ends. Locks the game (then the wallet and the audit chain at a settlement).
     Raises ``no_canasta_game``, ``game_not_playing``, ``no_deal_in_progress``,
     ``wrong_deal_kind``, ``not_seated``, ``stale_move``, ``invalid_move``, the engine's codes
     (``not_your_turn``, ``draw_first``, ``opening_minimum_not_met`` ...), ``permission_denied``."""
-    from cardroom.services.settlement import deal_score_record
-
     with transaction.atomic():
         game = game_lock(game_id)
         player = require_player(actor, game.table)
@@ -530,8 +489,6 @@ def canasta_deal_enter(*, game_id: int, actor: Actor, deal_data: Mapping[str, An
     game. Raises ``no_canasta_game``, ``game_not_playing``, ``no_deal_in_progress``,
     ``wrong_deal_kind``, the engine's codes (``invalid_deal_data``, ``too_many_copies``,
     ``not_enough_canastas``, ``impossible_deal`` ...), ``permission_denied``."""
-    from cardroom.services.settlement import deal_score_record
-
     if not isinstance(deal_data, Mapping):
         raise CanastaError("the deal is an object", code="invalid_deal_data")
     with transaction.atomic():
@@ -558,7 +515,3 @@ def canasta_deal_enter(*, game_id: int, actor: Actor, deal_data: Mapping[str, An
         CanastaDeal.objects.filter(pk=deal.pk).update(version=deal.version)
         deal_score_record(game, deal, score, actor)
     return deal
-
-
-def next_dealer_seat(game: CanastaGame, dealer: int) -> int:
-    return next_dealer(game_rules(game), dealer)

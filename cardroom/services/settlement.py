@@ -43,13 +43,7 @@ from cardroom.models import (
     CanastaGameStatus,
     CanastaVoidRequest,
 )
-from cardroom.services.games import (
-    deal_hash,
-    game_lock,
-    game_rules,
-    next_dealer_seat,
-    require_host,
-)
+from cardroom.services.common import deal_hash, game_lock, game_rules, next_dealer_seat, require_host
 from casino.actors import Actor
 from casino.errors import reason_required
 from casino.four_eyes import ApprovalNotFoundError, approval_audit_fields, approval_decide, approval_request

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from celery import signature
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -66,6 +67,9 @@ from wallet.models import Hold, HoldStatus
 from wallet.services import hold_place, holds_void
 
 T = TypeVar("T")
+
+# The Celery task that applies a deadline's default (tables/tasks.py).
+OVERDUE_DEFAULTS_TASK = "tables.tasks.apply_overdue_defaults"
 
 PHASE_STATUS = {
     Phase.BETTING: RoundStatus.BETTING,
@@ -165,13 +169,13 @@ def _deadline(round_: Round, state: RoundState, previous_status: str, now: dt.da
 
 
 def schedule_defaults(round_id: int, deadline: dt.datetime | None) -> None:
-    """Queue the Celery task for the deadline, on commit. Eager Celery (tests, embedded mode)
-    would run it at once, before the deadline: there the next command applies defaults lazily."""
+    """Queue the Celery task for the deadline (``OVERDUE_DEFAULTS_TASK``, sent by its name: the
+    task module imports this one), on commit. Eager Celery (tests, embedded mode) would run it at
+    once, before the deadline: there the next command applies defaults lazily."""
     if deadline is None or getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
         return
-    from tables.tasks import apply_overdue_defaults
-
-    transaction.on_commit(lambda: apply_overdue_defaults.apply_async(args=[round_id], eta=deadline))
+    task = signature(OVERDUE_DEFAULTS_TASK, args=(round_id,))
+    transaction.on_commit(lambda: task.apply_async(eta=deadline))
 
 
 def finish(round_: Round, state: RoundState, work: Work, actor: Actor, now: dt.datetime) -> None:

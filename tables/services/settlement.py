@@ -44,8 +44,8 @@ from tables.models import (
     RoundStatus,
     Seat,
 )
+from tables.payout_approvals import PAYOUT_SUBJECT, payout_approvals
 from tables.round_hash import SETTLED_ACTION, round_seal
-from tables.selectors import PAYOUT_SUBJECT, payout_approvals
 from tables.services.commands import AppliedDefault, round_command, round_state, shoe_consume
 from tables.services.common import events_write, require_dealer_or_reader
 from wallet.services import SettlementLine, SettlementReference, holds_settle, pending_payouts_decide

@@ -19,7 +19,7 @@ from cardroom.services import (
     canasta_game_start,
     canasta_seat_take,
 )
-from cardroom.services.games import deal_hash
+from cardroom.services.common import deal_hash
 from casino.errors import GameRefusedError
 from casino.models import AuditRecord, Table
 from tables.services import Actor

@@ -22,7 +22,8 @@ from cardroom.services import (
     canasta_move,
     canasta_seat_take,
 )
-from cardroom.services.games import deal_hash, deal_replay
+from cardroom.services.common import deal_hash
+from cardroom.services.games import deal_replay
 from casino.models import AuditRecord, Table
 from games.canasta import action_from_dict, legal_actions, state_from_dict, state_to_dict
 from tables.services import Actor

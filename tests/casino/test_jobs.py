@@ -1,7 +1,8 @@
 """Background jobs (casino.jobs): started and audited, run inline in the tests, in a thread
 without a broker, as a Celery task with one; a failing runner leaves a failed job without a
 result; a finished job is never run again; the latest succeeded job with given params; and the
-auditor's three checks as runners (casino.audit_jobs)."""
+auditor's three checks as runners (casino.audit_jobs, wallet.jobs, tables.jobs), each registered
+by its app."""
 
 from __future__ import annotations
 
@@ -15,12 +16,14 @@ from django.db import transaction
 from casino import jobs
 from casino.actors import Actor
 from casino.audit import audit_verify
-from casino.audit_jobs import CHAIN_CHECK, LEDGER_CHECK, ROUND_REPLAY, chain_check, ledger_check, round_replay
-from casino.jobs import UnknownJobKindError, job_latest, job_run, job_start, register
+from casino.audit_jobs import CHAIN_CHECK, LEDGER_CHECK, ROUND_REPLAY, chain_check
+from casino.jobs import JOB_RUN_TASK, UnknownJobKindError, job_latest, job_run, job_start, register
 from casino.models import AuditRecord, BackgroundJob
 from casino.tasks import job_run_task
+from tables.jobs import round_replay
 from tests.factories import staff_user
 from tests.tampering import raw, triggers_off
+from wallet.jobs import ledger_check
 
 pytestmark = pytest.mark.django_db
 
@@ -189,6 +192,10 @@ def test_with_a_broker_the_job_is_a_celery_task_queued_on_commit(
 
     job.refresh_from_db()
     assert (job.status, job.result) == ("succeeded", {"doubled": 8})
+
+
+def test_the_job_task_is_sent_by_the_name_celery_knows_it_by() -> None:
+    assert job_run_task.name == JOB_RUN_TASK == "casino.tasks.job_run_task"
 
 
 # ------------------------------------------------------------------------------ the runners

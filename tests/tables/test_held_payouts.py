@@ -17,8 +17,9 @@ from django.test import Client
 
 from casino.models import Approval, AuditRecord, Table
 from tables.models import Box, PayoutDecision, PayoutLine, Round
+from tables.payout_approvals import payout_approvals
 from tables.round_hash import round_verify
-from tables.selectors import held_payouts, payout_approvals
+from tables.selectors import held_payouts
 from tables.services import (
     Actor,
     bet_place,

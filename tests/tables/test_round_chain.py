@@ -18,8 +18,9 @@ from casino.audit import audit_append
 from casino.errors import ServiceError
 from casino.models import AuditRecord
 from tables.models import PayoutDecision, PayoutLine, Round, RoundEvent
+from tables.payout_approvals import payout_approvals
 from tables.round_hash import RoundDifference, round_seal, round_verify
-from tables.selectors import held_payouts, payout_approvals
+from tables.selectors import held_payouts
 from tables.services import (
     Actor,
     bet_place,

@@ -37,6 +37,7 @@ from tables.services import (
     table_settings_change,
 )
 from tables.services.bets import _bets_checked
+from tables.services.commands import OVERDUE_DEFAULTS_TASK
 from tables.tasks import apply_overdue_defaults
 from tests.factories import staff_user
 from tests.tables.conftest import at_terminal, balance, funded_player, physical, stack_shoe
@@ -547,6 +548,10 @@ def test_betting_closes_by_default_when_its_time_runs_out(table, dealer):
     )
     assert apply_overdue_defaults(round_.pk) == 1
     assert Round.objects.get(pk=round_.pk).status == "players"
+
+
+def test_the_deadline_task_is_queued_by_the_name_celery_knows_it_by():
+    assert apply_overdue_defaults.name == OVERDUE_DEFAULTS_TASK == "tables.tasks.apply_overdue_defaults"
 
 
 # ------------------------------------------------------------------------- misscans, voids, approvals
