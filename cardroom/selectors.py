@@ -10,7 +10,7 @@ from cardroom.models import CanastaDeal, CanastaDealEvent, CanastaDealScore, Can
 from cardroom.services.games import deal_hash, game_current, game_rules
 from casino.models import Table
 from games.canasta import DealState, legal_actions, opening_requirement, state_from_dict
-from games.canasta.engine import pile_view
+from games.canasta.pile import pile_view
 
 
 def _meld_data(meld: Any) -> dict[str, Any]:

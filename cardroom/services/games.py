@@ -70,7 +70,7 @@ from games.canasta import (
     state_to_dict,
 )
 from games.canasta.cards import parse_card
-from games.canasta.engine import next_dealer
+from games.canasta.dealing import next_dealer
 from games.errors import GameError
 from wallet.services import hold_place, holds_void
 
