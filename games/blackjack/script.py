@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from games.blackjack.engine import play_round
+from games.blackjack.drivers import play_round
 from games.blackjack.rules import RuleSet, profile
 from games.blackjack.settlement import PayoutLine, dealer_summary, settlement, totals
 from games.blackjack.state import Bet, BetKind, RoundState, Seat
