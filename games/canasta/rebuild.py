@@ -32,6 +32,7 @@ from games.canasta.events import (
 )
 from games.canasta.melds import MeldKind, extend, new_meld
 from games.canasta.state import Answer, DealState, EndReason, Phase, Stage, evolve
+from games.canasta.turns import begin_turn
 from games.errors import InvalidSnapshotError
 
 _T = TypeVar("_T")
@@ -79,24 +80,8 @@ def _fold(state: DealState, event: Event) -> DealState:
 
 
 def _turn_started(state: DealState, event: TurnStarted) -> DealState:
-    """Rule T4: the turn passes; the last turn's flags are cleared, G9's exhausted stock noted."""
-    has_laid = _flag(state.has_laid, state.turn) if state.turn_laid else state.has_laid
-    return evolve(
-        state,
-        turn=event.seat,
-        turn_number=event.turn_number,
-        stage=Stage.DRAW,
-        has_laid=has_laid,
-        turn_laid=False,
-        turn_drew=False,
-        turn_took_pile=False,
-        turn_new_melds=(),
-        asked=False,
-        answer=Answer.NONE,
-        must_go_out=False,
-        no_discard=False,
-        stock_exhausted=not state.stock,
-    )
+    """Rule T4: the turn passes (:func:`~games.canasta.turns.begin_turn`)."""
+    return begin_turn(state, event.seat, event.turn_number)
 
 
 def _cards_drawn(state: DealState, event: CardsDrawn) -> DealState:

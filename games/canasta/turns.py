@@ -55,17 +55,22 @@ def going_out_refusal(state: DealState, seat: int) -> str | None:
 
 def pass_turn(state: DealState, events: list[Event]) -> DealState:
     """T4: the turn passes to the left. An empty stock starts G9."""
-    seat = state.turn
-    following = (seat + 1) % len(state.seat_sides)
+    following = (state.turn + 1) % len(state.seat_sides)
     if not state.stock and not state.stock_exhausted:
         events.append(StockExhausted())
     number = state.turn_number + 1
     events.append(TurnStarted(following, number))
+    return begin_turn(state, following, number)
+
+
+def begin_turn(state: DealState, seat: int, number: int) -> DealState:
+    """T4: ``seat`` starts turn ``number`` at the draw; the turn that ends leaves only whether
+    its player has laid cards (G6), and G9 notes a stock found empty."""
     return evolve(
         state,
-        turn=following,
+        turn=seat,
         stage=Stage.DRAW,
-        has_laid=flagged(state.has_laid, seat, state.turn_laid),
+        has_laid=flagged(state.has_laid, state.turn, state.turn_laid),
         turn_laid=False,
         turn_drew=False,
         turn_took_pile=False,
