@@ -214,10 +214,9 @@ def derive_strategy(rules: RuleSet) -> BasicStrategy:
 
 
 class _UpcardExpectations:
-    """Full-shoe expectations against one upcard, for :func:`derive_strategy` (the module's
-    method, step 1): cards drawn with the chances of the shoe less the upcard, standing settled
-    against the dealer's outcomes for that shoe (rules 6.1), given no dealer blackjack when it
-    costs only the original stake (rules 4.3). Later hit-or-stand choices go into ``hit_stand``."""
+    """Full-shoe expectations against one upcard (the module's method, step 1): cards from the
+    shoe less the upcard, standing settled against the dealer's outcomes for it (rules 6.1),
+    given no dealer blackjack when one costs only the original stake (4.3). Fills ``hit_stand``."""
 
     def __init__(self, rules: RuleSet, upcard: int, hit_stand: dict[Key, str]) -> None:
         self.rules = rules
@@ -251,12 +250,9 @@ class _UpcardExpectations:
     def best_later(self, hard: int, ace: bool) -> float:
         """The better of hitting and standing (rules 5.1, 5.2) on a hand past its first two
         cards; records the choice in ``hit_stand``."""
-        key = (hard, ace)
-        value = self._later.get(key)
-        if value is None:
-            value = self._hit_or_stand(hard, ace)
-            self._later[key] = value
-        return value
+        if (hard, ace) not in self._later:
+            self._later[(hard, ace)] = self._hit_or_stand(hard, ace)
+        return self._later[(hard, ace)]
 
     def _hit_or_stand(self, hard: int, ace: bool) -> float:
         """Rules 5.1 and 5.2: a hand over 21 loses, 21 stands, else the better of hitting and
