@@ -11,7 +11,7 @@ from cardroom.services.common import deal_hash, game_rules
 from cardroom.services.games import game_current
 from casino.models import Table
 from games.canasta import DealState, legal_actions, opening_requirement, state_from_dict
-from games.canasta.engine import pile_view
+from games.canasta.pile import pile_view
 
 
 def _meld_data(meld: Any) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from casino.locking import row_lock
 from casino.models import Table
 from casino.table_access import is_dealer_terminal_at, require_terminal_at
 from games.canasta import CanastaRules, preset
-from games.canasta.engine import next_dealer
+from games.canasta.dealing import next_dealer
 
 
 def require_host(actor: Actor, table: Table) -> None:

@@ -10,7 +10,8 @@ Public API (see docs/round-script.md and the docstrings):
 - ``apply(state, action) -> (RoundState, tuple[Event, ...])``, ``replay(state, actions)``
 - ``settlement(state) -> tuple[PayoutLine, ...]``
 - ``state_to_dict`` / ``state_from_dict``, ``action_from_dict``
-- ``run_round`` / ``play_round`` drivers; ``script.play_script`` for round scripts.
+- ``run_round`` / ``play_round`` drivers (:mod:`games.blackjack.drivers`); ``script.play_script``
+  for round scripts.
 """
 
 from games.blackjack.actions import (
@@ -31,23 +32,11 @@ from games.blackjack.actions import (
     TakeInsurance,
     action_from_dict,
 )
-from games.blackjack.engine import (
-    CardTarget,
-    apply,
-    check_insurance_choices,
-    current_turn,
-    insurance_stake,
-    insurance_stake_limits,
-    legal_actions,
-    new_round,
-    next_card_target,
-    play_round,
-    replay,
-    run_round,
-    scripted_chooser,
-    validate_bet,
-)
+from games.blackjack.drivers import check_insurance_choices, play_round, run_round, scripted_chooser
+from games.blackjack.engine import apply, legal_actions, new_round, replay, validate_bet
 from games.blackjack.events import Event
+from games.blackjack.flow import CardTarget, current_turn, next_card_target
+from games.blackjack.insurance import insurance_stake, insurance_stake_limits
 from games.blackjack.rules import HOME_POLISH, LIVE_AMERICAN, InsuranceStake, RuleSet, profile
 from games.blackjack.serialize import state_from_dict, state_to_dict
 from games.blackjack.settlement import PayoutLine, settlement, totals

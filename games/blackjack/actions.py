@@ -58,7 +58,7 @@ class TakeInsurance(Action):
     """Insure a main bet or a bet behind (rules 3.3, 2.4) while the dealer shows an ace.
 
     ``stake_minor`` is the insurance stake asked for: None means exactly half the bet's stake.
-    The engine decides the stake (:func:`~games.blackjack.engine.insurance_stake`) and
+    The engine decides the stake (:func:`~games.blackjack.insurance.insurance_stake`) and
     reports it in ``InsuranceTaken.stake_minor``. Under ``InsuranceStake.HALF`` only the half
     is allowed; under ``UP_TO_HALF`` any positive multiple of the table's smallest chip up to
     half. ``insurance_bet_id`` is the id the live table gives the new insurance bet; without

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from games.blackjack.engine import play_round
+from games.blackjack.drivers import play_round
 from games.blackjack.rules import RuleSet, profile
 from games.blackjack.settlement import PayoutLine, dealer_summary, settlement, totals
 from games.blackjack.state import Bet, BetKind, RoundState, Seat
@@ -106,96 +106,139 @@ def _insurance_choice(data: Mapping[str, Any], where: str) -> tuple[str, int | N
 def load_script(data: Any) -> RoundScript:
     """Validate a script (already parsed from JSON); raises InvalidScriptError or InvalidRuleSetError."""
     script = _keys(data, SCRIPT_KEYS, "script")
+    rules = _script_rules(script)
+    shoe = _script_shoe(script)
+    boxes = script.get("boxes")
+    if not isinstance(boxes, list) or not boxes:
+        raise _fail("boxes must be a non-empty list")
+    collected = _ScriptBoxes()
+    for position, raw_box in enumerate(boxes):
+        collected.add_box(raw_box, f"boxes[{position}]")
+    return RoundScript(
+        rules=rules,
+        seats=tuple(collected.seats),
+        bets=(*collected.mains, *collected.others),
+        shoe=shoe,
+        decisions=collected.decisions,
+        insurance=collected.insurance,
+        insurance_stakes=collected.insurance_stakes,
+    )
+
+
+def _script_rules(script: Mapping[str, Any]) -> RuleSet:
+    """The rule set: a shipped profile by name (rules 9) with the script's overrides."""
     name = script.get("profile")
     if not isinstance(name, str):
         raise _fail("profile must be a rule profile name such as live-american")
     overrides = script.get("rules") or {}
     if not isinstance(overrides, Mapping):
         raise _fail("rules must be an object of rule overrides")
-    rules = profile(name, overrides)
+    return profile(name, overrides)
+
+
+def _script_shoe(script: Mapping[str, Any]) -> tuple[Card, ...]:
+    """The shoe order as card codes, first card first (rules 1.1, 4.1)."""
     shoe_codes = script.get("shoe")
     if not isinstance(shoe_codes, list) or not all(isinstance(code, str) for code in shoe_codes):
         raise _fail("shoe must be a list of card codes such as AS, TD, 7H")
-    shoe = tuple(Card.parse(code) for code in shoe_codes)
-    boxes = script.get("boxes")
-    if not isinstance(boxes, list) or not boxes:
-        raise _fail("boxes must be a non-empty list")
-    seats: list[Seat] = []
-    mains: list[Bet] = []
-    others: list[Bet] = []
-    decisions: dict[int, tuple[str, ...]] = {}
-    insurance: dict[str, str] = {}
-    insurance_stakes: dict[str, int] = {}
-    for position, raw_box in enumerate(boxes):
-        where = f"boxes[{position}]"
+    return tuple(Card.parse(code) for code in shoe_codes)
+
+
+@dataclass
+class _ScriptBoxes:
+    """What the script's boxes add up to, box by box: the seats, the main bets, then the other
+    bets in the order they are placed, each box's decisions and each bet's insurance choice."""
+
+    seats: list[Seat] = field(default_factory=list)
+    mains: list[Bet] = field(default_factory=list)
+    others: list[Bet] = field(default_factory=list)
+    decisions: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    insurance: dict[str, str] = field(default_factory=dict)
+    insurance_stakes: dict[str, int] = field(default_factory=dict)
+
+    def add_box(self, raw_box: Any, where: str) -> None:
+        """One box: its seat and owner (rules 2.3), its decisions in order (rules 5), the owner's
+        main bet with its insurance choice (rules 3.3), side bets (rules 3.2), bets behind (2.4)."""
         box_data = _keys(raw_box, BOX_KEYS, where)
+        number, player = self._add_seat(box_data, where)
+        names = box_data.get("decisions", [])
+        if not isinstance(names, list) or not all(name in DECISION_NAMES for name in names):
+            raise _fail(f"{where}.decisions must list {sorted(DECISION_NAMES)}")
+        self.decisions[number] = tuple(names)
+        self._add_main_bet(box_data, number, player, where)
+        self._add_side_bets(box_data, number, player, where)
+        behind = box_data.get("behind", [])
+        if not isinstance(behind, list):
+            raise _fail(f"{where}.behind must be a list")
+        for index, raw_behind in enumerate(behind, start=1):
+            self._add_bet_behind(raw_behind, number, index, f"{where}.behind[{index - 1}]")
+
+    def _add_seat(self, box_data: Mapping[str, Any], where: str) -> tuple[int, str]:
+        """Rules 2.1-2.3: a box once, its owner (``player-<box>`` unless named) and whether he
+        takes bets behind. The box number and the owner."""
         number = box_data.get("box")
         if isinstance(number, bool) or not isinstance(number, int):
             raise _fail(f"{where}.box must be a box number")
-        if number in decisions:
+        if number in self.decisions:
             raise _fail(f"box {number} appears twice")
         player = box_data.get("player", f"player-{number}")
         if not isinstance(player, str) or not player:
             raise _fail(f"{where}.player must be a name")
-        seats.append(Seat(number, player, _flag(box_data, "accepts_bets_behind", True, where)))
-        names = box_data.get("decisions", [])
-        if not isinstance(names, list) or not all(name in DECISION_NAMES for name in names):
-            raise _fail(f"{where}.decisions must list {sorted(DECISION_NAMES)}")
-        decisions[number] = tuple(names)
+        self.seats.append(Seat(number, player, _flag(box_data, "accepts_bets_behind", True, where)))
+        return number, player
+
+    def _insure(self, bet_id: str, choice: str, amount: int | None) -> None:
+        """Rule 3.3: the bet's insurance choice, and the amount of a take when one is given."""
+        self.insurance[bet_id] = choice
+        if amount is not None:
+            self.insurance_stakes[bet_id] = amount
+
+    def _add_main_bet(self, box_data: Mapping[str, Any], number: int, player: str, where: str) -> None:
+        """The owner's main bet (rules 2.3) and its insurance choice (rules 3.3); a box without a
+        stake plays no main bet and makes no insurance choice."""
         stake = _stake(box_data.get("stake_minor"), f"{where}.stake_minor")
         main_id = f"box{number}-main"
         choice, amount = _insurance_choice(box_data, where)
         if stake is not None:
-            mains.append(Bet(main_id, player, number, BetKind.MAIN, stake))
-            insurance[main_id] = choice
-            if amount is not None:
-                insurance_stakes[main_id] = amount
+            self.mains.append(Bet(main_id, player, number, BetKind.MAIN, stake))
+            self._insure(main_id, choice, amount)
         elif choice != "decline":
             raise _fail(f"{where}: an insurance choice needs the owner's stake_minor")
+
+    def _add_side_bets(self, box_data: Mapping[str, Any], number: int, player: str, where: str) -> None:
+        """The owner's side bets (rules 3.2, 4.2): Perfect Pairs and 21+3."""
         for key, kind, suffix in (
             ("perfect_pairs_minor", BetKind.PERFECT_PAIRS, "perfect-pairs"),
             ("twenty_one_plus_three_minor", BetKind.TWENTY_ONE_PLUS_THREE, "21+3"),
         ):
             side = _stake(box_data.get(key), f"{where}.{key}")
             if side is not None:
-                others.append(Bet(f"box{number}-{suffix}", player, number, kind, side))
-        behind = box_data.get("behind", [])
-        if not isinstance(behind, list):
-            raise _fail(f"{where}.behind must be a list")
-        for index, raw_behind in enumerate(behind, start=1):
-            inner = f"{where}.behind[{index - 1}]"
-            behind_data = _keys(raw_behind, BEHIND_KEYS, inner)
-            bettor = behind_data.get("player")
-            if not isinstance(bettor, str) or not bettor:
-                raise _fail(f"{inner}.player must be a name")
-            bet_id = behind_data.get("bet_id", f"box{number}-behind{index}")
-            if not isinstance(bet_id, str) or not bet_id:
-                raise _fail(f"{inner}.bet_id must be a string")
-            behind_stake = _stake(behind_data.get("stake_minor"), f"{inner}.stake_minor", optional=False)
-            assert behind_stake is not None
-            others.append(
-                Bet(
-                    bet_id,
-                    bettor,
-                    number,
-                    BetKind.BEHIND,
-                    behind_stake,
-                    follow_double=_flag(behind_data, "follow_double", False, inner),
-                    follow_split=_flag(behind_data, "follow_split", False, inner),
-                )
+                self.others.append(Bet(f"box{number}-{suffix}", player, number, kind, side))
+
+    def _add_bet_behind(self, raw_behind: Any, number: int, index: int, where: str) -> None:
+        """A bet behind the box (rules 2.4): its bettor, stake, whether it follows the owner's
+        doubles and splits, and its insurance choice (rules 3.3)."""
+        behind_data = _keys(raw_behind, BEHIND_KEYS, where)
+        bettor = behind_data.get("player")
+        if not isinstance(bettor, str) or not bettor:
+            raise _fail(f"{where}.player must be a name")
+        bet_id = behind_data.get("bet_id", f"box{number}-behind{index}")
+        if not isinstance(bet_id, str) or not bet_id:
+            raise _fail(f"{where}.bet_id must be a string")
+        behind_stake = _stake(behind_data.get("stake_minor"), f"{where}.stake_minor", optional=False)
+        assert behind_stake is not None
+        self.others.append(
+            Bet(
+                bet_id,
+                bettor,
+                number,
+                BetKind.BEHIND,
+                behind_stake,
+                follow_double=_flag(behind_data, "follow_double", False, where),
+                follow_split=_flag(behind_data, "follow_split", False, where),
             )
-            insurance[bet_id], amount = _insurance_choice(behind_data, inner)
-            if amount is not None:
-                insurance_stakes[bet_id] = amount
-    return RoundScript(
-        rules=rules,
-        seats=tuple(seats),
-        bets=(*mains, *others),
-        shoe=shoe,
-        decisions=decisions,
-        insurance=insurance,
-        insurance_stakes=insurance_stakes,
-    )
+        )
+        self._insure(bet_id, *_insurance_choice(behind_data, where))
 
 
 def _net(lines: Sequence[PayoutLine]) -> int:

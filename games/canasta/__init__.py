@@ -26,7 +26,8 @@ from games.canasta.actions import (
 )
 from games.canasta.cards import Card, pack, parse_card
 from games.canasta.deal_data import deal_from_dict, deal_to_dict, score_from_dict, score_report
-from games.canasta.engine import apply, legal_actions, replay, run_deal, seating, start_deal
+from games.canasta.dealing import seating, start_deal
+from games.canasta.engine import apply, legal_actions, replay, run_deal
 from games.canasta.events import Event
 from games.canasta.rebuild import rebuild
 from games.canasta.rules import PRESETS, CanastaRules, OpeningRequirement, opening_requirement, preset

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.canasta.cards import Card, parse_code
-from games.canasta.engine import seating
+from games.canasta.dealing import seating
 from games.canasta.errors import InvalidDealError
 from games.canasta.rules import PRESETS, CanastaRules, Sides, preset
 from games.canasta.scoring import (

@@ -200,70 +200,106 @@ def derive_strategy(rules: RuleSet) -> BasicStrategy:
     split_two: dict[Key, str] = {}
     hit_stand: dict[Key, str] = {}
     split: dict[tuple[int, int], bool] = {}
-    peek_like = _peek_like(rules)
     for upcard in range(VALUES):
+        against = _UpcardExpectations(rules, upcard, hit_stand)
+        for hard in range(21, 1, -1):
+            for ace in (False, True):
+                against.best_later(hard, ace)
+        first_value, split_value = against.two_card_tables(first_two, split_two)
+        for pair in range(VALUES):
+            pair_total, pair_soft = hand_total(2 * card_value(pair), pair == ACE)
+            key_value = first_value[(pair_total, pair_soft, upcard)]
+            split[(pair, upcard)] = against.splitting(pair, split_value) > key_value
+    return BasicStrategy(first_two=first_two, split_two=split_two, hit_stand=hit_stand, split=split)
+
+
+class _UpcardExpectations:
+    """Full-shoe expectations against one upcard (the module's method, step 1): cards from the
+    shoe less the upcard, standing settled against the dealer's outcomes for it (rules 6.1),
+    given no dealer blackjack when one costs only the original stake (4.3). Fills ``hit_stand``."""
+
+    def __init__(self, rules: RuleSet, upcard: int, hit_stand: dict[Key, str]) -> None:
+        self.rules = rules
+        self.upcard = upcard
+        self.hit_stand = hit_stand
         shoe = list(full_shoe(rules.decks))
         shoe[upcard] -= 1
-        size = sum(shoe)
-        chance = [count / size for count in shoe]
+        self.shoe = tuple(shoe)
+        self.size = sum(shoe)
+        self.chance = [count / self.size for count in shoe]
         distribution = dealer_distribution(upcard, tuple(shoe), rules.dealer_hits_soft_17)
         blackjack = float(distribution[BLACKJACK])
-        if peek_like:
+        if _peek_like(rules):
             conditional = distribution.copy()
             conditional[BLACKJACK] = 0.0
             if blackjack < 1.0:
                 conditional /= 1.0 - blackjack
-            stand = _stand_values(conditional, blackjack_loses=False)
-            surrender = -0.5
+            self.stand = _stand_values(conditional, blackjack_loses=False)
+            self.surrender = -0.5
         else:
-            stand = _stand_values(distribution, blackjack_loses=True)
+            self.stand = _stand_values(distribution, blackjack_loses=True)
             # Late surrender without a peek: half the stake, or all of it to a dealer blackjack.
-            surrender = -0.5 * (1.0 - blackjack) - blackjack
+            self.surrender = -0.5 * (1.0 - blackjack) - blackjack
+        self._later: dict[tuple[int, bool], float] = {}
 
-        def stand_or_bust(hard: int, ace: bool) -> float:
-            total, _ = hand_total(hard, ace)
-            return -1.0 if total > 21 else _stand_value(stand, total)  # noqa: B023
+    def stand_or_bust(self, hard: int, ace: bool) -> float:
+        """Standing on the hand (rules 5.2), or its loss when it is over 21 (rules 5.1)."""
+        total, _ = hand_total(hard, ace)
+        return -1.0 if total > 21 else _stand_value(self.stand, total)
 
-        @cache
-        def best_later(hard: int, ace: bool) -> float:
-            total, soft = hand_total(hard, ace)
-            if total > 21:
-                return -1.0
-            standing = _stand_value(stand, total)  # noqa: B023
-            if total == 21:
-                return standing
-            hitting = hit(hard, ace)
-            hit_stand[(total, soft, upcard)] = HIT if hitting > standing else STAND  # noqa: B023
-            return max(hitting, standing)
+    def best_later(self, hard: int, ace: bool) -> float:
+        """The better of hitting and standing (rules 5.1, 5.2) on a hand past its first two
+        cards; records the choice in ``hit_stand``."""
+        if (hard, ace) not in self._later:
+            self._later[(hard, ace)] = self._hit_or_stand(hard, ace)
+        return self._later[(hard, ace)]
 
-        def hit(hard: int, ace: bool) -> float:
-            return sum(
-                chance[card] * best_later(hard + card_value(card), ace or card == ACE)  # noqa: B023
-                for card in range(VALUES)
-            )
+    def _hit_or_stand(self, hard: int, ace: bool) -> float:
+        """Rules 5.1 and 5.2: a hand over 21 loses, 21 stands, else the better of hitting and
+        standing, recorded in ``hit_stand``."""
+        total, soft = hand_total(hard, ace)
+        if total > 21:
+            return -1.0
+        standing = _stand_value(self.stand, total)
+        if total == 21:
+            return standing
+        hitting = self.hit(hard, ace)
+        self.hit_stand[(total, soft, self.upcard)] = HIT if hitting > standing else STAND
+        return max(hitting, standing)
 
-        def double(hard: int, ace: bool) -> float:
-            return 2.0 * sum(
-                chance[card] * stand_or_bust(hard + card_value(card), ace or card == ACE)  # noqa: B023
-                for card in range(VALUES)
-            )
+    def hit(self, hard: int, ace: bool) -> float:
+        """A card, then the best play (rules 5.1)."""
+        return sum(
+            self.chance[card] * self.best_later(hard + card_value(card), ace or card == ACE)
+            for card in range(VALUES)
+        )
 
-        for hard in range(21, 1, -1):
-            for ace in (False, True):
-                best_later(hard, ace)
+    def double(self, hard: int, ace: bool) -> float:
+        """The stake doubled for one card (rules 5.3)."""
+        return 2.0 * sum(
+            self.chance[card] * self.stand_or_bust(hard + card_value(card), ace or card == ACE)
+            for card in range(VALUES)
+        )
 
-        def choose(hard: int, ace: bool, may_double: bool, may_surrender: bool) -> tuple[str, float]:
-            total, _ = hand_total(hard, ace)
-            options = {STAND: _stand_value(stand, total)}  # noqa: B023
-            if total < 21:
-                options[HIT] = hit(hard, ace)
-                if may_double and rules.double_on.allows(total):
-                    options[DOUBLE] = double(hard, ace)
-            if may_surrender and rules.surrender is Surrender.LATE:
-                options[SURRENDER] = surrender  # noqa: B023
-            action = max(options, key=lambda name: options[name])
-            return action, options[action]
+    def choose(self, hard: int, ace: bool, may_double: bool, may_surrender: bool) -> tuple[str, float]:
+        """The best play on two cards and its value: stand, hit, double where ``double_on``
+        allows the total (rules 5.3) and late surrender (rules 5.7)."""
+        total, _ = hand_total(hard, ace)
+        options = {STAND: _stand_value(self.stand, total)}
+        if total < 21:
+            options[HIT] = self.hit(hard, ace)
+            if may_double and self.rules.double_on.allows(total):
+                options[DOUBLE] = self.double(hard, ace)
+        if may_surrender and self.rules.surrender is Surrender.LATE:
+            options[SURRENDER] = self.surrender
+        action = max(options, key=lambda name: options[name])
+        return action, options[action]
 
+    def two_card_tables(
+        self, first_two: dict[Key, str], split_two: dict[Key, str]
+    ) -> tuple[dict[Key, float], dict[Key, float]]:
+        """The plays on a box's first two cards (rules 5.1-5.3, 5.7) and on a split hand's
+        (double after split, rules 5.6) into ``first_two`` and ``split_two``; their values."""
         first_value: dict[Key, float] = {}
         split_value: dict[Key, float] = {}
         for hard in range(2, 21):
@@ -271,35 +307,38 @@ def derive_strategy(rules: RuleSet) -> BasicStrategy:
                 if ace and hard > 11:
                     continue
                 total, soft = hand_total(hard, ace)
-                action, value = choose(hard, ace, True, True)
-                first_two[(total, soft, upcard)] = action
-                first_value[(total, soft, upcard)] = value
-                action, value = choose(hard, ace, rules.double_after_split, False)
-                split_two[(total, soft, upcard)] = action
-                split_value[(total, soft, upcard)] = value
-        for pair in range(VALUES):
-            pair_hard = 2 * card_value(pair)
-            pair_total, pair_soft = hand_total(pair_hard, pair == ACE)
-            key_value = first_value[(pair_total, pair_soft, upcard)]
+                action, value = self.choose(hard, ace, True, True)
+                first_two[(total, soft, self.upcard)] = action
+                first_value[(total, soft, self.upcard)] = value
+                action, value = self.choose(hard, ace, self.rules.double_after_split, False)
+                split_two[(total, soft, self.upcard)] = action
+                split_value[(total, soft, self.upcard)] = value
+        return first_value, split_value
 
-            def split_hand(second: int, pair: int = pair) -> float:
-                hard = card_value(pair) + card_value(second)
-                ace = pair == ACE or second == ACE
-                total, soft = hand_total(hard, ace)
-                if _one_card_only(rules, pair) or total == 21:
-                    return _stand_value(stand, total)  # noqa: B023
-                return split_value[(total, soft, upcard)]  # noqa: B023
+    def split_hand(self, pair: int, second: int, split_value: dict[Key, float]) -> float:
+        """A split hand of ``pair`` and ``second``: one card only on split aces (rules 5.5),
+        else played as a split hand's first two cards (rules 5.6)."""
+        hard = card_value(pair) + card_value(second)
+        ace = pair == ACE or second == ACE
+        total, soft = hand_total(hard, ace)
+        if _one_card_only(self.rules, pair) or total == 21:
+            return _stand_value(self.stand, total)
+        return split_value[(total, soft, self.upcard)]
 
-            pair_chance = _pair_chance(rules, pair, tuple(shoe)) / size
-            non_pair = sum(chance[c] * split_hand(c) for c in range(VALUES) if c != pair)
-            non_pair += (chance[pair] - pair_chance) * split_hand(pair)
-            non_pair_count, kept_count = split_hand_counts(
-                rules.max_hands, _can_resplit(rules, pair), pair_chance * size, float(size)
-            )
-            splitting = non_pair_count * non_pair / (1.0 - pair_chance)
-            splitting += kept_count * split_hand(pair)
-            split[(pair, upcard)] = splitting > key_value
-    return BasicStrategy(first_two=first_two, split_two=split_two, hit_stand=hit_stand, split=split)
+    def splitting(self, pair: int, split_value: dict[Key, float]) -> float:
+        """Splitting a pair (rules 5.4), resplits up to ``max_hands`` counted by
+        :func:`split_hand_counts`."""
+        pair_chance = _pair_chance(self.rules, pair, self.shoe) / self.size
+        non_pair = sum(
+            self.chance[c] * self.split_hand(pair, c, split_value) for c in range(VALUES) if c != pair
+        )
+        non_pair += (self.chance[pair] - pair_chance) * self.split_hand(pair, pair, split_value)
+        non_pair_count, kept_count = split_hand_counts(
+            self.rules.max_hands, _can_resplit(self.rules, pair), pair_chance * self.size, float(self.size)
+        )
+        splitting = non_pair_count * non_pair / (1.0 - pair_chance)
+        splitting += kept_count * self.split_hand(pair, pair, split_value)
+        return splitting
 
 
 StandCache = dict[tuple[int, tuple[int, ...]], list[float]]

@@ -20,9 +20,10 @@ from games.canasta import (
     start_deal,
 )
 from games.canasta.cards import Card, hand_points
-from games.canasta.engine import next_dealer, pile_view
+from games.canasta.dealing import next_dealer
 from games.canasta.events import CardDiscarded, CardsDealt, RedThreeLaidOut, TurnStarted
 from games.canasta.melds import new_meld
+from games.canasta.pile import pile_view
 from games.canasta.state import Stage
 from games.errors import GameError
 from tests.games.canasta.helpers import Deck, position, refused, shuffled, stacked
