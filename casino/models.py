@@ -404,6 +404,22 @@ class ImmutableOnceApprovedError(Exception):
     """An approved configuration version was about to be changed (a bug: make a new version)."""
 
 
+class ImmutableOnceApproved(models.Model):
+    """A configuration version (a rule set's, a paytable's, a table's): once ``approved_at`` is
+    set, the row never changes again; a change is a new version. An integrity guard, not
+    business logic: the services never try."""
+
+    approved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk and type(self)._default_manager.filter(pk=self.pk, approved_at__isnull=False).exists():
+            raise ImmutableOnceApprovedError(f"{self} is approved and immutable")
+        super().save(*args, **kwargs)
+
+
 class Game(models.TextChoices):
     BLACKJACK = "blackjack", _("Blackjack")
     CANASTA = "canasta", _("Canasta")
@@ -428,7 +444,7 @@ class RuleSet(models.Model):
         return self.versions.filter(approved_at__isnull=False).order_by("-number").first()
 
 
-class RuleSetVersion(models.Model):
+class RuleSetVersion(ImmutableOnceApproved):
     """One version of a rule set's options. Immutable once approved."""
 
     rule_set = models.ForeignKey(RuleSet, on_delete=models.PROTECT, related_name="versions")
@@ -441,7 +457,6 @@ class RuleSetVersion(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
-    approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
@@ -464,12 +479,6 @@ class RuleSetVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rule_set} v{self.number}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        # Integrity guard, not business logic: an approved version never changes.
-        if self.pk and type(self).objects.filter(pk=self.pk, approved_at__isnull=False).exists():
-            raise ImmutableOnceApprovedError(f"{self} is approved and immutable")
-        super().save(*args, **kwargs)
 
 
 class Table(models.Model):

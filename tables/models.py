@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from casino.models import ImmutableOnceApprovedError, RuleSetVersion, Table
+from casino.models import ImmutableOnceApproved, RuleSetVersion, Table
 from games.blackjack.betting import betting_is_open
 
 
@@ -34,7 +34,7 @@ class SideBetPaytable(models.Model):
         return self.versions.filter(approved_at__isnull=False).order_by("-number").first()
 
 
-class SideBetPaytableVersion(models.Model):
+class SideBetPaytableVersion(ImmutableOnceApproved):
     """Payouts as X (of X:1) per outcome. Immutable once approved."""
 
     paytable = models.ForeignKey(SideBetPaytable, on_delete=models.PROTECT, related_name="versions")
@@ -46,7 +46,6 @@ class SideBetPaytableVersion(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
-    approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
@@ -69,18 +68,12 @@ class SideBetPaytableVersion(models.Model):
     def __str__(self) -> str:
         return f"{self.paytable} v{self.number}"
 
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        # Integrity guard, not business logic: an approved version never changes.
-        if self.pk and type(self).objects.filter(pk=self.pk, approved_at__isnull=False).exists():
-            raise ImmutableOnceApprovedError(f"{self} is approved and immutable")
-        super().save(*args, **kwargs)
-
 
 # ---------------------------------------------------------------------------------------------
 # Live blackjack: versioned table configuration, boxes and seats, shoes, rounds, bets, payouts.
 
 
-class TableConfigVersion(models.Model):
+class TableConfigVersion(ImmutableOnceApproved):
     """Everything a round of one table runs with: rule set and paytable versions, limits per bet
     type and the table settings. Numbered per table; a change is a new version taking effect from
     the next round: approved with the change, or, for a limit change above the casino's step,
@@ -120,7 +113,6 @@ class TableConfigVersion(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
-    approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
@@ -151,12 +143,6 @@ class TableConfigVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} config v{self.number}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        # Integrity guard, not business logic: an approved version never changes.
-        if self.pk and type(self).objects.filter(pk=self.pk, approved_at__isnull=False).exists():
-            raise ImmutableOnceApprovedError(f"{self} is approved and immutable")
-        super().save(*args, **kwargs)
 
     LIMIT_FIELDS = (
         "main_min_minor",
