@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from casino.anchors import Anchor, StoredAnchor, anchor_latest, anchor_sign, anchor_store, anchors_read
 from casino.audit_keys import UNKEYED_VERSION, HmacKeyring, hmac_keyring
-from casino.errors import ServiceError
+from casino.errors import AuditChainBrokenError, AuditKeyMissingError
 from casino.models import AuditRecord, Casino, Terminal
 from casino.roles import role_of
 from casino.sql import advisory_xact_lock
@@ -45,14 +45,6 @@ if TYPE_CHECKING:
 GENESIS_HASH = "0" * 64
 # Arbitrary but fixed key of the PostgreSQL advisory lock that orders audit appends.
 AUDIT_LOCK_KEY = 0x0A0D17
-
-
-class AuditKeyMissingError(ServiceError):
-    code = "audit_key_missing"
-
-
-class AuditChainBrokenError(ServiceError):
-    code = "audit_chain_broken"
 
 
 def _plain(value: Any) -> Any:

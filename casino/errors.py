@@ -136,3 +136,85 @@ def game(call: Callable[[], T]) -> T:
         return call()
     except GameError as error:
         raise from_game_error(error) from error
+
+
+class AuditKeyMissingError(ServiceError):
+    code = "audit_key_missing"
+
+
+class AuditChainBrokenError(ServiceError):
+    code = "audit_chain_broken"
+
+
+class FourEyesRequiredError(PermissionRefusedError):
+    """The person deciding asked for it, or is excluded from deciding it (the round's dealer)."""
+
+    code = "four_eyes_required"
+
+
+class IndependentRoleError(PermissionRefusedError):
+    """The decider's role never decides an approval (``[independence]`` of the policy)."""
+
+    code = "independent_role"
+
+
+class ApprovalDecidedError(ConflictError):
+    code = "approval_decided"
+
+
+class ApprovalNotFoundError(NotFoundError):
+    code = "approval_not_found"
+
+
+class ApprovalPendingError(ConflictError):
+    """The same thing already waits for a second person."""
+
+    code = "approval_pending"
+
+
+class GamingDayClosedError(ConflictError):
+    """A write for a gaming day that is closed: the day of the moment it is made, or the day of
+    the record it writes about."""
+
+    code = "gaming_day_closed"
+
+
+class GamingDayAlreadyClosedError(ConflictError):
+    code = "gaming_day_already_closed"
+
+
+class GamingDayNotEndedError(ConflictError):
+    """A closing of a day whose last shift has not ended (the day ends at the next day's start)."""
+
+    code = "gaming_day_not_ended"
+
+
+class GamingDayEarlierOpenError(ConflictError):
+    """A closing of a day while an earlier day is open: days close in order."""
+
+    code = "gaming_day_earlier_open"
+
+
+class GamingDayNotClosedError(ConflictError):
+    """A reopening of a day that is open."""
+
+    code = "gaming_day_not_closed"
+
+
+class GamingDayLaterClosedError(ConflictError):
+    """A reopening of a day while a later day is closed: the latest closed day reopens first."""
+
+    code = "gaming_day_later_closed"
+
+
+class UnknownJobKindError(ServiceError):
+    code = "unknown_job_kind"
+
+
+class PlayerTokenError(ServiceError):
+    code = "player_token_invalid"
+    status = 401
+
+
+class WrongTableError(PermissionRefusedError):
+    code = "wrong_table"

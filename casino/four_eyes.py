@@ -38,9 +38,11 @@ from django.utils import timezone
 from casino.actors import Actor, require_staff
 from casino.errors import (
     REASON_MAX_LENGTH,
-    ConflictError,
-    NotFoundError,
-    PermissionRefusedError,
+    ApprovalDecidedError,
+    ApprovalNotFoundError,
+    ApprovalPendingError,
+    FourEyesRequiredError,
+    IndependentRoleError,
     ServiceError,
     reason_required,
 )
@@ -139,32 +141,6 @@ def weakened_fields(*, scope: str, before: Mapping[str, Any], after: Mapping[str
         and weakening.field in after
         and weakening.applies(before.get(weakening.field), after[weakening.field])
     ]
-
-
-class FourEyesRequiredError(PermissionRefusedError):
-    """The person deciding asked for it, or is excluded from deciding it (the round's dealer)."""
-
-    code = "four_eyes_required"
-
-
-class IndependentRoleError(PermissionRefusedError):
-    """The decider's role never decides an approval (``[independence]`` of the policy)."""
-
-    code = "independent_role"
-
-
-class ApprovalDecidedError(ConflictError):
-    code = "approval_decided"
-
-
-class ApprovalNotFoundError(NotFoundError):
-    code = "approval_not_found"
-
-
-class ApprovalPendingError(ConflictError):
-    """The same thing already waits for a second person."""
-
-    code = "approval_pending"
 
 
 def _kind(name: str) -> ApprovalKind:

@@ -46,14 +46,17 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from casino.actors import Actor, require_staff
-from casino.errors import ConflictError, reason_required
-from casino.four_eyes import (
+from casino.errors import (
     ApprovalNotFoundError,
-    approval_audit_fields,
-    approval_check,
-    approval_decide,
-    approval_request,
+    GamingDayAlreadyClosedError,
+    GamingDayClosedError,
+    GamingDayEarlierOpenError,
+    GamingDayLaterClosedError,
+    GamingDayNotClosedError,
+    GamingDayNotEndedError,
+    reason_required,
 )
+from casino.four_eyes import approval_audit_fields, approval_check, approval_decide, approval_request
 from casino.gaming_days import gaming_day_bounds
 from casino.locking import gaming_day_lock
 from casino.models import Approval, Casino, GamingDayClose, GamingDayReopening
@@ -63,41 +66,6 @@ if TYPE_CHECKING:
 
 REOPEN_KIND = "day_reopen"
 REOPEN_SUBJECT = "casino.gamingday"
-
-
-class GamingDayClosedError(ConflictError):
-    """A write for a gaming day that is closed: the day of the moment it is made, or the day of
-    the record it writes about."""
-
-    code = "gaming_day_closed"
-
-
-class GamingDayAlreadyClosedError(ConflictError):
-    code = "gaming_day_already_closed"
-
-
-class GamingDayNotEndedError(ConflictError):
-    """A closing of a day whose last shift has not ended (the day ends at the next day's start)."""
-
-    code = "gaming_day_not_ended"
-
-
-class GamingDayEarlierOpenError(ConflictError):
-    """A closing of a day while an earlier day is open: days close in order."""
-
-    code = "gaming_day_earlier_open"
-
-
-class GamingDayNotClosedError(ConflictError):
-    """A reopening of a day that is open."""
-
-    code = "gaming_day_not_closed"
-
-
-class GamingDayLaterClosedError(ConflictError):
-    """A reopening of a day while a later day is closed: the latest closed day reopens first."""
-
-    code = "gaming_day_later_closed"
 
 
 # ---------------------------------------------------------------- reads

@@ -34,7 +34,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from casino.actors import Actor
-from casino.errors import ServiceError
+from casino.errors import ServiceError, UnknownJobKindError
 from casino.locking import row_lock
 from casino.models import BackgroundJob
 
@@ -51,10 +51,6 @@ STAGE_LENGTH = BackgroundJob._meta.get_field("stage").max_length or 120
 JOB_RUN_TASK = "casino.tasks.job_run_task"
 
 _runners: dict[str, Runner] = {}
-
-
-class UnknownJobKindError(ServiceError):
-    code = "unknown_job_kind"
 
 
 def register(kind: str, runner: Runner) -> None:

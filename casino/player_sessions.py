@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from casino.api_conf import api_setting
 from casino.audit import audit_append
-from casino.errors import ConflictError, PermissionRefusedError, ServiceError
+from casino.errors import ConflictError, PermissionRefusedError, PlayerTokenError
 from casino.gaming_day_state import gaming_day_writable
 from casino.locking import player_session_lock, sign_in_lock
 from casino.models import PlayerSession, Terminal
@@ -25,11 +25,6 @@ TOKEN_PREFIX_LENGTH = 8
 # A session's sliding expiry is written at most this often, so that polling does not write a row
 # per request.
 SLIDE_GRANULARITY = dt.timedelta(seconds=60)
-
-
-class PlayerTokenError(ServiceError):
-    code = "player_token_invalid"
-    status = 401
 
 
 def _digest(token: str) -> str:

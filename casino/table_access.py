@@ -5,12 +5,8 @@ The games add their own rules on top (the live table's signed-on dealer: tables.
 from __future__ import annotations
 
 from casino.actors import Actor
-from casino.errors import PermissionRefusedError
+from casino.errors import PermissionRefusedError, WrongTableError
 from casino.models import Player, Table, Terminal
-
-
-class WrongTableError(PermissionRefusedError):
-    code = "wrong_table"
 
 
 def require_terminal_at(actor: Actor, table: Table) -> None:

@@ -3,7 +3,8 @@ import logging
 from celery import shared_task
 from django.core.exceptions import ImproperlyConfigured
 
-from casino.audit import AuditChainBrokenError, audit_anchor, audit_verify
+from casino.audit import audit_anchor, audit_verify
+from casino.errors import AuditChainBrokenError
 from casino.jobs import job_run
 
 logger = logging.getLogger(__name__)

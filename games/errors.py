@@ -82,3 +82,12 @@ class InvalidScriptError(GameError):
     """A round script that is not valid (shape, unknown keys, leftover decisions ...)."""
 
     code = "invalid_round_script"
+
+
+class StakeOutOfLimitsError(BetRefusedError):
+    """A stake below the table's minimum or above its maximum for the bet type (rules 2.8);
+    ``details`` names the limit (``minimum_minor`` or ``maximum_minor``)."""
+
+    def __init__(self, message: str, *, code: str, details: dict[str, int]) -> None:
+        super().__init__(message, code=code)
+        self.details = details

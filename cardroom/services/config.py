@@ -27,14 +27,8 @@ from django.db import transaction
 from cardroom.errors import CanastaError
 from cardroom.models import CanastaDealKind, CanastaFeeKind, CanastaTableSettings
 from casino.actors import Actor, require_staff
-from casino.errors import InvalidConfigurationError
-from casino.four_eyes import (
-    ApprovalNotFoundError,
-    approval_audit_fields,
-    approval_decide,
-    approval_request,
-    weakened_fields,
-)
+from casino.errors import ApprovalNotFoundError, InvalidConfigurationError
+from casino.four_eyes import approval_audit_fields, approval_decide, approval_request, weakened_fields
 from casino.locking import row_lock
 from casino.models import Approval, Game, RuleSetVersion, Table
 from games.canasta import preset, seating

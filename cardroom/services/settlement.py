@@ -45,8 +45,8 @@ from cardroom.models import (
 )
 from cardroom.services.common import deal_hash, game_lock, game_rules, next_dealer_seat, require_host
 from casino.actors import Actor
-from casino.errors import reason_required
-from casino.four_eyes import ApprovalNotFoundError, approval_audit_fields, approval_decide, approval_request
+from casino.errors import ApprovalNotFoundError, reason_required
+from casino.four_eyes import approval_audit_fields, approval_decide, approval_request
 from games.canasta import DealScore
 from games.canasta.scoring import game_standing
 from wallet.models import Account, AccountKind

@@ -15,16 +15,7 @@ from dataclasses import dataclass
 from games.blackjack.engine import validate_bet
 from games.blackjack.rules import RuleSet
 from games.blackjack.state import Bet, BetKind, Phase, RoundState, Seat
-from games.errors import BetRefusedError
-
-
-class StakeOutOfLimitsError(BetRefusedError):
-    """A stake below the table's minimum or above its maximum for the bet type (rules 2.8);
-    ``details`` names the limit (``minimum_minor`` or ``maximum_minor``)."""
-
-    def __init__(self, message: str, *, code: str, details: dict[str, int]) -> None:
-        super().__init__(message, code=code)
-        self.details = details
+from games.errors import BetRefusedError, StakeOutOfLimitsError
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,9 +36,9 @@ from games.canasta.candidates import going_out_candidate, meld_candidates, pile_
 from games.canasta.cards import Card
 from games.canasta.errors import (
     CanastaActionError,
+    CanastaNotYourTurnError,
     CardNotHeldError,
     GoingOutRefusedError,
-    NotYourTurnError,
     OpeningRefusedError,
     WrongStageError,
 )
@@ -132,7 +132,9 @@ def _meld(state: DealState, action: Action, events: list[Event]) -> DealState:
     double = state.phase is Phase.DOUBLE_OUT
     if double:
         if action.seat != state.turn:
-            raise NotYourTurnError(f"seat {state.turn + 1} may lay out his hand, not seat {action.seat + 1}")
+            raise CanastaNotYourTurnError(
+                f"seat {state.turn + 1} may lay out his hand, not seat {action.seat + 1}"
+            )
     else:
         check_turn(state, action, Stage.MELD)
     seat = action.seat
@@ -260,7 +262,7 @@ def _answer_partner(state: DealState, action: Action, events: list[Event]) -> De
     if state.phase is not Phase.ASKED:
         raise WrongStageError("nobody asked", code="nobody_asked")
     if action.seat != state.partner_of(state.turn):
-        raise NotYourTurnError("only the partner who was asked answers")
+        raise CanastaNotYourTurnError("only the partner who was asked answers")
     events.append(PartnerAnswered(action.seat, action.yes))
     return evolve(
         state,
@@ -274,7 +276,7 @@ def _decline_double(state: DealState, action: Action, events: list[Event]) -> De
     if state.phase is not Phase.DOUBLE_OUT:
         raise WrongStageError("nobody may lay out a hand now", code="no_double_go_out")
     if action.seat != state.turn:
-        raise NotYourTurnError(f"seat {state.turn + 1} decides, not seat {action.seat + 1}")
+        raise CanastaNotYourTurnError(f"seat {state.turn + 1} decides, not seat {action.seat + 1}")
     return end_deal(state, EndReason.WENT_OUT, events)
 
 

@@ -43,7 +43,7 @@ class CanastaActionError(IllegalActionError):
     code = "illegal_action"
 
 
-class NotYourTurnError(CanastaActionError):
+class CanastaNotYourTurnError(CanastaActionError):
     code = "not_your_turn"
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from games.canasta.actions import Action
 from games.canasta.cards import Card
-from games.canasta.errors import NotYourTurnError, WrongStageError
+from games.canasta.errors import CanastaNotYourTurnError, WrongStageError
 from games.canasta.events import DealEnded, DoubleGoOutOffered, Event, StockExhausted, TurnStarted, WentOut
 from games.canasta.state import Answer, DealState, EndReason, Phase, Stage, evolve
 
@@ -23,7 +23,7 @@ def check_turn(state: DealState, action: Action, stage: Stage) -> None:
     if state.phase is Phase.DOUBLE_OUT:
         raise WrongStageError("the partner may lay out his hand first", code="double_go_out_pending")
     if action.seat != state.turn:
-        raise NotYourTurnError(f"seat {state.turn + 1} is on turn, not seat {action.seat + 1}")
+        raise CanastaNotYourTurnError(f"seat {state.turn + 1} is on turn, not seat {action.seat + 1}")
     if state.stage is not stage:
         if stage is Stage.DRAW:
             raise WrongStageError("already drawn this turn", code="already_drawn")

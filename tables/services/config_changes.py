@@ -14,14 +14,8 @@ from django.db.models import Model
 from django.utils import timezone
 
 from casino.actors import Actor, require_staff
-from casino.errors import InvalidConfigurationError
-from casino.four_eyes import (
-    ApprovalDecidedError,
-    approval_audit_fields,
-    approval_decide,
-    approval_request,
-    weakened_fields,
-)
+from casino.errors import ApprovalDecidedError, InvalidConfigurationError
+from casino.four_eyes import approval_audit_fields, approval_decide, approval_request, weakened_fields
 from casino.models import Approval, Casino, Table
 from casino.selectors import casino_for_user
 from tables.errors import ConfigChangePendingError

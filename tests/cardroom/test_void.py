@@ -16,8 +16,7 @@ from cardroom.services import (
     canasta_void_reject,
     canasta_void_request,
 )
-from casino.errors import ServiceError
-from casino.four_eyes import FourEyesRequiredError
+from casino.errors import FourEyesRequiredError, ServiceError
 from casino.models import Approval, AuditRecord
 from tables.services import Actor
 from tests.cardroom.conftest import at_terminal, balance

@@ -29,7 +29,6 @@ from casino.actors import Actor
 from casino.anchors import Anchor
 from casino.audit import (
     GENESIS_HASH,
-    AuditChainBrokenError,
     audit_anchor,
     audit_append,
     audit_verify,
@@ -37,6 +36,7 @@ from casino.audit import (
     record_hash,
 )
 from casino.audit_keys import hmac_keyring, public_key_hex
+from casino.errors import AuditChainBrokenError
 from casino.models import AuditRecord
 from casino.tasks import audit_anchor_task, audit_verify_task
 from tests.factories import CasinoFactory, PlayerFactory

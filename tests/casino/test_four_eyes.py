@@ -9,12 +9,15 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from casino.actors import Actor
-from casino.errors import PermissionRefusedError, ReasonRequiredError
-from casino.four_eyes import (
-    POLICY,
+from casino.errors import (
     ApprovalDecidedError,
     ApprovalPendingError,
     FourEyesRequiredError,
+    PermissionRefusedError,
+    ReasonRequiredError,
+)
+from casino.four_eyes import (
+    POLICY,
     approval_decide,
     approval_request,
     approvals_waiting_count,

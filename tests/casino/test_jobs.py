@@ -17,7 +17,8 @@ from casino import jobs
 from casino.actors import Actor
 from casino.audit import audit_verify
 from casino.audit_jobs import CHAIN_CHECK, LEDGER_CHECK, ROUND_REPLAY, chain_check
-from casino.jobs import JOB_RUN_TASK, UnknownJobKindError, job_latest, job_run, job_start, register
+from casino.errors import UnknownJobKindError
+from casino.jobs import JOB_RUN_TASK, job_latest, job_run, job_start, register
 from casino.models import AuditRecord, BackgroundJob
 from casino.tasks import job_run_task
 from tables.jobs import round_replay

@@ -2,7 +2,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from casino.audit import AuditChainBrokenError, audit_anchor
+from casino.audit import audit_anchor
+from casino.errors import AuditChainBrokenError
 
 
 class Command(BaseCommand):
