@@ -37,7 +37,7 @@ from casino.htmx import htmx_render
 from casino.models import Approval, Game, RuleSetVersion, Table
 from casino.views import HtmxHttpRequest, staff_page, staff_table, staff_user
 
-PAGE = "cardroom/operator_table.html"
+OPERATOR_PAGE = "cardroom/operator_table.html"
 # How many of a table's versions the page shows side by side (newest first).
 HISTORY_VERSIONS = 8
 
@@ -122,7 +122,7 @@ def _context(
 
 
 def _page(request: HtmxHttpRequest, table: Table, context: dict[str, Any], status: int = 200) -> HttpResponse:
-    return htmx_render(request, PAGE, context, partial="canasta-config", status=status)
+    return htmx_render(request, OPERATOR_PAGE, context, partial="canasta-config", status=status)
 
 
 @staff_page("configure_tables")

@@ -26,21 +26,19 @@ from rest_framework.decorators import (
     throttle_classes,
 )
 from rest_framework.exceptions import APIException
-from rest_framework.permissions import BasePermission
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from casino.api_permissions import IsTerminal
 from casino.api_throttling import TerminalRateThrottle
 from casino.authentication import TerminalTokenAuthentication
 from casino.errors import GAME_ERROR_STATUS, ServiceError
 from casino.models import Terminal, TerminalCredential
 from casino.refusals import refusal_text
-from casino.schema import TerminalApiSchema
+from casino.schema import PROBLEM_CONTENT_TYPE, TerminalApiSchema
 from games.errors import GameError
-
-PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 
 class ProblemJSONRenderer(JSONRenderer):
@@ -187,11 +185,6 @@ def _problem_for_exception(exc: Exception, context: dict[str, Any]) -> Response 
         if header in response:
             problem[header] = response[header]
     return problem
-
-
-class IsTerminal(BasePermission):
-    def has_permission(self, request: Request, view: Any) -> bool:
-        return isinstance(request.user, Terminal)
 
 
 @extend_schema(

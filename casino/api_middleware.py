@@ -24,7 +24,8 @@ from http import HTTPStatus
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.middleware.security import SecurityMiddleware
 
-from casino.api import PROBLEM_CONTENT_TYPE, problem_body
+from casino.api import problem_body
+from casino.schema import PROBLEM_CONTENT_TYPE
 
 API_PREFIX = "/api/"
 # Headers of the replaced answer that describe its body, not the request's outcome.

@@ -8,7 +8,7 @@ permission names and the role names come in one statement, and are kept on the u
 the request, as ``ModelBackend`` keeps them: what a member may do is unchanged. A superuser's
 permissions (all of them) are read as ``ModelBackend`` reads them, when first asked.
 
-The statement is ``casino.sql.staff_member`` (its figure is there).
+The statement is ``casino.sql.staff_member_read`` (its figure is there).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from django.contrib.auth.models import Permission, User
 from django.db.models import Q
 
 from casino.roles import role_cache
-from casino.sql import staff_member
+from casino.sql import staff_member_read
 
 
 class StaffBackend(ModelBackend):
@@ -29,7 +29,7 @@ class StaffBackend(ModelBackend):
             member_id = int(user_id)
         except (TypeError, ValueError):
             return None
-        user = staff_member(member_id)
+        user = staff_member_read(member_id)
         if user is None or not self.user_can_authenticate(user):
             return None
         if not user.is_superuser:

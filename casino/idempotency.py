@@ -68,7 +68,7 @@ from django.db import IntegrityError, transaction
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from casino.api import PROBLEM_CONTENT_TYPE, problem_for_error, problem_response
+from casino.api import problem_for_error, problem_response
 from casino.errors import (
     IdempotencyInProgressError,
     IdempotencyKeyMissingError,
@@ -76,6 +76,7 @@ from casino.errors import (
     ServiceError,
 )
 from casino.models import IdempotencyRecord, PlayerSession, Terminal
+from casino.schema import PROBLEM_CONTENT_TYPE
 from casino.sql import idempotency_key_lock_try
 from games.errors import GameError
 

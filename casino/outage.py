@@ -32,10 +32,11 @@ from django.template.loader import render_to_string
 from django.utils.log import log_response
 from django.views import defaults
 
-from casino.api import PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS, problem_body
+from casino.api import RETRY_AFTER_SECONDS, problem_body
+from casino.api_middleware import API_PREFIX
 from casino.refusals import REFUSALS
+from casino.schema import PROBLEM_CONTENT_TYPE
 
-API_PREFIX = "/api/"
 OUTAGE_CODE = "database_unavailable"
 # PostgreSQL's codes of a server that cannot serve, as opposed to a statement it refused: class 08,
 # connection exception (cannot connect, connection lost); 57P01-57P03, the server shutting down,

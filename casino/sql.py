@@ -13,7 +13,7 @@ what the statements save of the ORM's path; CPU of the request's thread.
   terminal's bet behind through the API: 17.80 / 23.19 ms, 1.30, saves 23%; CPU 5.61 / 7.70 ms.
   The rows become model instances through ``Model.from_db``, Django's own loading; none of these
   models has a field whose value needs a converter (a JSON field would).
-- ``staff_member``: the signed-in member with their permission names and role names, in one
+- ``staff_member_read``: the signed-in member with their permission names and role names, in one
   statement (``casino.auth_backends``; ORM: ``ModelBackend.get_user``, then the permissions and
   the role queried when a page asks). The dealer console's live poll (204): 8.30 / 10.36 ms,
   1.25, saves 20%; CPU 3.96 / 4.82 ms.
@@ -169,7 +169,7 @@ def _staff_member_sql() -> str:
     return _STAFF_MEMBER_SQL.format(**{name: quote(model._meta.db_table) for name, model in tables.items()})
 
 
-def staff_member(member_id: int) -> User | None:
+def staff_member_read(member_id: int) -> User | None:
     """The staff member ``member_id`` (None if there is none), with ``permission_names`` (their
     own permissions and their roles', as ``app_label.codename``) and ``role_names`` (their
     groups) set on the instance."""

@@ -8,15 +8,15 @@ from typing import Any
 
 from django import template
 
-from accounting.ratings import player_rating_summary as summary_of
+from accounting.ratings import player_rating_summary
 from casino.models import Player
 
 register = template.Library()
 
 
-@register.simple_tag
-def player_rating_summary(player: Player) -> dict[str, Any]:
-    return summary_of(player)
+@register.simple_tag(name="player_rating_summary")
+def player_rating_summary_tag(player: Player) -> dict[str, Any]:
+    return player_rating_summary(player)
 
 
 @register.filter

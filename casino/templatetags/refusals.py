@@ -7,8 +7,7 @@ from __future__ import annotations
 from django import template
 
 from casino.errors import ServiceError
-from casino.refusals import refusal_sentence as sentence_of
-from casino.refusals import refusal_text
+from casino.refusals import refusal_sentence, refusal_text
 
 register = template.Library()
 
@@ -18,6 +17,6 @@ def refusal(error: ServiceError | None) -> str:
     return refusal_text(error) if error is not None else ""
 
 
-@register.filter
-def refusal_sentence(code: str | None) -> str:
-    return sentence_of(code) if code else ""
+@register.filter(name="refusal_sentence")
+def refusal_sentence_filter(code: str | None) -> str:
+    return refusal_sentence(code) if code else ""

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from django import template
 
-from casino.roles import role_label as label_of
+from casino.roles import role_label
 
 register = template.Library()
 
 
-@register.filter
-def role_label(role: str | None) -> str:
-    return label_of(role) if role else ""
+@register.filter(name="role_label")
+def role_label_filter(role: str | None) -> str:
+    return role_label(role) if role else ""

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from django import template
 
-from tables.payout_labels import rule_label as _rule_label
+from tables.payout_labels import rule_label
 from tables.round_audit import BET_KIND_LABELS
 
 register = template.Library()
 
 
-@register.filter
-def rule_label(rule: str) -> str:
-    return _rule_label(rule)
+@register.filter(name="rule_label")
+def rule_label_filter(rule: str) -> str:
+    return rule_label(rule)
 
 
 @register.filter

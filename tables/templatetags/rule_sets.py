@@ -6,11 +6,11 @@ from __future__ import annotations
 from django import template
 
 from casino.models import RuleSet
-from tables.rule_set_texts import rule_set_description as description_text
+from tables.rule_set_texts import rule_set_description
 
 register = template.Library()
 
 
-@register.filter
-def rule_set_description(rule_set: RuleSet) -> str:
-    return description_text(rule_set)
+@register.filter(name="rule_set_description")
+def rule_set_description_filter(rule_set: RuleSet) -> str:
+    return rule_set_description(rule_set)

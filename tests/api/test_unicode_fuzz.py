@@ -32,7 +32,7 @@ from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from casino.api import PROBLEM_CONTENT_TYPE
+from casino.schema import PROBLEM_CONTENT_TYPE
 from tests.api.conftest import ApiClient, Device
 from tests.lanes import sized
 

@@ -22,7 +22,7 @@ from games.canasta import score_from_dict
 from games.errors import GameError
 
 
-def render_text(report: dict[str, Any]) -> str:
+def score_text(report: dict[str, Any]) -> str:
     """A readable score sheet of one deal (the ``--json`` report as a table)."""
     lines = [f"Canasta {report['preset']}, game to {report['target']}", ""]
     header = f"  {'':<22}" + "".join(f"{'side ' + str(row['side']):>10}" for row in report["sides"])
@@ -85,4 +85,4 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
         else:
-            self.stdout.write(render_text(report))
+            self.stdout.write(score_text(report))

@@ -84,7 +84,7 @@ def _percent(text: str) -> str:
     return f"{Decimal(share.numerator) / Decimal(share.denominator):.4f}%"
 
 
-def render_text(report: dict[str, Any]) -> str:
+def odds_text(report: dict[str, Any]) -> str:
     """A readable table of :func:`odds_report`."""
     lines = [f"Rule set {report['ruleset']}, {report['decks']} decks", ""]
     for key, title in (("perfect_pairs", "Perfect Pairs"), ("twenty_one_plus_three", "21+3")):
@@ -133,4 +133,4 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
         else:
-            self.stdout.write(render_text(report))
+            self.stdout.write(odds_text(report))
