@@ -1,3 +1,5 @@
+from csp.constants import SELF, UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
@@ -8,7 +10,17 @@ urlpatterns = [
     # Swagger UI's start script from its own URL (docs/?script), not inline in the page: the
     # Content-Security-Policy runs no inline script.
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    # ReDoc draws with styled-components, which writes <style> elements as it renders, and runs
+    # its search in a worker it makes from a blob: its page alone allows inline styles and blob:
+    # workers (still no inline script, no eval). Without the styles it shows only "Something went
+    # wrong..." (tests/browser/test_api_docs.py).
+    path(
+        "redoc/",
+        csp_update({"style-src": [UNSAFE_INLINE], "worker-src": [SELF, "blob:"]})(
+            SpectacularRedocView.as_view(url_name="api-schema")
+        ),
+        name="api-redoc",
+    ),
     path("v1/terminal/", api.terminal_identity, name="api-terminal-identity"),
     path("v1/", include("tables.api.urls")),
     # Last: whatever else is under /api/ (newlines in the path too) is a problem+json 404, never an
