@@ -154,7 +154,7 @@ class PasswordChangeRequiredMiddleware:
     with ``HX-Redirect``. The terminal API (token authentication) is not concerned. Reads the
     session only: no statement."""
 
-    ALLOWED_NAMES = ("casino:password_change", "casino:logout", "casino:language")
+    ALLOWED_NAMES = ("casino:password_change", "casino:logout", "casino:language", "favicon")
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response

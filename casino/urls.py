@@ -1,10 +1,14 @@
 """Project URLs: staff pages, the terminal API and the Django admin (raw data, operators only)."""
 
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # The icon, for the browsers that ask /favicon.ico before (or instead of) reading the page's link.
+    path("favicon.ico", RedirectView.as_view(url=static("casino/icon.svg")), name="favicon"),
     path("api/", include("casino.api_urls")),
     path("operator/", include("tables.operator_urls")),
     path("operator/", include("cardroom.operator_urls")),

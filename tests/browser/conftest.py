@@ -4,6 +4,10 @@
 Without chromium at ``CHROMIUM`` (``/usr/bin/chromium``) a browser test is skipped on a
 workstation and fails in CI (``CI`` set), where ``.ci/run`` installs it. Screenshots go to
 ``var/screens/<flow>/`` (``SCREENS_DIR`` moves them); ``docs/screens.md`` shows the sets.
+
+Every page the test opens is watched for what the Content-Security-Policy refused (chromium says
+so on the console): a test whose pages had anything refused fails, unless it takes the refusals
+it expects out of ``browser.policy_refusals`` itself.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from playwright import sync_api
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 VIEWPORT = {"width": 1280, "height": 900}
+# How chromium's console words what the Content-Security-Policy refused.
+POLICY_REFUSAL = ("Content Security Policy", "Refused to")
 
 
 def screens_root() -> Path:
@@ -41,6 +47,7 @@ def browser(request: Any) -> Iterator[Any]:
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        watch_policy_refusals(launched)
         yield launched
         launched.close()
         # The test's database connection was opened while Playwright's loop ran, and Django
@@ -48,6 +55,26 @@ def browser(request: Any) -> Iterator[Any]:
         # when the session drops it ("database ... is being accessed by other users").
         connections.close_all()
     del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+    assert launched.policy_refusals == [], "the Content-Security-Policy refused what a page asked"
+
+
+def watch_policy_refusals(browser: Any) -> None:
+    """Every context the test opens on ``browser`` records, in ``browser.policy_refusals``, each
+    console message of its pages that tells of a Content-Security-Policy refusal."""
+    browser.policy_refusals = []
+    new_context = browser.new_context
+
+    def watched_context(*args: Any, **kwargs: Any) -> Any:
+        context = new_context(*args, **kwargs)
+
+        def heard(message: Any) -> None:
+            if any(words in message.text for words in POLICY_REFUSAL):
+                browser.policy_refusals.append(f"{message.page.url if message.page else '?'}: {message.text}")
+
+        context.on("console", heard)
+        return context
+
+    browser.new_context = watched_context
 
 
 class Screens:

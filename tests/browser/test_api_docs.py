@@ -37,7 +37,7 @@ def page(browser: Any, live_server: Any) -> Any:
     context.close()
 
 
-def test_swagger_ui_and_redoc_render_on_a_closed_network(page: Any, live_server: Any) -> None:
+def test_swagger_ui_and_redoc_render_on_a_closed_network(page: Any, browser: Any, live_server: Any) -> None:
     expect = sync_api.expect
     screens = Screens("api-docs")
     page.goto(f"{live_server.url}/api/docs/")
@@ -53,5 +53,10 @@ def test_swagger_ui_and_redoc_render_on_a_closed_network(page: Any, live_server:
     expect(page.locator("h1")).to_contain_text("Casino back office: terminal API", timeout=RENDERED_WITHIN_MS)
     screens.take(page, "redoc")
     # ReDoc's bundle asks for one image of its own, the "API docs by Redocly" logo in the side
-    # bar (no setting turns it off); refused here, it leaves the page whole.
-    assert page.outside == ["https://cdn.redoc.ly/redoc/logo-mini.svg"]
+    # bar (no setting turns it off); refused (by the Content-Security-Policy, before the browser
+    # asks the network), it leaves the page whole.
+    assert page.outside == []
+    [logo] = browser.policy_refusals
+    assert "'https://cdn.redoc.ly/redoc/logo-mini.svg'" in logo
+    assert "img-src 'self' data:" in logo
+    browser.policy_refusals.clear()

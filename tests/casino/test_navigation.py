@@ -72,7 +72,7 @@ def _route(url: str) -> tuple[str, tuple[str, ...]]:
     return route, tuple(sorted(name for name, _ in parse_qsl(parts.query)))
 
 
-def _crawl(client: Client, home: str) -> dict[str, tuple[int, str]]:
+def crawl(client: Client, home: str) -> dict[str, tuple[int, str]]:
     """Every page reached from ``home`` by following links ``DEPTH`` times: its status and the
     page that led to it."""
     seen: dict[str, tuple[int, str]] = {}
@@ -109,7 +109,7 @@ def test_every_link_of_a_role_opens_two_levels_deep(client: Client, seeded, staf
     assert home.status_code == 302
 
     # When: they follow their pages' links from their home page
-    pages = _crawl(client, home.url)
+    pages = crawl(client, home.url)
 
     # Then: every page opens (or sends them on), and their work's pages are among them
     refused = {url: found for url, found in pages.items() if found[0] in (403, 404) or found[0] >= 500}

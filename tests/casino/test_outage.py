@@ -82,6 +82,7 @@ def test_a_page_whose_session_cannot_be_read_answers_the_503_page(database_down,
     assert response["Content-Type"].startswith("text/html")
     assert PAGE_503 in page
     assert '<meta http-equiv="refresh" content="5">' in page
+    assert "'unsafe-inline'" not in response["Content-Security-Policy"]
     assert 'href="/pit/?day=2026-12-04">Try again</a>' in page
     [line] = _logged(caplog)
     assert line.exc_info is None
