@@ -28,8 +28,9 @@ from django.utils.translation import gettext_lazy as _
 from casino.htmx import htmx_render, htmx_vary
 from casino.money import amount_minor_parse
 from casino.views import staff_casino_id
+from tables.errors import ReplayError
 from tables.models import RoundStatus
-from tables.replay import ReplayError, round_export, round_replay_check
+from tables.replay import round_export, round_replay_check
 from tables.round_audit.events import round_audit_records, round_event_log
 from tables.round_audit.labels import ROUND_STATUS_LABELS, status_label
 from tables.round_audit.listing import ROUNDS_PER_PAGE, round_list_for_audit, round_rows
