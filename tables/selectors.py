@@ -1,5 +1,6 @@
-"""Reads of the live tables: the table state the terminals and the dealer console show, round
-lists for audit, and access scoping."""
+"""Reads of the live tables: the table state the terminals and the dealer console show, the
+payouts and configuration changes that wait for a pit boss (the round list for audit is
+``tables.round_audit.listing``)."""
 
 from __future__ import annotations
 
@@ -317,15 +318,6 @@ def held_payouts(*, casino_id: int, user: User | AnonymousUser) -> list[HeldRoun
             )
         )
     return held
-
-
-def round_list_for_audit(*, table: Table | None = None, since: dt.datetime | None = None) -> QuerySet[Round]:
-    rounds = Round.objects.filter(status="settled").select_related("table")
-    if table is not None:
-        rounds = rounds.filter(table=table)
-    if since is not None:
-        rounds = rounds.filter(settled_at__gte=since)
-    return rounds.order_by("pk")
 
 
 # The kinds of approval of the tables' configuration (casino/controls.toml): what
