@@ -40,13 +40,8 @@ from games.cards import Card
 from tables.api.state import table_state_version_current
 from tables.errors import TableError
 from tables.models import Round, RoundRequest, RoundStatus, TableConfigVersion, TableDealer, signed_on_dealer
-from tables.round_audit import (
-    BET_KIND_LABELS,
-    DECISION_LABELS,
-    ROUND_STATUS_LABELS,
-    RoundSummary,
-    round_summary,
-)
+from tables.round_audit.labels import BET_KIND_LABELS, DECISION_LABELS, ROUND_STATUS_LABELS
+from tables.round_audit.summary import RoundSummary, round_summary
 from tables.selectors import rounds_latest_first, seconds_left, table_state_of_round
 from tables.services import (
     Actor,

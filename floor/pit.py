@@ -14,7 +14,7 @@ import hashlib
 from typing import Any
 
 from django.contrib import messages
-from django.db.models import Exists, IntegerField, OuterRef, Subquery, Sum, Value
+from django.db.models import Exists, IntegerField, OuterRef, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce, Concat, NullIf, Trim
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -77,6 +77,14 @@ def floor_rows(casino_id: int) -> list[dict[str, Any]]:
     """Every table of the casino with its state, dealer, latest round, the stakes in play and
     when its round last changed; a canasta table with its open game instead (its number, deals
     scored, host, the players' holds): one query (a subquery per column)."""
+    now = timezone.now()
+    return [_floor_row(table, now) for table in _floor_tables(casino_id)]
+
+
+def _floor_tables(casino_id: int) -> QuerySet[Table]:
+    """The casino's tables by pit and name, each annotated with what its floor row shows: the
+    signed-on dealer, the latest round and when it last changed, the stakes in play, whether
+    something waits for a pit boss, the open canasta game."""
     game = CanastaGame.objects.filter(table_id=OuterRef("pk"), status__in=OPEN_CANASTA_GAME_STATUSES)
     void_asked = CanastaVoidRequest.objects.filter(
         game__table_id=OuterRef("pk"), approval__status="pending"
@@ -97,7 +105,7 @@ def floor_rows(casino_id: int) -> list[dict[str, Any]]:
         .annotate(total=Sum("stake_minor"))
         .values("total")[:1]
     )
-    rows = (
+    return (
         Table.objects.filter(casino_id=casino_id)
         .select_related("pit")
         .annotate(
@@ -126,35 +134,33 @@ def floor_rows(casino_id: int) -> list[dict[str, Any]]:
         )
         .order_by("pit__name", "name")
     )
-    now = timezone.now()
-    out = []
-    for table in rows:
-        state = _floor_state(table)
-        changed_at: dt.datetime | None = table.round_changed_at
-        is_canasta = table.game == Game.CANASTA
-        in_play_minor: int = table.in_play_minor
-        if is_canasta:
-            in_play_minor = (table.game_held_minor or 0) * (table.game_players or 0)
-        out.append(
-            {
-                "table": table,
-                "is_canasta": is_canasta,
-                "state": state,
-                "state_label": FLOOR_STATES[state],
-                "dealer": (table.game_host or table.dealer_name or "")
-                if is_canasta
-                else table.dealer_name or "",
-                "round_id": table.round_id,
-                "round_number": table.round_number,
-                "round_version": table.round_version,
-                "game_number": table.game_number,
-                "game_deals": table.game_deals,
-                "in_play_minor": in_play_minor,
-                "changed_at": changed_at,
-                "seconds_in_state": int((now - changed_at).total_seconds()) if changed_at else None,
-            }
-        )
-    return out
+
+
+def _floor_row(table: Any, now: dt.datetime) -> dict[str, Any]:
+    """One table of :func:`_floor_tables` as the floor shows it: its state in words, its dealer
+    (a canasta table's host), its latest round or game, the stakes in play (a canasta game's
+    holds) and how long it has been in its state."""
+    state = _floor_state(table)
+    changed_at: dt.datetime | None = table.round_changed_at
+    is_canasta = table.game == Game.CANASTA
+    in_play_minor: int = table.in_play_minor
+    if is_canasta:
+        in_play_minor = (table.game_held_minor or 0) * (table.game_players or 0)
+    return {
+        "table": table,
+        "is_canasta": is_canasta,
+        "state": state,
+        "state_label": FLOOR_STATES[state],
+        "dealer": (table.game_host or table.dealer_name or "") if is_canasta else table.dealer_name or "",
+        "round_id": table.round_id,
+        "round_number": table.round_number,
+        "round_version": table.round_version,
+        "game_number": table.game_number,
+        "game_deals": table.game_deals,
+        "in_play_minor": in_play_minor,
+        "changed_at": changed_at,
+        "seconds_in_state": int((now - changed_at).total_seconds()) if changed_at else None,
+    }
 
 
 def _full_name(user: str) -> Coalesce:

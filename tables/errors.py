@@ -133,6 +133,11 @@ class TableNameTakenError(ConflictError):
     code = "table_name_taken"
 
 
+class ReplayError(Exception):
+    """A recorded round that cannot be replayed or exported from its events (one that never
+    closed betting): not a refusal of a command, nothing was asked to change."""
+
+
 __all__ = [
     "AwaitingCorrectionError",
     "BetBehindOwnBoxError",
@@ -144,6 +149,7 @@ __all__ = [
     "MisscanError",
     "NotBoxOwnerError",
     "NotSeatedError",
+    "ReplayError",
     "RoundInProgressError",
     "RoundNotOpenError",
     "ShuffleDueError",

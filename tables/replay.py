@@ -15,11 +15,8 @@ from games.blackjack import RoundState, action_from_dict, apply, settlement, sta
 from games.blackjack.actions import DealCard, Decision, TakeEvenMoney, TakeInsurance
 from games.blackjack.rules import PROFILES
 from games.blackjack.state import BetKind
+from tables.errors import ReplayError
 from tables.models import Bet, PayoutLine, Round, RoundEvent
-
-
-class ReplayError(Exception):
-    pass
 
 
 def round_events(round_: Round) -> list[RoundEvent]:
@@ -109,18 +106,54 @@ def round_export(round_: Round) -> dict[str, Any]:
     profile_name = rules.name if rules.name in PROFILES else "live-american"
     overrides = {key: value for key, value in rules.to_dict().items() if key != "name"}
     shoe = [action.card.code for action in actions if isinstance(action, DealCard)]
-    insured = {action.bet_id: action for action in actions if isinstance(action, TakeInsurance)}
-    even_money = {action.bet_id for action in actions if isinstance(action, TakeEvenMoney)}
+    insurance = _InsuranceChoices(actions)
+    boxes, ids = _script_boxes(state, actions, insurance)
+    for bet_id, action in insurance.insured.items():
+        if action.insurance_bet_id:
+            ids[action.insurance_bet_id] = f"{ids[bet_id]}/insurance"
+    lines = _expected_lines(round_, ids)
+    return {
+        "name": f"{round_.table.name}-round-{round_.number}",
+        "description": f"round {round_.number} of table {round_.table.name}, exported from its event log",
+        "source": f"tables.round {round_.pk}",
+        "profile": profile_name,
+        "rules": overrides,
+        "shoe": shoe,
+        "boxes": boxes,
+        "expected": {
+            "lines": lines,
+            "totals": {
+                "stake_minor": sum(line["stake_minor"] for line in lines),
+                "paid_minor": sum(line["paid_minor"] for line in lines),
+                "house_net_minor": sum(line["stake_minor"] - line["paid_minor"] for line in lines),
+            },
+        },
+    }
 
-    def insurance_choice(bet_id: str) -> dict[str, Any]:
+
+class _InsuranceChoices:
+    """The insurance choices recorded among a round's actions: the bets insured (with the
+    action, which names the insurance bet) and those that took even money."""
+
+    def __init__(self, actions: list[Any]) -> None:
+        self.insured = {action.bet_id: action for action in actions if isinstance(action, TakeInsurance)}
+        self.even_money = {action.bet_id for action in actions if isinstance(action, TakeEvenMoney)}
+
+    def of(self, bet_id: str) -> dict[str, Any]:
         """The script's insurance keys for a bet: the recorded choice, and a take's amount."""
-        taken = insured.get(bet_id)
+        taken = self.insured.get(bet_id)
         if taken is not None:
             if taken.stake_minor is None:
                 return {"insurance": "take"}
             return {"insurance": "take", "insurance_minor": taken.stake_minor}
-        return {"insurance": "even_money" if bet_id in even_money else "decline"}
+        return {"insurance": "even_money" if bet_id in self.even_money else "decline"}
 
+
+def _script_boxes(
+    state: RoundState, actions: list[Any], insurance: _InsuranceChoices
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The script's boxes (each box with a bet: its player, decisions, stakes, side bets and bets
+    behind), and the script's id of each engine bet id."""
     decisions: dict[int, list[str]] = {}
     for action in actions:
         if isinstance(action, Decision):
@@ -140,7 +173,7 @@ def round_export(round_: Round) -> dict[str, Any]:
                 continue
             if bet.kind is BetKind.MAIN:
                 entry["stake_minor"] = bet.stake_minor
-                entry.update(insurance_choice(bet.bet_id))
+                entry.update(insurance.of(bet.bet_id))
                 ids[bet.bet_id] = f"box{number}-main"
             elif bet.kind is BetKind.PERFECT_PAIRS:
                 entry["perfect_pairs_minor"] = bet.stake_minor
@@ -155,7 +188,7 @@ def round_export(round_: Round) -> dict[str, Any]:
                         "stake_minor": bet.stake_minor,
                         "follow_double": bet.follow_double,
                         "follow_split": bet.follow_split,
-                        **insurance_choice(bet.bet_id),
+                        **insurance.of(bet.bet_id),
                         "bet_id": f"bet-{bet.bet_id}",
                     }
                 )
@@ -163,9 +196,12 @@ def round_export(round_: Round) -> dict[str, Any]:
         if behind:
             entry["behind"] = behind
         boxes.append(entry)
-    for bet_id, action in insured.items():
-        if action.insurance_bet_id:
-            ids[action.insurance_bet_id] = f"{ids[bet_id]}/insurance"
+    return boxes, ids
+
+
+def _expected_lines(round_: Round, ids: dict[str, str]) -> list[dict[str, Any]]:
+    """The round's recorded payout lines as the script expects them, each bet by its script id
+    (``ids``; its database id when it has none)."""
     kinds = dict(Bet.objects.filter(round=round_).values_list("pk", "kind"))
     lines: list[dict[str, Any]] = []
     for line in PayoutLine.objects.filter(round=round_).order_by("pk"):
@@ -187,23 +223,7 @@ def round_export(round_: Round) -> dict[str, Any]:
                 "rounding_remainder_minor": line.rounding_remainder,
             }
         )
-    return {
-        "name": f"{round_.table.name}-round-{round_.number}",
-        "description": f"round {round_.number} of table {round_.table.name}, exported from its event log",
-        "source": f"tables.round {round_.pk}",
-        "profile": profile_name,
-        "rules": overrides,
-        "shoe": shoe,
-        "boxes": boxes,
-        "expected": {
-            "lines": lines,
-            "totals": {
-                "stake_minor": sum(line["stake_minor"] for line in lines),
-                "paid_minor": sum(line["paid_minor"] for line in lines),
-                "house_net_minor": sum(line["stake_minor"] - line["paid_minor"] for line in lines),
-            },
-        },
-    }
+    return lines
 
 
-__all__ = ["ReplayError", "ReplayResult", "round_export", "round_rebuild", "round_replay_check", "totals"]
+__all__ = ["ReplayResult", "round_export", "round_rebuild", "round_replay_check", "totals"]

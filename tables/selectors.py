@@ -1,5 +1,6 @@
-"""Reads of the live tables: the table state the terminals and the dealer console show, round
-lists for audit, and access scoping."""
+"""Reads of the live tables: the table state the terminals and the dealer console show, the
+payouts and configuration changes that wait for a pit boss (the round list for audit is
+``tables.round_audit.listing``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from django.utils import timezone
 
 from casino.four_eyes import may_decide
 from casino.models import Approval, Table
-from games.blackjack import current_turn, legal_actions, next_card_target, state_from_dict
+from games.blackjack import RoundState, current_turn, legal_actions, next_card_target, state_from_dict
 from games.cards import Card, hand_value, is_blackjack
 from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Shoe, TableConfigVersion
 from tables.payout_approvals import PAYOUT_SUBJECT
@@ -71,11 +72,49 @@ def table_state_of_round(
     has its bettor's ``player_name`` too (read with the bets): the console names them; the
     terminals' state carries none."""
     shoe, config = in_use if in_use is not None else shoe_and_config_current(table)
-    # The boxes with their seats (one row per seat, a box without one once), and the bets, as
-    # plain rows grouped by box in one pass: a busy round has thousands of bets behind its boxes,
-    # and a model instance per row cost most of the time of this selector.
-    boxes: dict[int, tuple[int | None, bool]] = {}
-    seats: dict[int, list[tuple[int, str, int]]] = {}
+    boxes, seats = _boxes_and_seats(table)
+    bets: dict[int, list[dict[str, Any]]] = {}
+    state = None
+    if round_ is not None:
+        bets = _bets_by_box(round_, bettor_names)
+        if round_.snapshot:
+            state = state_from_dict(round_.snapshot)
+    return {
+        "table": {"id": table.pk, "name": table.name, "is_open": table.is_open},
+        "config": (
+            {"version": config.number, **config.values(), "rule_set": config.rule_set_version.rule_set.name}
+            if config
+            else None
+        ),
+        "shoe": (
+            {
+                "id": shoe.pk,
+                "kind": shoe.kind,
+                "decks": shoe.decks,
+                "commitment": shoe.commitment,
+                "rounds_dealt": shoe.rounds_dealt,
+            }
+            if shoe
+            else None
+        ),
+        "shuffle_due": shuffle_due(table, shoe, config),
+        "round": _round_of_state(round_, state) if round_ else None,
+        "boxes": _box_rows(boxes, seats, bets, state),
+    }
+
+
+# The boxes of a table (owner, whether it accepts bets behind) and the seats of each (player, name,
+# win streak), by box number.
+BoxesRead = dict[int, tuple[int | None, bool]]
+SeatsRead = dict[int, list[tuple[int, str, int]]]
+
+
+def _boxes_and_seats(table: Table) -> tuple[BoxesRead, SeatsRead]:
+    """The table's boxes with their seats, in one query (one row per seat, a box without one
+    once), as plain rows grouped by box in one pass: a busy round has thousands of bets behind
+    its boxes, and a model instance per row cost most of the time of ``table_state_of_round``."""
+    boxes: BoxesRead = {}
+    seats: SeatsRead = {}
     for number, owner_id, accepts, player_id, display_name, win_streak in (
         Box.objects.filter(table=table)
         .order_by("number", "seats__id")
@@ -91,30 +130,39 @@ def table_state_of_round(
         boxes[number] = (owner_id, accepts)
         if player_id is not None:
             seats.setdefault(number, []).append((player_id, display_name, win_streak))
+    return boxes, seats
+
+
+def _bets_by_box(round_: Round, bettor_names: bool) -> dict[int, list[dict[str, Any]]]:
+    """The round's bets but those cancelled, in placing order, as plain rows by box number (one
+    query), each with its bettor's ``player_name`` when ``bettor_names``."""
     bets: dict[int, list[dict[str, Any]]] = {}
-    state = None
-    if round_ is not None:
-        fields = ["pk", "box_number", "player_id", "kind", "stake_minor", "status"]
-        for bet_id, box_number, player_id, kind, stake_minor, status, *name in (
-            Bet.objects.filter(round=round_)
-            .exclude(status=BetStatus.CANCELLED)
-            .order_by("pk")
-            .values_list(*fields, *(["player__display_name"] if bettor_names else []))
-        ):
-            bet = {
-                "bet_id": bet_id,
-                "player_id": player_id,
-                "kind": kind,
-                "stake_minor": stake_minor,
-                "status": status,
-            }
-            if bettor_names:
-                bet["player_name"] = name[0]
-            bets.setdefault(box_number, []).append(bet)
-        if round_.snapshot:
-            state = state_from_dict(round_.snapshot)
+    fields = ["pk", "box_number", "player_id", "kind", "stake_minor", "status"]
+    for bet_id, box_number, player_id, kind, stake_minor, status, *name in (
+        Bet.objects.filter(round=round_)
+        .exclude(status=BetStatus.CANCELLED)
+        .order_by("pk")
+        .values_list(*fields, *(["player__display_name"] if bettor_names else []))
+    ):
+        bet = {
+            "bet_id": bet_id,
+            "player_id": player_id,
+            "kind": kind,
+            "stake_minor": stake_minor,
+            "status": status,
+        }
+        if bettor_names:
+            bet["player_name"] = name[0]
+        bets.setdefault(box_number, []).append(bet)
+    return bets
+
+
+def _box_rows(
+    boxes: BoxesRead, seats: SeatsRead, bets: dict[int, list[dict[str, Any]]], state: RoundState | None
+) -> list[dict[str, Any]]:
+    """Each box of the table with its owner, seats, bets and, when the round's engine ``state``
+    plays it, its hands with their cards, totals and stakes."""
     playing = {box.number: box for box in state.boxes} if state is not None else {}
-    turn = current_turn(state) if state is not None else None
     box_rows = []
     for box_number, (owner, accepts_behind) in boxes.items():
         engine_box = playing.get(box_number)
@@ -144,67 +192,46 @@ def table_state_of_round(
                 ],
             }
         )
+    return box_rows
+
+
+def _round_of_state(round_: Round, state: RoundState | None) -> dict[str, Any]:
+    """The round as the table's state shows it: its status, decision deadline, whose turn with
+    the decisions open to them, the card the engine expects next, the misscan it waits on, and
+    the dealer's cards (the hole card hidden, and no total, until revealed)."""
+    turn = current_turn(state) if state is not None else None
     dealer_cards: list[str | None] = []
     if state is not None:
         for index, card in enumerate(state.dealer_cards):
             dealer_cards.append(card.code if index == 0 or state.is_hole_card_revealed else None)
     target = next_card_target(state) if state is not None else None
     return {
-        "table": {"id": table.pk, "name": table.name, "is_open": table.is_open},
-        "config": (
-            {"version": config.number, **config.values(), "rule_set": config.rule_set_version.rule_set.name}
-            if config
-            else None
-        ),
-        "shoe": (
+        "id": round_.pk,
+        "number": round_.number,
+        "status": round_.status,
+        "decision_deadline_at": round_.decision_deadline_at,
+        "seconds_left": seconds_left(round_.decision_deadline_at),
+        "turn": (
             {
-                "id": shoe.pk,
-                "kind": shoe.kind,
-                "decks": shoe.decks,
-                "commitment": shoe.commitment,
-                "rounds_dealt": shoe.rounds_dealt,
+                "box": turn[0],
+                "hand": turn[1],
+                "decisions": [action.type for action in legal_actions(state)],
             }
-            if shoe
+            if turn and state is not None
             else None
         ),
-        "shuffle_due": shuffle_due(table, shoe, config),
-        "round": (
+        "card_expected": (
+            {"to": target.to, "box": target.box, "hand": target.hand, "is_face_up": target.is_face_up}
+            if target
+            else None
+        ),
+        "awaiting_correction": round_.awaiting_correction,
+        "dealer": (
             {
-                "id": round_.pk,
-                "number": round_.number,
-                "status": round_.status,
-                "decision_deadline_at": round_.decision_deadline_at,
-                "seconds_left": seconds_left(round_.decision_deadline_at),
-                "turn": (
-                    {
-                        "box": turn[0],
-                        "hand": turn[1],
-                        "decisions": [action.type for action in legal_actions(state)],
-                    }
-                    if turn and state is not None
-                    else None
-                ),
-                "card_expected": (
-                    {"to": target.to, "box": target.box, "hand": target.hand, "is_face_up": target.is_face_up}
-                    if target
-                    else None
-                ),
-                "awaiting_correction": round_.awaiting_correction,
-                "dealer": (
-                    {
-                        "cards": dealer_cards,
-                        **(
-                            _cards([c for c in dealer_cards if c])
-                            if state and state.is_hole_card_revealed
-                            else {}
-                        ),
-                    }
-                ),
+                "cards": dealer_cards,
+                **(_cards([c for c in dealer_cards if c]) if state and state.is_hole_card_revealed else {}),
             }
-            if round_
-            else None
         ),
-        "boxes": box_rows,
     }
 
 
@@ -291,15 +318,6 @@ def held_payouts(*, casino_id: int, user: User | AnonymousUser) -> list[HeldRoun
             )
         )
     return held
-
-
-def round_list_for_audit(*, table: Table | None = None, since: dt.datetime | None = None) -> QuerySet[Round]:
-    rounds = Round.objects.filter(status="settled").select_related("table")
-    if table is not None:
-        rounds = rounds.filter(table=table)
-    if since is not None:
-        rounds = rounds.filter(settled_at__gte=since)
-    return rounds.order_by("pk")
 
 
 # The kinds of approval of the tables' configuration (casino/controls.toml): what

@@ -145,13 +145,7 @@ def canasta_game_open(
         if CanastaGame.objects.filter(table=table, status__in=OPEN_CANASTA_GAME_STATUSES).exists():
             raise CanastaError("a game is open at this table", code="canasta_game_in_progress")
         settings = canasta_config_values(table)
-        if not settings["stake_min_minor"] <= stake_minor <= settings["stake_max_minor"]:
-            raise CanastaError(
-                f"the stake is {settings['stake_min_minor']} to {settings['stake_max_minor']} minor units",
-                code="stake_out_of_range",
-                minimum_minor=settings["stake_min_minor"],
-                maximum_minor=settings["stake_max_minor"],
-            )
+        _stake_within_limits(settings, stake_minor)
         version = RuleSetVersion.objects.select_related("rule_set").get(pk=settings["rule_set_version"])
         played = {**version.options, **dict(options or {})}
         rules = engine_call(lambda: preset(version.rule_set.name, played))
@@ -187,28 +181,45 @@ def canasta_game_open(
             opened_by_name=actor.name,
             opened_at=timezone.now(),
         )
-        actor.audit(
-            action="canasta.game_opened",
-            object_type="tables.canastagame",
-            object_id=game.pk,
-            after={
-                "table": table.name,
-                "number": number,
-                "preset": game.preset,
-                "rule_set_version_id": version.pk,
-                "players": game.players,
-                "deal_kind": game.deal_kind,
-                "stake_minor": stake_minor,
-                "stake_points": game.stake_points,
-                "hold_minor": hold_minor,
-                "fee": {
-                    "kind": game.fee_kind,
-                    "basis_points": game.fee_basis_points,
-                    "minor": game.fee_minor,
-                },
-            },
-        )
+        _game_opened_audit(actor, game)
     return game
+
+
+def _stake_within_limits(settings: Mapping[str, Any], stake_minor: int) -> None:
+    """Refuse a stake outside the table's limits (``stake_out_of_range``, with the limits)."""
+    if not settings["stake_min_minor"] <= stake_minor <= settings["stake_max_minor"]:
+        raise CanastaError(
+            f"the stake is {settings['stake_min_minor']} to {settings['stake_max_minor']} minor units",
+            code="stake_out_of_range",
+            minimum_minor=settings["stake_min_minor"],
+            maximum_minor=settings["stake_max_minor"],
+        )
+
+
+def _game_opened_audit(actor: Actor, game: CanastaGame) -> None:
+    """The audit record of a game just opened (``canasta.game_opened``): its table, number,
+    rules, players, stake, hold and fee."""
+    actor.audit(
+        action="canasta.game_opened",
+        object_type="tables.canastagame",
+        object_id=game.pk,
+        after={
+            "table": game.table.name,
+            "number": game.number,
+            "preset": game.preset,
+            "rule_set_version_id": game.rule_set_version_id,
+            "players": game.players,
+            "deal_kind": game.deal_kind,
+            "stake_minor": game.stake_minor,
+            "stake_points": game.stake_points,
+            "hold_minor": game.hold_minor,
+            "fee": {
+                "kind": game.fee_kind,
+                "basis_points": game.fee_basis_points,
+                "minor": game.fee_minor,
+            },
+        },
+    )
 
 
 def _seated_player(actor: Actor, table: Table, player: Player | None) -> Player:

@@ -13,6 +13,7 @@ from casino.actors import Actor
 from casino.errors import PermissionRefusedError, game
 from casino.gaming_day_state import gaming_day_writable
 from casino.locking import player_lock
+from casino.models import Player
 from casino.table_access import require_player
 from games.blackjack import Bet as EngineBet
 from games.blackjack import BetKind as EngineBetKind
@@ -90,34 +91,21 @@ def bet_place(
     ``round_not_open``, ``gaming_day_closed``, ``not_box_owner`` for a main bet on a box not taken, ``box_not_taken`` for
     a bet behind an empty box, ``permission_denied``) and the wallet's (``insufficient_funds``).
     """
-    if kind not in PLACEABLE_KINDS:
-        raise TableError(f"unknown bet kind {kind!r}", code="invalid_bet_kind")
-    if isinstance(box_number, bool) or not isinstance(box_number, int) or box_number not in BOX_NUMBERS:
-        raise NoSuchBoxError("boxes are numbered 1 to 7")
-    if actor.player is None:
-        raise PermissionRefusedError("A player must be logged in at a terminal.")
+    bettor = _bet_request_checked(kind, box_number, actor)
     # No savepoint: inside its request's transaction (the terminal API's) a bet is the whole of
     # it, and a refusal rolls that back, so the savepoint and its release would be two statements
     # of a bet's thirteen for nothing. A caller that goes on after a refused bet in a transaction
     # of its own wraps the call in ``transaction.atomic()``.
     with transaction.atomic(savepoint=False):
         round_lock_take(round_id, shared=True)
-        gaming_day_writable(casino=actor.player.casino)
-        read = round_for_bet(round_id, box_number, actor.player.pk)  # locks the player's row too
+        gaming_day_writable(casino=bettor.casino)
+        read = round_for_bet(round_id, box_number, bettor.pk)  # locks the player's row too
         if read is None:
             raise RoundNotOpenError("no such round")
         round_ = read.round
         player = require_player(actor, round_.table)
         is_behind = kind == BetKind.BEHIND
-        wanted = EngineBet(
-            bet_id="new",
-            player=engine_player(player.pk),
-            box=box_number,
-            kind=EngineBetKind(kind),
-            stake_minor=stake_minor,
-            follow_double=bool(follow_double) and is_behind,
-            follow_split=bool(follow_split) and is_behind,
-        )
+        wanted = _bet_wanted(player.pk, box_number, kind, stake_minor, follow_double, follow_split)
         box, rules = _bet_checked(round_, read.box, player.pk, wanted)
         if is_behind and not read.is_seated:
             Seat.objects.bulk_create([Seat(box=box, player=player)], ignore_conflicts=True)
@@ -144,6 +132,36 @@ def bet_place(
             terminal_id=actor.terminal.pk if actor.terminal is not None else None,
         )
     return bet
+
+
+def _bet_request_checked(kind: str, box_number: int, actor: Actor) -> Player:
+    """The bet's kind and box as the request names them, and its bettor (the player logged in at
+    the terminal), before anything is read: ``invalid_bet_kind``, ``no_such_box`` (boxes 1 to 7),
+    ``permission_denied``."""
+    if kind not in PLACEABLE_KINDS:
+        raise TableError(f"unknown bet kind {kind!r}", code="invalid_bet_kind")
+    if isinstance(box_number, bool) or not isinstance(box_number, int) or box_number not in BOX_NUMBERS:
+        raise NoSuchBoxError("boxes are numbered 1 to 7")
+    if actor.player is None:
+        raise PermissionRefusedError("A player must be logged in at a terminal.")
+    return actor.player
+
+
+def _bet_wanted(
+    player_id: int, box_number: int, kind: str, stake_minor: int, follow_double: bool, follow_split: bool
+) -> EngineBet:
+    """The bet asked for, as the engine checks it (its id not given yet): the presets to follow
+    the owner's doubles and splits only on a bet behind."""
+    is_behind = kind == BetKind.BEHIND
+    return EngineBet(
+        bet_id="new",
+        player=engine_player(player_id),
+        box=box_number,
+        kind=EngineBetKind(kind),
+        stake_minor=stake_minor,
+        follow_double=bool(follow_double) and is_behind,
+        follow_split=bool(follow_split) and is_behind,
+    )
 
 
 def _bet_checked(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from tables.round_audit import CardView, card_view
+from tables.round_audit.cards import CardView, card_view
 
 register = template.Library()
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import template
 
 from tables.payout_labels import rule_label
-from tables.round_audit import BET_KIND_LABELS
+from tables.round_audit.labels import BET_KIND_LABELS
 
 register = template.Library()
 

@@ -28,18 +28,13 @@ from django.utils.translation import gettext_lazy as _
 from casino.htmx import htmx_render, htmx_vary
 from casino.money import amount_minor_parse
 from casino.views import staff_casino_id
+from tables.errors import ReplayError
 from tables.models import RoundStatus
-from tables.replay import ReplayError, round_export, round_replay_check
-from tables.round_audit import (
-    ROUND_STATUS_LABELS,
-    ROUNDS_PER_PAGE,
-    round_audit_records,
-    round_event_log,
-    round_list_for_audit,
-    round_rows,
-    round_summary,
-    status_label,
-)
+from tables.replay import round_export, round_replay_check
+from tables.round_audit.events import round_audit_records, round_event_log
+from tables.round_audit.labels import ROUND_STATUS_LABELS, status_label
+from tables.round_audit.listing import ROUNDS_PER_PAGE, round_list_for_audit, round_rows
+from tables.round_audit.summary import round_summary
 from tables.views.access import staff_round
 
 ROUND_AUDIT_PERMISSIONS = ("casino.supervise_pit", "casino.view_audit")

@@ -387,7 +387,7 @@ def test_the_round_with_htmx_is_only_its_section(pit_client, rounds):
 def test_the_summary_partial_renders_on_its_own(rounds):
     from django.template.loader import render_to_string
 
-    from tables.round_audit import round_summary
+    from tables.round_audit.summary import round_summary
 
     html = render_to_string("tables/round/_round-summary.html", {"summary": round_summary(rounds["waiting"])})
     assert html.count('class="payout-line ') == 1

@@ -8,8 +8,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from tables.errors import ReplayError
 from tables.models import Round
-from tables.replay import ReplayError, round_export
+from tables.replay import round_export
 
 
 class Command(BaseCommand):
