@@ -2,42 +2,45 @@
 
 from django.urls import path
 
-from accounting import views, views_players, views_reports, views_tips
+from accounting import views_players, views_reports, views_tips
+from accounting.views import counts, day, settings, slips
 
 app_name = "accounting"
 
 urlpatterns = [
-    path("", views.day, name="day"),
-    path("day/close/", views.day_close, name="day_close"),
-    path("day/reopen/", views.day_reopen, name="day_reopen"),
-    path("day/reopen/<int:approval_id>/decide/", views.day_reopen_decide, name="day_reopen_decide"),
-    path("tables/<str:table_name>/", views.table_page, name="table"),
-    path("tables/<str:table_name>/counts/", views.count_record, name="count_record"),
-    path("tables/<str:table_name>/counts/<int:count_id>/sign/", views.count_sign, name="count_sign"),
+    path("", day.day, name="day"),
+    path("day/close/", day.day_close, name="day_close"),
+    path("day/reopen/", day.day_reopen, name="day_reopen"),
+    path("day/reopen/<int:approval_id>/decide/", day.day_reopen_decide, name="day_reopen_decide"),
+    path("tables/<str:table_name>/", counts.table_page, name="table"),
+    path("tables/<str:table_name>/counts/", counts.count_record, name="count_record"),
+    path("tables/<str:table_name>/counts/<int:count_id>/sign/", counts.count_sign, name="count_sign"),
     path(
         "tables/<str:table_name>/investigations/<int:investigation_id>/resolve/",
-        views.investigation_resolve_view,
+        counts.investigation_resolve_view,
         name="investigation_resolve",
     ),
     path(
         "tables/<str:table_name>/investigations/<int:investigation_id>/approvals/<int:approval_id>/<str:decision>/",
-        views.investigation_decide_view,
+        counts.investigation_decide_view,
         name="investigation_decide",
     ),
-    path("slips/", views.desk, name="desk"),
-    path("slips/live/", views.desk_live, name="desk_live"),
-    path("slips/request/", views.slip_request_view, name="slip_request"),
-    path("slips/<int:slip_id>/<str:step>/", views.slip_step, name="slip_step"),
+    path("slips/", slips.desk, name="desk"),
+    path("slips/live/", slips.desk_live, name="desk_live"),
+    path("slips/request/", slips.slip_request_view, name="slip_request"),
+    path("slips/<int:slip_id>/<str:step>/", slips.slip_step, name="slip_step"),
     path(
         "slips/<int:slip_id>/void/<int:approval_id>/<str:decision>/",
-        views.slip_void_decide_view,
+        slips.slip_void_decide_view,
         name="slip_void_decide",
     ),
-    path("slips/report/", views.report, name="report"),
-    path("settings/", views.settings_page, name="settings"),
-    path("settings/change/", views.settings_change, name="settings_change"),
+    path("slips/report/", slips.report, name="report"),
+    path("settings/", settings.settings_page, name="settings"),
+    path("settings/change/", settings.settings_change, name="settings_change"),
     path(
-        "settings/approvals/<int:approval_id>/<str:decision>/", views.settings_decide, name="settings_decide"
+        "settings/approvals/<int:approval_id>/<str:decision>/",
+        settings.settings_decide,
+        name="settings_decide",
     ),
     # Drop, win and hold (accounting/views_reports.py).
     path("drop/", views_reports.drop_desk, name="drop"),

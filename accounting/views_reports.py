@@ -2,7 +2,7 @@
 box counts and their second signature), win and hold per table with its charts, the hold alerts
 (resolve one, run the check now) and the three table reports as a page, a CSV or a PDF.
 
-The shape of ``accounting/views.py``: each page checks the permission and the casino, a command
+The shape of ``accounting/views/``: each page checks the permission and the casino, a command
 goes through one service, a plain form post is sent back to the page (htmx gets the section
 again), a refusal is the page with the reason in words and its 4xx status.
 """
@@ -46,7 +46,7 @@ from accounting.services_drop import (
     hold_alert_resolve,
     table_buy_in_record,
 )
-from accounting.views import answered, any_permission, page, staff_casino
+from accounting.views.common import answered, any_permission, page, staff_casino
 from accounting.win import month_start, table_records
 from accounting.win_charts import day_chart
 from casino.actors import Actor

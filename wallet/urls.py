@@ -2,24 +2,24 @@
 
 from django.urls import path
 
-from wallet import views
+from wallet.views import adjustments, money, players
 
 app_name = "cage"
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("players/new/", views.player_register, name="player_register"),
-    path("players/<int:player_id>/", views.player_page, name="player"),
-    path("players/<int:player_id>/buy-in/", views.buy_in, name="buy_in"),
-    path("players/<int:player_id>/cash-out/", views.cash_out, name="cash_out"),
-    path("players/<int:player_id>/lock/", views.card_lock, name="card_lock"),
-    path("players/<int:player_id>/unlock/", views.card_unlock, name="card_unlock"),
-    path("players/<int:player_id>/adjust/", views.adjust, name="adjust"),
-    path("adjustments/", views.adjustments, name="adjustments"),
+    path("", players.home, name="home"),
+    path("players/new/", players.player_register, name="player_register"),
+    path("players/<int:player_id>/", players.player_page, name="player"),
+    path("players/<int:player_id>/buy-in/", money.buy_in, name="buy_in"),
+    path("players/<int:player_id>/cash-out/", money.cash_out, name="cash_out"),
+    path("players/<int:player_id>/lock/", players.card_lock, name="card_lock"),
+    path("players/<int:player_id>/unlock/", players.card_unlock, name="card_unlock"),
+    path("players/<int:player_id>/adjust/", money.adjust, name="adjust"),
+    path("adjustments/", adjustments.adjustments, name="adjustments"),
     path(
         "adjustments/<int:adjustment_id>/<slug:decision>/",
-        views.adjustment_decide,
+        adjustments.adjustment_decide,
         name="adjustment_decide",
     ),
-    path("receipts/<int:transfer_id>/", views.receipt, name="receipt"),
+    path("receipts/<int:transfer_id>/", money.receipt, name="receipt"),
 ]

@@ -1,4 +1,4 @@
-"""The operator's configuration pages (tables/views/operator.py): tables, rule sets, paytables,
+"""The operator's configuration pages (tables/views/operator/): tables, rule sets, paytables,
 the house edge where a choice is made, and the approvals a second person gives; with and without
 htmx, for the roles allowed, and refused to the others with nothing changed."""
 

@@ -1,4 +1,4 @@
-"""The cage's pages (wallet/views.py): the search, registration, the player's page with buy-in,
+"""The cage's pages (wallet/views/): the search, registration, the player's page with buy-in,
 cash-out, card lock and unlock, balance adjustments and their approval, receipts; for the
 cashier and the pit boss as their permissions allow, refused to the other roles and to anonymous
 visitors, each with and without htmx."""

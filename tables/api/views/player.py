@@ -1,0 +1,56 @@
+"""The signed-in player's wallet at a terminal: the balance and the statement."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from casino.api_views import PlayerApiView
+from tables.api import serializers as s
+from wallet.selectors import account_balance, player_statement
+
+
+class BalanceView(PlayerApiView):
+    @extend_schema(
+        operation_id="player_balance",
+        summary="The signed-in player's balance",
+        tags=["wallet"],
+        responses={200: s.BalanceSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        balance = account_balance(self.session.player)
+        return Response(
+            s.BalanceSerializer(
+                {
+                    "balance_minor": balance.balance_minor,
+                    "held_minor": balance.held_minor,
+                    "available_minor": balance.available_minor,
+                    "currency": balance.currency,
+                }
+            ).data
+        )
+
+
+class StatementView(PlayerApiView):
+    @extend_schema(
+        operation_id="player_statement",
+        summary="The signed-in player's statement: movements with the balance after each",
+        tags=["wallet"],
+        parameters=[s.StatementQuerySerializer],
+        responses={200: s.StatementSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        query = s.StatementQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        player = self.session.player
+        lines = player_statement(player, since=query.validated_data.get("since"))
+        lines = lines[-query.validated_data["limit"] :]
+        balance = account_balance(player)
+        return Response(
+            s.StatementSerializer(
+                {"currency": balance.currency, "lines": [asdict(line) for line in lines]}
+            ).data
+        )
