@@ -26,14 +26,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounting.drop_errors import (
+from accounting.errors import (
+    CountAwaitingSignaturesError,
     DropAlreadyCountedError,
     HoldAlertAlreadyResolvedError,
     InvalidBuyInError,
     InvalidShiftError,
-)
-from accounting.errors import (
-    CountAwaitingSignaturesError,
     SamePersonSignedTwiceError,
     SignatureNotNeededError,
     WrongRoleError,
