@@ -82,7 +82,7 @@ from tables.views.dealer import console_version  # noqa: E402
 
 import casino.auth_backends  # noqa: E402
 import casino.idempotency  # noqa: E402
-import casino.services  # noqa: E402
+import casino.services.terminals  # noqa: E402
 import tables.services.bets  # noqa: E402
 import tables.services.commands  # noqa: E402
 import wallet.services.holds  # noqa: E402
@@ -289,7 +289,7 @@ SHAPES: dict[str, tuple[str, list[tuple[Any, str, Any]]]] = {
     "auth": (
         "SQL",
         [
-            (casino.services, "credential_with_terminal", credential_with_terminal_orm),
+            (casino.services.terminals, "credential_with_terminal", credential_with_terminal_orm),
             (tables.api.sessions, "session_with_player", session_with_player_orm),
         ],
     ),
