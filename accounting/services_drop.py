@@ -2,7 +2,7 @@
 signatures, and the resolution of hold alerts. The only code that writes these records (the
 hold check, which raises the alerts, is ``accounting.hold.hold_check``).
 
-The shape of ``accounting/services.py``: one transaction per command, the gaming day's shared
+The shape of ``accounting/services/``: one transaction per command, the gaming day's shared
 lock first (``casino.gaming_day_state.gaming_day_writable``: a closed day refuses everything,
 ``gaming_day_closed``), then the
 table row, then the record's advisory lock, the audit record last. A refusal leaves every record
