@@ -20,8 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape
+
+if TYPE_CHECKING:
+    from reportlab.lib.styles import ParagraphStyle
 
 Cell = str | int | Decimal | None
 
@@ -112,80 +115,26 @@ def report_pdf(report: Report) -> bytes:
     subtitle, the table with its header repeated on every page and the totals row in bold, then
     the notes; each page numbered at its foot. Figures are set flush right. The text is
     real text in an embedded font (a PDF reader finds and copies it; ``pypdf`` extracts it)."""
-    from reportlab.lib import colors
-    from reportlab.lib.enums import TA_RIGHT
     from reportlab.lib.pagesizes import A4, landscape
-    from reportlab.lib.styles import ParagraphStyle
     from reportlab.lib.units import mm
-    from reportlab.platypus import (
-        Paragraph,
-        SimpleDocTemplate,
-        Spacer,
-        Table,
-        TableStyle,
-    )
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 
     _register_fonts()
     page_size = landscape(A4) if len(report.columns) >= _LANDSCAPE_FROM_COLUMNS else A4
-    title_style = ParagraphStyle("title", fontName=FONT_BOLD, fontSize=15, leading=19, spaceAfter=2 * mm)
-    subtitle_style = ParagraphStyle("subtitle", fontName=FONT_REGULAR, fontSize=10, leading=13)
-    cell_style = ParagraphStyle("cell", fontName=FONT_REGULAR, fontSize=_CELL_SIZE, leading=_CELL_SIZE + 2)
-    figure_style = ParagraphStyle("figure", parent=cell_style, alignment=TA_RIGHT)
-    head_style = ParagraphStyle("head", parent=cell_style, fontName=FONT_BOLD)
-    head_figure_style = ParagraphStyle("head-figure", parent=head_style, alignment=TA_RIGHT)
-    total_style = ParagraphStyle("total", parent=cell_style, fontName=FONT_BOLD)
-    total_figure_style = ParagraphStyle("total-figure", parent=total_style, alignment=TA_RIGHT)
-    note_style = ParagraphStyle("note", fontName=FONT_REGULAR, fontSize=8.5, leading=11, spaceBefore=1 * mm)
+    styles = _styles()
 
-    # A column whose cells are all figures has its header set flush right too.
-    figure_columns = [
-        bool(report.rows) and all(_is_figure(row[index]) or row[index] in (None, "") for row in report.rows)
-        for index in range(len(report.columns))
-    ]
-
-    def paragraph(cell: Cell, plain: ParagraphStyle, figure: ParagraphStyle) -> Paragraph:
-        return Paragraph(escape(_text(cell)), figure if _is_figure(cell) else plain)
-
-    story: list[Any] = [Paragraph(escape(report.title), title_style)]
+    story: list[Any] = [Paragraph(escape(report.title), styles.title)]
     if report.subtitle:
         for line in report.subtitle.splitlines():
-            story.append(Paragraph(escape(line), subtitle_style))
+            story.append(Paragraph(escape(line), styles.subtitle))
     story.append(Spacer(1, 4 * mm))
 
     if report.columns:
-        data: list[list[Paragraph]] = [
-            [
-                Paragraph(escape(column), head_figure_style if figure_columns[index] else head_style)
-                for index, column in enumerate(report.columns)
-            ]
-        ]
-        data += [[paragraph(cell, cell_style, figure_style) for cell in row] for row in report.rows]
-        if report.totals is not None:
-            data.append([paragraph(cell, total_style, total_figure_style) for cell in report.totals])
-        commands: list[tuple[Any, ...]] = [
-            ("VALIGN", (0, 0), (-1, -1), "TOP"),
-            ("LINEBELOW", (0, 0), (-1, 0), 0.8, colors.black),
-            ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e8ecef")),
-            ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, colors.HexColor("#f6f7f8")]),
-            ("TOPPADDING", (0, 0), (-1, -1), 2.5),
-            ("BOTTOMPADDING", (0, 0), (-1, -1), 2.5),
-            ("LEFTPADDING", (0, 0), (-1, -1), _CELL_PADDING),
-            ("RIGHTPADDING", (0, 0), (-1, -1), _CELL_PADDING),
-        ]
-        if report.totals is not None:
-            commands += [
-                ("LINEABOVE", (0, -1), (-1, -1), 0.8, colors.black),
-                ("BACKGROUND", (0, -1), (-1, -1), colors.white),
-            ]
-        table = Table(
-            data, repeatRows=1, hAlign="LEFT", colWidths=_column_widths(report, page_size[0] - 30 * mm)
-        )
-        table.setStyle(TableStyle(commands))
-        story.append(table)
+        story.append(_table(report, styles, page_size[0] - 30 * mm))
 
     if report.notes:
         story.append(Spacer(1, 4 * mm))
-        story += [Paragraph(escape(note), note_style) for note in report.notes]
+        story += [Paragraph(escape(note), styles.note) for note in report.notes]
 
     buffer = io.BytesIO()
 
@@ -209,6 +158,87 @@ def report_pdf(report: Report) -> bytes:
     )
     document.build(story, onFirstPage=number_page, onLaterPages=number_page)
     return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class _Styles:
+    """The paragraph styles of a report's PDF: the title's, the subtitle's, a cell's, the
+    header's and the totals' (each also flush right, for a figure), and a note's."""
+
+    title: ParagraphStyle
+    subtitle: ParagraphStyle
+    cell: ParagraphStyle
+    figure: ParagraphStyle
+    head: ParagraphStyle
+    head_figure: ParagraphStyle
+    total: ParagraphStyle
+    total_figure: ParagraphStyle
+    note: ParagraphStyle
+
+
+def _styles() -> _Styles:
+    from reportlab.lib.enums import TA_RIGHT
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.lib.units import mm
+
+    cell_style = ParagraphStyle("cell", fontName=FONT_REGULAR, fontSize=_CELL_SIZE, leading=_CELL_SIZE + 2)
+    head_style = ParagraphStyle("head", parent=cell_style, fontName=FONT_BOLD)
+    total_style = ParagraphStyle("total", parent=cell_style, fontName=FONT_BOLD)
+    return _Styles(
+        title=ParagraphStyle("title", fontName=FONT_BOLD, fontSize=15, leading=19, spaceAfter=2 * mm),
+        subtitle=ParagraphStyle("subtitle", fontName=FONT_REGULAR, fontSize=10, leading=13),
+        cell=cell_style,
+        figure=ParagraphStyle("figure", parent=cell_style, alignment=TA_RIGHT),
+        head=head_style,
+        head_figure=ParagraphStyle("head-figure", parent=head_style, alignment=TA_RIGHT),
+        total=total_style,
+        total_figure=ParagraphStyle("total-figure", parent=total_style, alignment=TA_RIGHT),
+        note=ParagraphStyle("note", fontName=FONT_REGULAR, fontSize=8.5, leading=11, spaceBefore=1 * mm),
+    )
+
+
+def _table(report: Report, styles: _Styles, width: float) -> Any:
+    """The report's table, ``width`` wide: the header (repeated on every page), the rows, the
+    totals row in bold, figures flush right."""
+    from reportlab.lib import colors
+    from reportlab.platypus import Paragraph, Table, TableStyle
+
+    # A column whose cells are all figures has its header set flush right too.
+    figure_columns = [
+        bool(report.rows) and all(_is_figure(row[index]) or row[index] in (None, "") for row in report.rows)
+        for index in range(len(report.columns))
+    ]
+
+    def paragraph(cell: Cell, plain: ParagraphStyle, figure: ParagraphStyle) -> Paragraph:
+        return Paragraph(escape(_text(cell)), figure if _is_figure(cell) else plain)
+
+    data: list[list[Paragraph]] = [
+        [
+            Paragraph(escape(column), styles.head_figure if figure_columns[index] else styles.head)
+            for index, column in enumerate(report.columns)
+        ]
+    ]
+    data += [[paragraph(cell, styles.cell, styles.figure) for cell in row] for row in report.rows]
+    if report.totals is not None:
+        data.append([paragraph(cell, styles.total, styles.total_figure) for cell in report.totals])
+    commands: list[tuple[Any, ...]] = [
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("LINEBELOW", (0, 0), (-1, 0), 0.8, colors.black),
+        ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e8ecef")),
+        ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, colors.HexColor("#f6f7f8")]),
+        ("TOPPADDING", (0, 0), (-1, -1), 2.5),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 2.5),
+        ("LEFTPADDING", (0, 0), (-1, -1), _CELL_PADDING),
+        ("RIGHTPADDING", (0, 0), (-1, -1), _CELL_PADDING),
+    ]
+    if report.totals is not None:
+        commands += [
+            ("LINEABOVE", (0, -1), (-1, -1), 0.8, colors.black),
+            ("BACKGROUND", (0, -1), (-1, -1), colors.white),
+        ]
+    table = Table(data, repeatRows=1, hAlign="LEFT", colWidths=_column_widths(report, width))
+    table.setStyle(TableStyle(commands))
+    return table
 
 
 def _column_widths(report: Report, width: float) -> list[float]:

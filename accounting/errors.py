@@ -1,7 +1,8 @@
-"""Refusals of the accounting services. Each has a stable ``code``; a refused command changed
-nothing. The messages are marked for translation where they are raised. A closed gaming day and
-the rule of its closing are the venue's (``casino.gaming_day_state``: ``gaming_day_closed``,
-``gaming_day_already_closed``, ``gaming_day_not_ended``, ``gaming_day_earlier_open``)."""
+"""Refusals of the accounting services: counts and slips, drop, win and hold, tips. Each has a
+stable ``code``; a refused command changed nothing. The messages are marked for translation where
+they are raised. A closed gaming day and the rule of its closing are the venue's
+(``casino.gaming_day_state``: ``gaming_day_closed``, ``gaming_day_already_closed``,
+``gaming_day_not_ended``, ``gaming_day_earlier_open``)."""
 
 from __future__ import annotations
 
@@ -15,14 +16,25 @@ from casino.errors import (
 
 __all__ = [
     "AccountingError",
+    "BuyInNotFoundError",
     "CountAwaitingSignaturesError",
     "CountNotFoundError",
+    "DropAlreadyCountedError",
+    "DropCountNotFoundError",
     "GamingDayHasOpenWorkError",
+    "HoldAlertAlreadyResolvedError",
+    "HoldAlertNotFoundError",
+    "InvalidBuyInError",
     "InvalidCountError",
+    "InvalidShiftError",
+    "InvalidTipAmountError",
     "InvestigationAlreadyResolvedError",
     "InvestigationUnresolvedError",
+    "NoRoundToTipError",
+    "NotTheTablesDealerError",
     "PermissionRefusedError",
     "ReasonRequiredError",
+    "RoundNotSettledError",
     "SamePersonSignedTwiceError",
     "SignatureNotNeededError",
     "SlipInFlightError",
@@ -31,6 +43,8 @@ __all__ = [
     "SlipTableClosedError",
     "TableAlreadyOpenError",
     "TableNotOpenError",
+    "TipsAlreadyRecordedError",
+    "TipsRoundClosedError",
     "WrongRoleError",
 ]
 
@@ -117,3 +131,75 @@ class SlipTableClosedError(ConflictError):
     frame the table's win."""
 
     code = "slip_table_closed"
+
+
+# ---------------------------------------------------------------- drop, win and hold
+# (accounting/services_drop.py; their sentences in every language are in casino/refusals.py)
+
+
+class InvalidBuyInError(AccountingError):
+    """A buy-in that is not a whole number of minor units above zero (a correction may be 0)."""
+
+    code = "invalid_buy_in"
+
+
+class InvalidShiftError(AccountingError):
+    """A drop count entered for a shift the gaming day does not have, or that has not begun."""
+
+    code = "invalid_shift"
+
+
+class DropAlreadyCountedError(ConflictError):
+    """A second drop count of one table and shift: the first is corrected instead."""
+
+    code = "drop_already_counted"
+
+
+class DropCountNotFoundError(NotFoundError):
+    code = "drop_count_not_found"
+
+
+class BuyInNotFoundError(NotFoundError):
+    code = "buy_in_not_found"
+
+
+class HoldAlertNotFoundError(NotFoundError):
+    code = "hold_alert_not_found"
+
+
+class HoldAlertAlreadyResolvedError(ConflictError):
+    code = "hold_alert_already_resolved"
+
+
+# ---------------------------------------------------------------- tips (accounting/tips.py)
+
+
+class InvalidTipAmountError(ServiceError):
+    code = "invalid_tip_amount"
+    status = 422
+
+
+class NotTheTablesDealerError(PermissionRefusedError):
+    """The tips of a table's round are recorded by the dealer signed on at the table."""
+
+    code = "not_the_tables_dealer"
+
+
+class RoundNotSettledError(ConflictError):
+    code = "round_not_settled"
+
+
+class TipsRoundClosedError(ConflictError):
+    """The table's next round has opened: the settled round before it takes no more tips."""
+
+    code = "tips_round_closed"
+
+
+class TipsAlreadyRecordedError(ConflictError):
+    code = "tips_already_recorded"
+
+
+class NoRoundToTipError(ConflictError):
+    """No round at the table (or its last was voided, or has no dealer) whose dealer a player could tip."""
+
+    code = "no_round_to_tip"

@@ -2,7 +2,7 @@
 day (the closed day itself is the venue's, ``casino.GamingDayClose``), tray counts
 with their signatures and variance investigations, fill and credit slips with their steps.
 
-Writes go through ``accounting/services.py`` only. Records are written once: a count, a slip, a
+Writes go through ``accounting/services/`` only. Records are written once: a count, a slip, a
 signature, a day's closing, an investigation and its resolution are never edited (the
 application's database role may only read and insert them: ``INSERT_ONLY_TABLES`` of
 ``casino/database_roles.py``), so their rows are locked by advisory locks (``accounting/locking.py``).

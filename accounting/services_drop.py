@@ -2,7 +2,7 @@
 signatures, and the resolution of hold alerts. The only code that writes these records (the
 hold check, which raises the alerts, is ``accounting.hold.hold_check``).
 
-The shape of ``accounting/services.py``: one transaction per command, the gaming day's shared
+The shape of ``accounting/services/``: one transaction per command, the gaming day's shared
 lock first (``casino.gaming_day_state.gaming_day_writable``: a closed day refuses everything,
 ``gaming_day_closed``), then the
 table row, then the record's advisory lock, the audit record last. A refusal leaves every record
@@ -26,14 +26,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounting.drop_errors import (
+from accounting.errors import (
+    CountAwaitingSignaturesError,
     DropAlreadyCountedError,
     HoldAlertAlreadyResolvedError,
     InvalidBuyInError,
     InvalidShiftError,
-)
-from accounting.errors import (
-    CountAwaitingSignaturesError,
     SamePersonSignedTwiceError,
     SignatureNotNeededError,
     WrongRoleError,

@@ -35,11 +35,18 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounting.errors import (
+    InvalidTipAmountError,
+    NoRoundToTipError,
+    NotTheTablesDealerError,
+    RoundNotSettledError,
+    TipsAlreadyRecordedError,
+    TipsRoundClosedError,
+)
 from accounting.gaming_days import Shift, schedule_of, shift_of, shifts_of_day
 from accounting.locking import table_row_lock
 from accounting.models import Tip, TipSource
 from casino.actors import Actor, require_staff
-from casino.errors import ConflictError, PermissionRefusedError, ServiceError
 from casino.gaming_day_state import gaming_day_writable
 from casino.models import Casino, Table
 from casino.table_access import require_player
@@ -48,12 +55,7 @@ from wallet.services import MAX_AMOUNT_MINOR, tip_from_wallet
 
 __all__ = [
     "DealerShare",
-    "InvalidTipAmountError",
-    "NoRoundToTipError",
-    "NotTheTablesDealerError",
-    "TipsAlreadyRecordedError",
     "TipsReport",
-    "TipsRoundClosedError",
     "pool_split",
     "round_tips",
     "shift_tips_report",
@@ -62,40 +64,6 @@ __all__ = [
     "tippable_round",
     "tips_none_record",
 ]
-
-
-# ---------------------------------------------------------------- refusals
-
-
-class InvalidTipAmountError(ServiceError):
-    code = "invalid_tip_amount"
-    status = 422
-
-
-class NotTheTablesDealerError(PermissionRefusedError):
-    """The tips of a table's round are recorded by the dealer signed on at the table."""
-
-    code = "not_the_tables_dealer"
-
-
-class RoundNotSettledError(ConflictError):
-    code = "round_not_settled"
-
-
-class TipsRoundClosedError(ConflictError):
-    """The table's next round has opened: the settled round before it takes no more tips."""
-
-    code = "tips_round_closed"
-
-
-class TipsAlreadyRecordedError(ConflictError):
-    code = "tips_already_recorded"
-
-
-class NoRoundToTipError(ConflictError):
-    """No round at the table (or its last was voided, or has no dealer) whose dealer a player could tip."""
-
-    code = "no_round_to_tip"
 
 
 # ---------------------------------------------------------------- helpers

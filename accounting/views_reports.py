@@ -22,7 +22,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from accounting.documents import Report, report_csv, report_pdf
-from accounting.drop_errors import (
+from accounting.errors import (
     DropCountNotFoundError,
     HoldAlertNotFoundError,
     InvalidBuyInError,

@@ -20,9 +20,10 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from accounting.documents import Report, report_csv
+from accounting.errors import InvalidTipAmountError
 from accounting.gaming_days import Shift, schedule_of, shift_of, shifts_of_day
 from accounting.models import TipSource
-from accounting.tips import InvalidTipAmountError, TipsReport, shift_of_day, shift_tips_report
+from accounting.tips import TipsReport, shift_of_day, shift_tips_report
 from casino.htmx import htmx_render
 from casino.models import Casino
 from casino.money import amount_minor_parse, money_plain

@@ -82,10 +82,11 @@ from tables.views.dealer import console_version  # noqa: E402
 
 import casino.auth_backends  # noqa: E402
 import casino.idempotency  # noqa: E402
-import casino.services  # noqa: E402
+import casino.services.terminals  # noqa: E402
 import tables.services.bets  # noqa: E402
 import tables.services.commands  # noqa: E402
-import wallet.services  # noqa: E402
+import wallet.services.holds  # noqa: E402
+import wallet.services.ledger  # noqa: E402
 from casino.actors import Actor  # noqa: E402
 from casino.gaming_day_state import gaming_day_writable  # noqa: E402
 from casino.idempotency import Outcome, idempotent  # noqa: E402
@@ -288,7 +289,7 @@ SHAPES: dict[str, tuple[str, list[tuple[Any, str, Any]]]] = {
     "auth": (
         "SQL",
         [
-            (casino.services, "credential_with_terminal", credential_with_terminal_orm),
+            (casino.services.terminals, "credential_with_terminal", credential_with_terminal_orm),
             (tables.api.sessions, "session_with_player", session_with_player_orm),
         ],
     ),
@@ -306,10 +307,16 @@ SHAPES: dict[str, tuple[str, list[tuple[Any, str, Any]]]] = {
     "round_for_bet": ("SQL", [(tables.services.bets, "round_for_bet", round_for_bet_orm)]),
     "bets_for_check": ("SQL", [(tables.services.bets, "bets_for_check", bets_for_check_orm)]),
     "bet_insert": ("SQL", [(tables.services.bets, "bet_insert", bet_insert_orm)]),
-    "hold_insert": ("SQL", [(wallet.services, "hold_insert", hold_insert_orm)]),
+    "hold_insert": ("SQL", [(wallet.services.holds, "hold_insert", hold_insert_orm)]),
     "player_lock": ("ORM", [(tables.services.bets, "player_lock", player_lock_sql)]),
     "bet_hold_link": ("ORM", [(tables.services.commands, "bet_hold", bet_hold_sql)]),
-    "check_and_apply": ("SQL", [(wallet.services, "check_and_apply", check_and_apply_orm)]),
+    "check_and_apply": (
+        "SQL",
+        [
+            (wallet.services.ledger, "check_and_apply", check_and_apply_orm),
+            (wallet.services.holds, "check_and_apply", check_and_apply_orm),
+        ],
+    ),
     "staff_member": ("SQL", [(casino.auth_backends.StaffBackend, "get_user", staff_get_user_orm)]),
 }
 

@@ -9,9 +9,9 @@ from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
 
-from casino.errors import PlayerTokenError
+from casino.errors import PlayerTokenError, TerminalCredentialError
 from casino.player_sessions import player_session_authenticate
-from casino.services import TerminalCredentialError, terminal_authenticate
+from casino.services import terminal_authenticate
 
 KEYWORD = b"terminal"
 

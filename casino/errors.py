@@ -93,6 +93,103 @@ class InvalidConfigurationError(ServiceError):
 
 
 # ---------------------------------------------------------------------------------------------
+# The venue's refusals (casino.services): staff login, players' cards, terminals' credentials,
+# staff accounts.
+
+
+class LoginRefusedError(ServiceError):
+    code = "login_failed"
+    status = 401
+
+
+class AccountLockedError(ServiceError):
+    code = "account_locked"
+    status = 423
+
+
+class AccountDisabledError(LoginRefusedError):
+    code = "account_disabled"
+    status = 403
+
+
+class TerminalCredentialError(ServiceError):
+    code = "credential_invalid"
+    status = 401
+
+
+class PlayerSignInError(ServiceError):
+    code = "player_sign_in_failed"
+    status = 401
+
+
+class PlayerCardAlreadyLockedError(ConflictError):
+    code = "card_already_locked"
+
+
+class PlayerCardNotLockedError(ConflictError):
+    code = "card_not_locked"
+
+
+class UsernameTakenError(ConflictError):
+    code = "username_taken"
+
+
+class InvalidUsernameError(ServiceError):
+    code = "invalid_username"
+
+
+class InvalidPasswordError(ServiceError):
+    code = "invalid_password"
+
+
+class UnknownRoleError(ServiceError):
+    code = "unknown_role"
+
+
+class SelfDisableRefusedError(PermissionRefusedError):
+    code = "self_disable_refused"
+
+
+class SelfRoleGrantRefusedError(PermissionRefusedError):
+    code = "self_role_grant_refused"
+
+
+class SelfPasswordResetRefusedError(PermissionRefusedError):
+    code = "self_password_reset_refused"
+
+
+class SuperuserNotManagedError(PermissionRefusedError):
+    code = "superuser_not_managed"
+
+
+class AccountAlreadyDisabledError(ConflictError):
+    code = "account_already_disabled"
+
+
+class AccountAlreadyEnabledError(ConflictError):
+    code = "account_already_enabled"
+
+
+class WrongPasswordError(PermissionRefusedError):
+    code = "wrong_password"
+
+
+class PasswordsDifferError(ServiceError):
+    code = "passwords_differ"
+    status = 400
+
+
+class PasswordUnchangedError(ServiceError):
+    code = "password_unchanged"
+    status = 400
+
+
+class UnknownLanguageError(ServiceError):
+    code = "unknown_language"
+    status = 400
+
+
+# ---------------------------------------------------------------------------------------------
 # Engine refusals (``games.errors.GameError``) become service errors with the engine's code, for
 # every game the venue offers (the live tables, the card room) and for the terminal API.
 

@@ -12,11 +12,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from casino.errors import ServiceError
+from casino.errors import ServiceError, UnknownLanguageError
 from casino.htmx import htmx_render, htmx_vary
 from casino.middleware import language_cookie_set, staff_language_remember
 from casino.refusals import refusal_text
-from casino.services import UnknownLanguageError, staff_language_set
+from casino.services import staff_language_set
 from casino.views import HtmxHttpRequest, staff_user
 
 

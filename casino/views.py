@@ -18,7 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from casino.actors import Actor
-from casino.errors import NotFoundError, ServiceError
+from casino.errors import AccountLockedError, LoginRefusedError, NotFoundError, ServiceError
 from casino.middleware import (
     STAFF_PASSWORD_CHANGE_SESSION_KEY,
     language_cookie_set,
@@ -37,8 +37,6 @@ from casino.selectors import (
     terminal_list,
 )
 from casino.services import (
-    AccountLockedError,
-    LoginRefusedError,
     staff_login,
     staff_password_change,
     terminal_credential_issue,

@@ -27,9 +27,10 @@ from django.utils.translation import get_language, gettext_lazy, pgettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from accounting.errors import NoRoundToTipError
 from accounting.models import Slip
 from accounting.selectors import slip_signed_last, slip_state, slips_open
-from accounting.tips import NoRoundToTipError, round_tips, round_tips_marker, tip_record, tips_none_record
+from accounting.tips import round_tips, round_tips_marker, tip_record, tips_none_record
 from accounting.views_tips import tip_amount_read
 from casino.errors import ServiceError, game
 from casino.htmx import htmx_render, htmx_vary

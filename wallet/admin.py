@@ -1,4 +1,4 @@
-"""Read-only admin views of the ledger: money moves only through wallet/services.py."""
+"""Read-only admin views of the ledger: money moves only through wallet/services/."""
 
 from __future__ import annotations
 

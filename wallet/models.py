@@ -1,6 +1,6 @@
 """Accounts, transfers, postings, holds and idempotency records: the double-entry ledger.
 
-Writes go through wallet/services.py only. What the database itself guarantees:
+Writes go through wallet/services/ only. What the database itself guarantees:
 - an account that may not go negative never has ``balance_minor < held_minor`` (CHECK constraint,
   both databases), and ``held_minor >= 0``; only the casino's own accounts (cage, house) may be
   flagged ``may_go_negative`` (CHECK);

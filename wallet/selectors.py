@@ -165,6 +165,13 @@ def ledger_verify() -> LedgerVerification:
         open_holds=Hold.objects.filter(status=HoldStatus.OPEN).count(),
         forged=tuple(ledger_forgeries()),
     )
+    offender = _transfers_offender() or _accounts_offender()
+    return replace(clean, offender=offender) if offender else clean
+
+
+def _transfers_offender() -> str:
+    """The first transfer whose postings do not sum to zero, or post to an account in another
+    currency than the transfer's; "" when there is none."""
     unbalanced = (
         Posting.objects.values("transfer_id")
         .annotate(total=Sum("amount_minor"))
@@ -173,10 +180,7 @@ def ledger_verify() -> LedgerVerification:
         .first()
     )
     if unbalanced:
-        return replace(
-            clean,
-            offender=f"transfer {unbalanced['transfer_id']} does not balance: its postings sum to {unbalanced['total']}",
-        )
+        return f"transfer {unbalanced['transfer_id']} does not balance: its postings sum to {unbalanced['total']}"
     foreign = (
         Posting.objects.exclude(account__currency=F("transfer__currency"))
         .order_by("id")
@@ -184,10 +188,16 @@ def ledger_verify() -> LedgerVerification:
         .first()
     )
     if foreign:
-        return replace(
-            clean,
-            offender=f"transfer {foreign['transfer_id']} posts to account {foreign['account_id']} in another currency",
+        return (
+            f"transfer {foreign['transfer_id']} posts to account {foreign['account_id']} in another currency"
         )
+    return ""
+
+
+def _accounts_offender() -> str:
+    """The first account (id order) whose cached balance or held amount is not the sum of its
+    postings or open holds, that may go negative though its kind never may, or that breaks its
+    no-negative rule; "" when there is none."""
     posted = (
         Posting.objects.filter(account=OuterRef("pk")).values("account").annotate(total=Sum("amount_minor"))
     )
@@ -202,40 +212,28 @@ def ledger_verify() -> LedgerVerification:
     ).order_by("pk")
     for account in accounts.iterator(chunk_size=2000):
         if account.balance_minor != account.posted:
-            return replace(
-                clean,
-                offender=(
-                    f"account {account.pk} ({account.kind}): cached balance {account.balance_minor} "
-                    f"!= sum of its postings {account.posted}"
-                ),
+            return (
+                f"account {account.pk} ({account.kind}): cached balance {account.balance_minor} "
+                f"!= sum of its postings {account.posted}"
             )
         if account.held_minor != account.open_held:
-            return replace(
-                clean,
-                offender=(
-                    f"account {account.pk} ({account.kind}): held {account.held_minor} "
-                    f"!= sum of its open holds {account.open_held}"
-                ),
+            return (
+                f"account {account.pk} ({account.kind}): held {account.held_minor} "
+                f"!= sum of its open holds {account.open_held}"
             )
         if account.may_go_negative and account.kind not in MAY_GO_NEGATIVE_KINDS:
-            return replace(
-                clean,
-                offender=(
-                    f"account {account.pk} ({account.kind}) may go negative, "
-                    f"which a {account.kind} account never may"
-                ),
+            return (
+                f"account {account.pk} ({account.kind}) may go negative, "
+                f"which a {account.kind} account never may"
             )
         if account.held_minor < 0 or (
             not account.may_go_negative and account.balance_minor < account.held_minor
         ):
-            return replace(
-                clean,
-                offender=(
-                    f"account {account.pk} ({account.kind}) breaks its no-negative rule: "
-                    f"balance {account.balance_minor}, held {account.held_minor}"
-                ),
+            return (
+                f"account {account.pk} ({account.kind}) breaks its no-negative rule: "
+                f"balance {account.balance_minor}, held {account.held_minor}"
             )
-    return clean
+    return ""
 
 
 def _audited_hashes() -> tuple[dict[int, tuple[int, str]], dict[int, list[int]]]:

@@ -18,8 +18,8 @@ from accounting.selectors import closed_days, gaming_days_to_close
 from accounting.services import gaming_day_sign
 from accounting.views.common import answered, any_permission, page, staff_casino
 from casino.actors import Actor
-from casino.errors import ServiceError
-from casino.four_eyes import ApprovalNotFoundError, may_decide
+from casino.errors import ApprovalNotFoundError, ServiceError
+from casino.four_eyes import may_decide
 from casino.gaming_day_state import (
     gaming_day_reopen_decide,
     gaming_day_reopen_request,

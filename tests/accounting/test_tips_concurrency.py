@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from accounting.errors import TipsRoundClosedError
 from accounting.models import Tip
-from accounting.tips import TipsRoundClosedError, tip_from_player, tip_record
+from accounting.tips import tip_from_player, tip_record
 from casino.errors import ServiceError
 from casino.models import Table
 from tables.models import Round

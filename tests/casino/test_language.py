@@ -13,12 +13,12 @@ from django.conf import settings
 from django.test import Client
 from django.utils import timezone, translation
 
-from casino.errors import ServiceError
+from casino.errors import AccountLockedError, ServiceError
 from casino.middleware import STAFF_LANGUAGE_SESSION_KEY
 from casino.models import AuditRecord, StaffPreference
 from casino.money import money, money_plain
 from casino.refusals import refusal_text
-from casino.services import AccountLockedError, staff_language_set
+from casino.services import staff_language_set
 from casino.templatetags.money import money_currency
 from games.errors import IllegalActionError
 from tables.errors import StakeBelowTableMinError

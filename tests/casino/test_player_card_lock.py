@@ -12,15 +12,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino.actors import Actor
-from casino.errors import ServiceError
+from casino.errors import PlayerSignInError, ServiceError
 from casino.models import AuditRecord, Player
-from casino.services import (
-    PLAYER_MAX_PIN_FAILURES,
-    PlayerSignInError,
-    player_card_lock,
-    player_card_unlock,
-    player_check_pin,
-)
+from casino.services import PLAYER_MAX_PIN_FAILURES, player_card_lock, player_card_unlock, player_check_pin
 from tests.factories import CasinoFactory, PlayerFactory, staff_user
 
 

@@ -1,4 +1,4 @@
-"""The staff account services (casino/services.py): create, disable, enable, password reset,
+"""The staff account services (casino/services/staff.py): create, disable, enable, password reset,
 unlock and role assignment; who may do them, what each refuses, and that a refusal leaves
 nothing behind (no account change, no audit record)."""
 

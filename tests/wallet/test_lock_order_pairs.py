@@ -10,12 +10,12 @@ import pytest
 from casino.actors import Actor
 from tests.racing import committing_while, no_error, paused_before
 from tests.wallet.payouts import payout_approval, pending_payout_release
-from wallet import services
 from wallet.models import Account, AccountKind, PendingPayout
 from wallet.services import (
     SettlementLine,
     SettlementReference,
     adjustment_approve,
+    adjustments,
     balance_adjust,
     cage_buy_in,
     hold_place,
@@ -145,7 +145,7 @@ def test_an_adjustment_approval_while_another_adjustment_of_the_player_deadlocks
     # boss takes 5.00 off Alice's balance (house, then Alice, in id order)
     approved, adjusted = paused_before(
         monkeypatch,
-        services,
+        adjustments,
         "accounts_lock",
         lambda: adjustment_approve(adjustment=pending, actor=Actor.staff(other_pit_boss)),
         lambda: balance_adjust(
