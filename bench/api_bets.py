@@ -100,11 +100,11 @@ from django.db.models import Sum  # noqa: E402
 
 from bench.api_bench_urls import BARE_TABLE_SQL  # noqa: E402
 from casino.actors import Actor  # noqa: E402
-from casino.models import Casino, Player, Terminal  # noqa: E402
+from casino.models import Casino, Player, Table, Terminal  # noqa: E402
 from casino.player_sessions import player_session_start  # noqa: E402
 from casino.seeding import seed_all  # noqa: E402
 from casino.services import player_create, terminal_credential_issue, terminal_register  # noqa: E402
-from tables.models import Bet, Round, Table  # noqa: E402
+from tables.models import Bet, Round  # noqa: E402
 from tables.services.config_changes import table_settings_change  # noqa: E402
 from tables.services.dealers import table_open_for_play  # noqa: E402
 from tables.services.rounds import round_open  # noqa: E402

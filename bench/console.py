@@ -58,12 +58,12 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 
-from casino.models import Player  # noqa: E402
+from casino.models import Player, Table  # noqa: E402
 from casino.seeding import seed_all  # noqa: E402
 from casino.services import staff_role_assign  # noqa: E402
 from floor.console import console_version  # noqa: E402
 from games.cards import shoe_cards  # noqa: E402
-from tables.models import Round, RoundStatus, Shoe, Table  # noqa: E402
+from tables.models import Round, RoundStatus, Shoe  # noqa: E402
 from tables.selectors import table_state  # noqa: E402
 from tables.services import (  # noqa: E402
     Actor,

@@ -53,8 +53,7 @@ from django.db.backends.signals import connection_created  # noqa: E402
 from django.db.models import F  # noqa: E402
 
 from casino.idempotency import Outcome, idempotent  # noqa: E402
-from casino.models import Casino, Game, Pit, Player, RuleSet  # noqa: E402
-from tables.models import Table  # noqa: E402
+from casino.models import Casino, Game, Pit, Player, RuleSet, Table  # noqa: E402
 from wallet.locking import AccountSpec, accounts_lock, check_and_apply  # noqa: E402
 from wallet.models import Account, AccountKind, Hold, Posting, Transfer, TransferKind  # noqa: E402
 from wallet.services import hold_place, system_buy_in  # noqa: E402

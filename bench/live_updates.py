@@ -67,11 +67,11 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, connections  # noqa: E402
 from django.test import Client  # noqa: E402
 
-from casino.models import Player, Terminal  # noqa: E402
+from casino.models import Player, Table, Terminal  # noqa: E402
 from casino.player_sessions import player_session_start  # noqa: E402
 from casino.seeding import seed_all  # noqa: E402
 from casino.services import player_create, terminal_credential_issue, terminal_register  # noqa: E402
-from tables.models import Round, Table  # noqa: E402
+from tables.models import Round  # noqa: E402
 from tables.services import (  # noqa: E402
     Actor,
     bet_place,

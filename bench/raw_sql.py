@@ -96,12 +96,13 @@ from casino.models import (  # noqa: E402
     IdempotencyRecord,
     Player,
     PlayerSession,
+    Table,
     Terminal,
     TerminalCredential,
 )
 from casino.seeding import seed_all  # noqa: E402
 from casino.services import player_create, terminal_credential_issue, terminal_register  # noqa: E402
-from tables.models import Bet, BetHold, BetKind, BetStatus, Box, Round, Seat, Table  # noqa: E402
+from tables.models import Bet, BetHold, BetKind, BetStatus, Box, Round, Seat  # noqa: E402
 from tables.services.config import table_settings_change  # noqa: E402
 from tables.services.dealers import dealer_sign_on, table_open_for_play  # noqa: E402
 from tables.services.rounds import round_open  # noqa: E402

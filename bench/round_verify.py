@@ -36,8 +36,9 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
+from casino.models import Table  # noqa: E402
 from casino.seeding import seed_all  # noqa: E402
-from tables.models import PayoutLine, Round, RoundEvent, RoundStatus, Table  # noqa: E402
+from tables.models import PayoutLine, Round, RoundEvent, RoundStatus  # noqa: E402
 from tables.replay import round_replay_check  # noqa: E402
 from tables.round_hash import round_verify  # noqa: E402
 from tables.simulation import simulate_table  # noqa: E402

@@ -33,9 +33,9 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
-from casino.models import Player  # noqa: E402
+from casino.models import Player, Table  # noqa: E402
 from casino.seeding import seed_all  # noqa: E402
-from tables.models import OPEN_ROUND_STATUSES, Bet, Box, PayoutLine, Round, Shoe, Table  # noqa: E402
+from tables.models import OPEN_ROUND_STATUSES, Bet, Box, PayoutLine, Round, Shoe  # noqa: E402
 from tables.services import (  # noqa: E402
     Actor,
     bet_place,

@@ -41,8 +41,8 @@ from django.core.management import call_command  # noqa: E402
 from django.core.management.color import no_style  # noqa: E402
 from django.db import connection  # noqa: E402
 
+from casino.models import Table  # noqa: E402
 from casino.seeding import seed_all  # noqa: E402
-from tables.models import Table  # noqa: E402
 from tables.simulation import simulate_table  # noqa: E402
 from tests import worlds  # noqa: E402
 

@@ -11,7 +11,8 @@ import pytest
 
 from casino.actors import Actor
 from casino.event_log import EventDraft, canonical_digest, event_digest, events_append
-from tables.models import RoundEvent, Table
+from casino.models import Table
+from tables.models import RoundEvent
 from tables.services import round_open
 from tests.factories import staff_user
 from tests.tables.conftest import at_terminal, funded_player, stack_shoe
