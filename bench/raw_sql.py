@@ -70,18 +70,16 @@ from django.conf import settings  # noqa: E402
 
 settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]  # the test client's host
 
-import tables.api.sessions  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.contrib.auth.backends import ModelBackend  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.db.models import Case, F, Q, When  # noqa: E402
 from django.test import Client  # noqa: E402
-from tables.api.sessions import player_session_start  # noqa: E402
-from tables.views.dealer import console_version  # noqa: E402
 
 import casino.auth_backends  # noqa: E402
 import casino.idempotency  # noqa: E402
+import casino.player_sessions  # noqa: E402
 import casino.services.terminals  # noqa: E402
 import tables.services.bets  # noqa: E402
 import tables.services.commands  # noqa: E402
@@ -100,10 +98,12 @@ from casino.models import (  # noqa: E402
     Terminal,
     TerminalCredential,
 )
+from casino.player_sessions import player_session_start  # noqa: E402
 from casino.seeding import seed_all  # noqa: E402
 from casino.services import player_create, terminal_credential_issue, terminal_register  # noqa: E402
+from floor.console import console_version  # noqa: E402
 from tables.models import Bet, BetHold, BetKind, BetStatus, Box, Round, Seat  # noqa: E402
-from tables.services.config import table_settings_change  # noqa: E402
+from tables.services.config_changes import table_settings_change  # noqa: E402
 from tables.services.dealers import dealer_sign_on, table_open_for_play  # noqa: E402
 from tables.services.rounds import round_open  # noqa: E402
 from tables.services.seats import box_take  # noqa: E402
@@ -291,7 +291,7 @@ SHAPES: dict[str, tuple[str, list[tuple[Any, str, Any]]]] = {
         "SQL",
         [
             (casino.services.terminals, "credential_with_terminal", credential_with_terminal_orm),
-            (tables.api.sessions, "session_with_player", session_with_player_orm),
+            (casino.player_sessions, "session_with_player", session_with_player_orm),
         ],
     ),
     "idempotency_insert": (
