@@ -26,6 +26,7 @@ __all__ = [
     "HoldAlertNotFoundError",
     "InvalidBuyInError",
     "InvalidCountError",
+    "InvalidSettingsError",
     "InvalidShiftError",
     "InvalidTipAmountError",
     "InvestigationAlreadyResolvedError",
@@ -203,3 +204,7 @@ class NoRoundToTipError(ConflictError):
     """No round at the table (or its last was voided, or has no dealer) whose dealer a player could tip."""
 
     code = "no_round_to_tip"
+
+
+class InvalidSettingsError(ServiceError):
+    code = "invalid_settings"

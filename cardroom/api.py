@@ -13,7 +13,12 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from cardroom.errors import CanastaError
+from cardroom.errors import (
+    CanastaNoSuchRecordError,
+    InvalidDealDataError,
+    NoCanastaGameError,
+    NoSuchSeatError,
+)
 from cardroom.models import OPEN_CANASTA_GAME_STATUSES, CanastaGame
 from cardroom.selectors import canasta_table_state
 from cardroom.services.games import (
@@ -43,7 +48,6 @@ from casino.api_views import (
     TerminalApiView,
 )
 from casino.authentication import TerminalOptionalPlayerAuthentication
-from casino.errors import NotFoundError
 from casino.idempotency import run_idempotent
 from casino.models import PlayerSession, Table
 from casino.schema import problems
@@ -66,14 +70,14 @@ def open_game_id(table: Table) -> int:
         .first()
     )
     if game_id is None:
-        raise NotFoundError("No canasta game is open at this table.", code="no_canasta_game")
+        raise NoCanastaGameError("No canasta game is open at this table.")
     return int(game_id)
 
 
 def path_seat(view: Any) -> int:
     raw = str(view.kwargs.get("seat", ""))
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 1 or int(raw) > 5:
-        raise NotFoundError("No such seat: seats are numbered 0 to 5.", code="no_such_seat")
+        raise NoSuchSeatError("No such seat: seats are numbered 0 to 5.")
     return int(raw)
 
 
@@ -294,9 +298,9 @@ def deal_read(text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except ValueError as error:
-        raise CanastaError("the deal is not JSON", code="invalid_deal_data") from error
+        raise InvalidDealDataError("the deal is not JSON") from error
     if not isinstance(data, dict):
-        raise CanastaError("the deal is a JSON object", code="invalid_deal_data")
+        raise InvalidDealDataError("the deal is a JSON object")
     return data
 
 
@@ -345,7 +349,7 @@ class CanastaStateView(TerminalApiView):
     def get(self, request: Request, table_id: str) -> Response:
         table = self.terminal.table
         if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
-            raise NotFoundError("This terminal is not placed at a table.", code="not_found")
+            raise CanastaNoSuchRecordError("This terminal is not placed at a table.")
         session = request.auth
         player_id = session.player_id if isinstance(session, PlayerSession) else None
         return Response(_state(table, player_id))

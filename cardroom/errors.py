@@ -4,7 +4,7 @@ the pages show); a refused command changed nothing. Engine refusals keep the eng
 
 from __future__ import annotations
 
-from casino.errors import ReasonRequiredError, ServiceError
+from casino.errors import NotFoundError, ReasonRequiredError, ServiceError
 
 
 class CanastaError(ServiceError):
@@ -22,3 +22,83 @@ class CanastaReasonRequiredError(ReasonRequiredError):
     """A reason missing from a card-room command: 409, as the terminal API has always answered it."""
 
     status = 409
+
+
+class AlreadySeatedError(CanastaError):
+    code = "already_seated"
+
+
+class CanastaGameInProgressError(CanastaError):
+    code = "canasta_game_in_progress"
+
+
+class CanastaNoCanastaGameError(CanastaError):
+    code = "no_canasta_game"
+
+
+class CanastaNoChangeError(CanastaError):
+    code = "no_change"
+
+
+class CanastaNoSuchRecordError(NotFoundError):
+    code = "not_found"
+
+
+class CanastaNoSuchSeatError(CanastaError):
+    code = "no_such_seat"
+
+
+class CannotGoOutError(CanastaError):
+    code = "cannot_go_out"
+
+
+class DealInProgressError(CanastaError):
+    code = "deal_in_progress"
+
+
+class GameNotOpenError(CanastaError):
+    code = "game_not_open"
+
+
+class InvalidDealDataError(CanastaError):
+    code = "invalid_deal_data"
+
+
+class InvalidMoveError(CanastaError):
+    code = "invalid_move"
+
+
+class NoCanastaGameError(NotFoundError):
+    code = "no_canasta_game"
+
+
+class NoDealInProgressError(CanastaError):
+    code = "no_deal_in_progress"
+
+
+class NoSuchSeatError(NotFoundError):
+    code = "no_such_seat"
+
+
+class NotACanastaTableError(CanastaError):
+    code = "not_a_canasta_table"
+
+
+class SeatTakenError(CanastaError):
+    code = "seat_taken"
+
+
+class SeatsNotFilledError(CanastaError):
+    code = "seats_not_filled"
+
+
+class StakeOutOfRangeError(CanastaError):
+    code = "stake_out_of_range"
+
+
+class StaleMoveError(CanastaError):
+    code = "stale_move"
+
+
+class WrongDealKindError(CanastaError):
+    code = "wrong_deal_kind"

@@ -19,7 +19,7 @@ from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from cardroom.errors import CanastaError
+from cardroom.errors import CanastaNoChangeError
 from cardroom.forms import LABELS, CanastaConfigForm, value_text
 from cardroom.models import CanastaTableSettings
 from cardroom.services import canasta_config_change, canasta_config_decide
@@ -142,9 +142,7 @@ def canasta_table(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
     try:
         changes = form.changes_from(values)
         if not changes:
-            raise CanastaError(
-                _("Nothing changed: the form holds the current configuration."), code="no_change"
-            )
+            raise CanastaNoChangeError(_("Nothing changed: the form holds the current configuration."))
         canasta_config_change(
             table=table,
             actor=Actor.staff(staff_user(request)),

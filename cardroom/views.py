@@ -20,7 +20,13 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from cardroom.errors import CanastaError
+from cardroom.errors import (
+    CanastaError,
+    CanastaNoCanastaGameError,
+    InvalidDealDataError,
+    InvalidMoveError,
+    StakeOutOfRangeError,
+)
 from cardroom.models import CanastaGame, CanastaVoidRequest
 from cardroom.selectors import canasta_table_state
 from cardroom.services import (
@@ -84,7 +90,7 @@ def finished_deal_data(post: Any, sides: list[int]) -> dict[str, Any]:
     else:
         side_text, _sep, player_text = out.partition(":")
         if not (side_text.isdigit() and player_text.isdigit()):
-            raise CanastaError(_("Choose who went out."), code="invalid_deal_data")
+            raise InvalidDealDataError(_("Choose who went out."))
         discard = str(post.get("discard", "")).strip()
         data["went_out"] = {
             "side": int(side_text),
@@ -159,7 +165,7 @@ def table_live(request: HttpRequest, table_name: str) -> HttpResponse:
 def _open_game(table: Table) -> CanastaGame:
     game = game_current(table)
     if game is None or game.status not in ("seating", "playing"):
-        raise CanastaError(_("No game is open at this table."), code="no_canasta_game")
+        raise CanastaNoCanastaGameError(_("No game is open at this table."))
     return game
 
 
@@ -175,9 +181,7 @@ def table_action(request: HttpRequest, table_name: str, action: str) -> HttpResp
             try:
                 stake = amount_minor_parse(request.POST.get("stake", ""))
             except forms.ValidationError as error:
-                raise CanastaError(
-                    _("The stake is not a valid amount."), code="stake_out_of_range"
-                ) from error
+                raise StakeOutOfRangeError(_("The stake is not a valid amount.")) from error
             canasta_game_open(table=table, actor=actor, stake_minor=stake)
             done = _("Game opened: seat the players.")
         elif action == "seat":
@@ -226,7 +230,7 @@ def table_action(request: HttpRequest, table_name: str, action: str) -> HttpResp
             raise CanastaError(_("No such command."), code="not_found")
     except (ServiceError, ValueError) as refused:
         if isinstance(refused, ValueError):
-            refused = CanastaError(_("A number is expected."), code="invalid_move")
+            refused = InvalidMoveError(_("A number is expected."))
         messages.error(request, refusal_text(refused))
     else:
         messages.success(request, done)

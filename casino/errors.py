@@ -315,3 +315,87 @@ class PlayerTokenError(ServiceError):
 
 class WrongTableError(PermissionRefusedError):
     code = "wrong_table"
+
+
+class CardNumberTakenError(ServiceError):
+    code = "card_number_taken"
+
+
+class CredentialAlreadyRevokedError(ServiceError):
+    code = "credential_already_revoked"
+
+
+class CredentialExpiredError(TerminalCredentialError):
+    code = "credential_expired"
+
+
+class CredentialRevokedError(TerminalCredentialError):
+    code = "credential_revoked"
+
+
+class InvalidIdempotencyKeyError(ServiceError):
+    code = "invalid_idempotency_key"
+
+
+class InvalidLifetimeError(ServiceError):
+    code = "invalid_lifetime"
+
+
+class InvalidPinError(ServiceError):
+    code = "invalid_pin"
+
+
+class InvalidTerminalKindError(ServiceError):
+    code = "invalid_terminal_kind"
+
+
+class NoSuchRecordError(NotFoundError):
+    code = "not_found"
+
+
+class NotAPlayerTerminalError(PermissionRefusedError):
+    code = "not_a_player_terminal"
+
+
+class PlayerInactiveError(PlayerTokenError):
+    code = "player_inactive"
+
+
+class PlayerLockedError(PlayerSignInError):
+    code = "player_locked"
+
+
+class PlayerSessionEndedError(PlayerTokenError):
+    code = "player_session_ended"
+
+
+class PlayerSessionExpiredError(PlayerTokenError):
+    code = "player_session_expired"
+
+
+class TableNotInCasinoError(ServiceError):
+    code = "table_not_in_casino"
+
+
+class TerminalInactiveError(ServiceError):
+    code = "terminal_inactive"
+
+
+class TerminalNameTakenError(ServiceError):
+    code = "terminal_name_taken"
+
+
+class TerminalWithoutTableError(ConflictError):
+    code = "terminal_without_table"
+
+
+class VenueInvalidIdempotencyKeyError(IdempotencyKeyMissingError):
+    code = "invalid_idempotency_key"
+
+
+class VenueTableNotFoundError(NotFoundError):
+    code = "table_not_found"
+
+
+class VenueTerminalInactiveError(TerminalCredentialError):
+    code = "terminal_inactive"

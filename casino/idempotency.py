@@ -73,7 +73,9 @@ from casino.errors import (
     IdempotencyInProgressError,
     IdempotencyKeyMissingError,
     IdempotencyKeyReusedError,
+    InvalidIdempotencyKeyError,
     ServiceError,
+    VenueInvalidIdempotencyKeyError,
 )
 from casino.models import IdempotencyRecord, PlayerSession, Terminal
 from casino.schema import PROBLEM_CONTENT_TYPE
@@ -126,12 +128,11 @@ def idempotent(
     empty or too long key or scope; none of them runs ``perform``.
     """
     if not key or len(key) > MAX_KEY_LENGTH:
-        raise ServiceError(
+        raise InvalidIdempotencyKeyError(
             f"An idempotency key of 1 to {MAX_KEY_LENGTH} characters is required.",
-            code="invalid_idempotency_key",
         )
     if not scope or len(scope) > MAX_SCOPE_LENGTH:
-        raise ServiceError("An idempotency scope is required.", code="invalid_idempotency_key")
+        raise InvalidIdempotencyKeyError("An idempotency scope is required.")
     fingerprint = request_fingerprint(payload)
     with transaction.atomic():
         record = None
@@ -218,8 +219,8 @@ def idempotency_key(request: Request) -> str:
     if not key:
         raise IdempotencyKeyMissingError(f"This request needs an {HEADER} header (1 to 100 characters).")
     if not _KEY_RE.match(key):
-        raise IdempotencyKeyMissingError(
-            f"The {HEADER} header must be 1 to 100 letters, digits or . _ : -", code="invalid_idempotency_key"
+        raise VenueInvalidIdempotencyKeyError(
+            f"The {HEADER} header must be 1 to 100 letters, digits or . _ : -"
         )
     return key
 

@@ -14,7 +14,14 @@ from django.utils import timezone
 
 from casino.api_conf import api_setting
 from casino.audit import audit_append
-from casino.errors import ConflictError, PermissionRefusedError, PlayerTokenError
+from casino.errors import (
+    NotAPlayerTerminalError,
+    PlayerInactiveError,
+    PlayerSessionEndedError,
+    PlayerSessionExpiredError,
+    PlayerTokenError,
+    TerminalWithoutTableError,
+)
 from casino.gaming_day_state import gaming_day_writable
 from casino.locking import player_session_lock, sign_in_lock
 from casino.models import PlayerSession, Terminal
@@ -43,11 +50,9 @@ def player_session_start(*, terminal: Terminal, card_number: str, pin: str) -> t
     ``player_locked`` (401), ``gaming_day_closed`` (409).
     """
     if terminal.kind != Terminal.Kind.PLAYER_TERMINAL:
-        raise PermissionRefusedError(
-            "Players sign in at a player terminal, not at a card reader.", code="not_a_player_terminal"
-        )
+        raise NotAPlayerTerminalError("Players sign in at a player terminal, not at a card reader.")
     if terminal.table_id is None:
-        raise ConflictError("This terminal is not placed at a table.", code="terminal_without_table")
+        raise TerminalWithoutTableError("This terminal is not placed at a table.")
     player = player_check_pin(card_number=card_number, pin=pin, terminal=terminal)
     now = timezone.now()
     token = secrets.token_urlsafe(32)
@@ -118,13 +123,11 @@ def player_session_authenticate(*, terminal: Terminal, token: str) -> PlayerSess
         raise PlayerTokenError("Unknown player token; sign in again.")
     now = timezone.now()
     if session.ended_at is not None:
-        raise PlayerTokenError("This player session has ended; sign in again.", code="player_session_ended")
+        raise PlayerSessionEndedError("This player session has ended; sign in again.")
     if session.expires_at <= now:
-        raise PlayerTokenError(
-            "This player session has expired; sign in again.", code="player_session_expired"
-        )
+        raise PlayerSessionExpiredError("This player session has expired; sign in again.")
     if not session.player.is_active:
-        raise PlayerTokenError("This player card is deactivated.", code="player_inactive")
+        raise PlayerInactiveError("This player card is deactivated.")
     idle = dt.timedelta(seconds=int(api_setting("API_PLAYER_SESSION_IDLE_SECONDS")))
     wanted = min(now + idle, session.hard_expires_at)
     if wanted - session.expires_at >= SLIDE_GRANULARITY:

@@ -37,9 +37,15 @@ from casino.htmx import htmx_render, htmx_vary
 from casino.models import Game, Table
 from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_table, staff_user
+from floor.errors import (
+    FloorNotSignedOnError,
+    InvalidInputError,
+    NoSuchActionError,
+    NotABlackjackTableError,
+    StaleScreenError,
+)
 from games.cards import Card
 from tables.api.state import table_state_version_current
-from tables.errors import TableError
 from tables.models import Round, RoundRequest, RoundStatus, TableConfigVersion, TableDealer, signed_on_dealer
 from tables.round_audit.labels import BET_KIND_LABELS, DECISION_LABELS, ROUND_STATUS_LABELS
 from tables.round_audit.summary import RoundSummary, round_summary
@@ -378,7 +384,7 @@ def _card(request: HttpRequest) -> str:
 def _number(request: HttpRequest, name: str) -> int:
     value = request.POST.get(name, "")
     if not value.strip().isdigit():
-        raise TableError(_("%(name)s must be a number.") % {"name": name}, code="invalid_input")
+        raise InvalidInputError(_("%(name)s must be a number.") % {"name": name})
     return int(value)
 
 
@@ -393,18 +399,16 @@ def _tipped_round(table: Table, round_id: int) -> Round:
 def _perform(request: HttpRequest, table: Table, action: str) -> None:
     actor = Actor.staff(staff_user(request))
     if table.game != Game.BLACKJACK:
-        raise TableError(_("This console runs blackjack tables only."), code="not_a_blackjack_table")
+        raise NotABlackjackTableError(_("This console runs blackjack tables only."))
     if action == "sign-on":
         dealer_sign_on(table=table, actor=actor)
         return
     if table_dealer_id(table) != staff_user(request).pk:
-        raise TableError(_("Sign on to this table first."), code="not_signed_on")
+        raise FloorNotSignedOnError(_("Sign on to this table first."))
     round_id = table.last_round_id or 0  # type: ignore[attr-defined]  # console_tables()
     posted = (request.POST.get("round", ""), request.POST.get("round_version", ""))
     if round_id and posted != (str(round_id), str(table.last_round_version)):  # type: ignore[attr-defined]
-        raise TableError(
-            _("The table moved on since your screen was drawn: look again, then act."), code="stale_screen"
-        )
+        raise StaleScreenError(_("The table moved on since your screen was drawn: look again, then act."))
     performers: dict[str, Callable[[], object]] = {
         "sign-off": lambda: dealer_sign_off(table=table, actor=actor),
         "open-betting": lambda: round_open(table=table, actor=actor),
@@ -450,7 +454,7 @@ def _perform(request: HttpRequest, table: Table, action: str) -> None:
         return
     performer = performers.get(action)
     if performer is None:
-        raise TableError(_("No such action."), code="no_such_action")
+        raise NoSuchActionError(_("No such action."))
     performer()
 
 

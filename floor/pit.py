@@ -33,7 +33,7 @@ from casino.htmx import htmx_render, htmx_vary
 from casino.models import Game, Table
 from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_casino_id, staff_page, staff_user
-from tables.errors import TableError
+from floor.errors import FloorNoSuchDecisionError, FloorNoSuchRecordError
 from tables.models import (
     OPEN_ROUND_STATUSES,
     Bet,
@@ -374,9 +374,9 @@ def round_payouts_decide(request: HtmxHttpRequest, round_id: int) -> HttpRespons
     approved = rejected = 0
     try:
         if not Round.objects.filter(pk=round_id, table__casino_id=staff_casino_id(request)).exists():
-            raise TableError(_("No such round in this casino."), code="not_found")
+            raise FloorNoSuchRecordError(_("No such round in this casino."))
         if decision not in ("approve", "reject"):
-            raise TableError(_("No such decision."), code="no_such_decision")
+            raise FloorNoSuchDecisionError(_("No such decision."))
         approve, reject = (
             (lines - exceptions, exceptions) if decision == "approve" else (exceptions, lines - exceptions)
         )
@@ -409,12 +409,12 @@ def request_decide(request: HtmxHttpRequest, request_id: int, decision: str) -> 
         if decision == "correct":
             round_id = int(request.POST.get("round", "0") or 0)
             if not Round.objects.filter(pk=round_id, table__casino_id=casino_id).exists():
-                raise TableError(_("No such round in this casino."), code="not_found")
+                raise FloorNoSuchRecordError(_("No such round in this casino."))
             card = None if request.POST.get("no_card") else request.POST.get("card", "")
             card_correct(round_id=round_id, actor=actor, card=card, reason=request.POST.get("reason", ""))
         else:
             if not RoundRequest.objects.filter(pk=request_id, round__table__casino_id=casino_id).exists():
-                raise TableError(_("No such request in this casino."), code="not_found")
+                raise FloorNoSuchRecordError(_("No such request in this casino."))
             if decision == "approve":
                 round_request_approve(request_id=request_id, actor=actor)
             elif decision == "reject":
@@ -422,7 +422,7 @@ def request_decide(request: HtmxHttpRequest, request_id: int, decision: str) -> 
                     request_id=request_id, actor=actor, reason=request.POST.get("reason", "")
                 )
             else:
-                raise TableError(_("No such decision."), code="no_such_decision")
+                raise FloorNoSuchDecisionError(_("No such decision."))
     except ServiceError as refused:
         error = refused
     done = {
@@ -443,13 +443,13 @@ def canasta_void_decide(request: HtmxHttpRequest, request_id: int, decision: str
     error = None
     try:
         if not CanastaVoidRequest.objects.filter(pk=request_id, game__table__casino_id=casino_id).exists():
-            raise TableError(_("No such request in this casino."), code="not_found")
+            raise FloorNoSuchRecordError(_("No such request in this casino."))
         if decision == "approve":
             canasta_void_approve(request_id=request_id, actor=actor)
         elif decision == "reject":
             canasta_void_reject(request_id=request_id, actor=actor, reason=request.POST.get("reason", ""))
         else:
-            raise TableError(_("No such decision."), code="no_such_decision")
+            raise FloorNoSuchDecisionError(_("No such decision."))
     except ServiceError as refused:
         error = refused
     done = _("Game voided: the holds are released.") if decision == "approve" else _("Request rejected.")

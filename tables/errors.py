@@ -139,23 +139,163 @@ class ReplayError(Exception):
 
 
 __all__ = [
+    "AlreadySignedOnError",
     "AwaitingCorrectionError",
     "BetBehindOwnBoxError",
     "BetsBehindForbiddenError",
     "BettingClosedError",
     "BoxLimitReachedError",
+    "BoxNotTakenError",
     "BoxTakenError",
     "DecisionDeadlinePassedError",
+    "DecisionsFromTerminalsError",
+    "InsuranceNotOfferedError",
+    "InvalidBetKindError",
+    "InvalidCutCardError",
+    "InvalidRequestError",
     "MisscanError",
+    "NoChangeError",
+    "NoMisscanError",
+    "NoSuchBetError",
+    "NoSuchDecisionError",
+    "NotBetOwnerError",
     "NotBoxOwnerError",
+    "NotEditableError",
     "NotSeatedError",
+    "NotSignedOnError",
     "ReplayError",
+    "RoundInPlayElsewhereError",
     "RoundInProgressError",
     "RoundNotOpenError",
+    "RoundNotPlayedError",
     "ShuffleDueError",
     "SideBetWithoutMainBetError",
+    "SimulationStuckError",
+    "StaffOnlyError",
     "StakeAboveTableMaxError",
     "StakeBelowTableMinError",
     "TableError",
+    "TableHoldMismatchError",
+    "TableIllegalActionError",
+    "TableNoSuchBoxError",
+    "TableNoSuchRecordError",
     "TableNotFoundError",
+    "TableNotYourTurnError",
+    "TableOpenError",
+    "TablePayoutNotPendingError",
+    "TableRoundInProgressError",
+    "TableShoeExhaustedError",
+    "VirtualShoeError",
 ]
+
+
+class AlreadySignedOnError(TableError):
+    code = "already_signed_on"
+
+
+class BoxNotTakenError(TableError):
+    code = "box_not_taken"
+
+
+class DecisionsFromTerminalsError(PermissionRefusedError):
+    code = "decisions_from_terminals"
+
+
+class InsuranceNotOfferedError(TableError):
+    code = "insurance_not_offered"
+
+
+class InvalidBetKindError(TableError):
+    code = "invalid_bet_kind"
+
+
+class InvalidCutCardError(TableError):
+    code = "invalid_cut_card"
+
+
+class InvalidRequestError(TableError):
+    code = "invalid_request"
+
+
+class NoChangeError(TableError):
+    code = "no_change"
+
+
+class NoMisscanError(TableError):
+    code = "no_misscan"
+
+
+class NoSuchBetError(TableError):
+    code = "no_such_bet"
+
+
+class NoSuchDecisionError(TableError):
+    code = "no_such_decision"
+
+
+class NotBetOwnerError(TableError):
+    code = "not_bet_owner"
+
+
+class NotEditableError(TableError):
+    code = "not_editable"
+
+
+class NotSignedOnError(TableError):
+    code = "not_signed_on"
+
+
+class RoundInPlayElsewhereError(TableError):
+    code = "round_in_play_elsewhere"
+
+
+class RoundNotPlayedError(TableError):
+    code = "round_not_played"
+
+
+class SimulationStuckError(ServiceError):
+    code = "simulation_stuck"
+
+
+class StaffOnlyError(TableError):
+    code = "staff_only"
+
+
+class TableHoldMismatchError(TableError):
+    code = "hold_mismatch"
+
+
+class TableIllegalActionError(TableError):
+    code = "illegal_action"
+
+
+class TableNoSuchBoxError(NotFoundError):
+    code = "no_such_box"
+
+
+class TableNoSuchRecordError(NotFoundError):
+    code = "not_found"
+
+
+class TableNotYourTurnError(TableError):
+    code = "not_your_turn"
+
+
+class TableOpenError(TableError):
+    code = "table_open"
+
+
+class TablePayoutNotPendingError(TableError):
+    code = "payout_not_pending"
+
+
+class TableRoundInProgressError(ServiceError):
+    code = "round_in_progress"
+
+
+class TableShoeExhaustedError(TableError):
+    code = "shoe_exhausted"
+
+
+class VirtualShoeError(TableError):
+    code = "virtual_shoe"

@@ -11,6 +11,7 @@ from django.db import transaction
 from casino.errors import InvalidConfigurationError, ServiceError
 from casino.models import Player, Table
 from games.blackjack import Decision, DeclineInsurance, TakeInsurance, legal_actions
+from tables.errors import SimulationStuckError, TableRoundInProgressError
 from tables.models import Box, Round, RoundStatus
 from tables.services import (
     Actor,
@@ -111,7 +112,7 @@ def simulate_table(*, table: Table, rounds: int, players: int, seed: int) -> Sim
             except ServiceError:
                 break
     if Round.objects.filter(table=table).open().exists():
-        raise ServiceError(f"a round is open at {table}: settle or void it first", code="round_in_progress")
+        raise TableRoundInProgressError(f"a round is open at {table}: settle or void it first")
     if not Table.objects.filter(pk=table.pk, is_open=True).exists():
         table_open_for_play(table=table, actor=system)
     total_bets = 0
@@ -227,5 +228,5 @@ def _play(round_: Round, actors: dict[int, Actor], rng: random.Random, system: A
                     decision="stand",
                 )
             continue
-        raise ServiceError(f"round {round_id} is stuck in {round_.status}", code="simulation_stuck")
-    raise ServiceError(f"round {round_id} did not finish", code="simulation_stuck")
+        raise SimulationStuckError(f"round {round_id} is stuck in {round_.status}")
+    raise SimulationStuckError(f"round {round_id} did not finish")

@@ -12,13 +12,13 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from accounting.errors import InvalidCountError
+from accounting.errors import InvalidCountError, InvalidSettingsError
 from accounting.gaming_days import shift_starts_parse
 from accounting.locking import settings_lock
 from accounting.models import AccountingSettings, ChipDenomination
 from accounting.selectors import SETTINGS_SUBJECT
 from casino.actors import Actor, require_staff
-from casino.errors import ApprovalNotFoundError, ServiceError
+from casino.errors import ApprovalNotFoundError
 from casino.four_eyes import approval_audit_fields, approval_decide, approval_request, weakened_fields
 from casino.models import Approval, Casino
 from wallet.services import MAX_AMOUNT_MINOR
@@ -84,18 +84,16 @@ def _settings_values(settings: AccountingSettings, changes: Mapping[str, int | N
             continue
         low, high = SETTINGS_LIMITS[name]
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise ServiceError(str(SETTINGS_REFUSALS[name]), code="invalid_settings", field=name)
+            raise InvalidSettingsError(str(SETTINGS_REFUSALS[name]), field=name)
         values[name] = value
     if values["hold_band_low_bp"] > values["hold_band_high_bp"]:
-        raise ServiceError(
+        raise InvalidSettingsError(
             _("The hold band's lowest hold is above its highest."),
-            code="invalid_settings",
             field="hold_band_low_bp",
         )
     if values["mtl_threshold_minor"] > values["large_cash_threshold_minor"]:
-        raise ServiceError(
+        raise InvalidSettingsError(
             _("The multiple-transaction log's threshold is above the large-cash report's."),
-            code="invalid_settings",
             field="mtl_threshold_minor",
         )
     return values
@@ -141,7 +139,7 @@ def accounting_settings_change(
     try:
         starts = sorted(set(shift_starts_parse(shift_starts)) | {casino.gaming_day_starts_at})
     except ValueError as error:
-        raise ServiceError(_("A shift starts at a time such as 06:00."), code="invalid_settings") from error
+        raise InvalidSettingsError(_("A shift starts at a time such as 06:00.")) from error
     changes = {
         "variance_threshold_minor": variance_threshold_minor,
         "hold_band_low_bp": hold_band_low_bp,

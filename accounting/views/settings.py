@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from accounting.errors import InvalidCountError
+from accounting.errors import InvalidCountError, InvalidSettingsError
 from accounting.selectors import chip_values, settings_change_waiting, settings_of
 from accounting.services import accounting_configure, accounting_settings_decide
 from accounting.views.common import answered, any_permission, decision_read, page, staff_casino
@@ -98,7 +98,7 @@ def _basis_points(text: str, field: str) -> int | None:
     except InvalidOperation:
         value = Decimal("NaN")
     if not value.is_finite() or value != value.to_integral_value():
-        raise ServiceError(_("A percentage such as 12.5."), code="invalid_settings", field=field)
+        raise InvalidSettingsError(_("A percentage such as 12.5."), field=field)
     return int(value)
 
 
@@ -107,7 +107,7 @@ def _whole(text: str, field: str) -> int | None:
     if not text:
         return None
     if not text.isdigit():
-        raise ServiceError(_("A whole number such as 3."), code="invalid_settings", field=field)
+        raise InvalidSettingsError(_("A whole number such as 3."), field=field)
     return int(text)
 
 

@@ -4,7 +4,7 @@ neither."""
 
 from __future__ import annotations
 
-from cardroom.errors import CanastaError
+from cardroom.errors import CanastaNoCanastaGameError
 from cardroom.models import CanastaDeal, CanastaDealEvent, CanastaGame
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError
@@ -38,7 +38,7 @@ def game_lock(game_id: int) -> CanastaGame:
     deals takes it first."""
     game = row_lock(CanastaGame.objects.select_related("table").filter(pk=game_id))
     if game is None:
-        raise CanastaError(f"no canasta game {game_id}", code="no_canasta_game")
+        raise CanastaNoCanastaGameError(f"no canasta game {game_id}")
     return game
 
 

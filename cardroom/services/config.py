@@ -24,7 +24,7 @@ from typing import Any
 
 from django.db import transaction
 
-from cardroom.errors import CanastaError
+from cardroom.errors import CanastaNoChangeError, NotACanastaTableError
 from cardroom.models import CanastaDealKind, CanastaFeeKind, CanastaTableSettings
 from casino.actors import Actor, require_staff
 from casino.errors import ApprovalNotFoundError, InvalidConfigurationError
@@ -54,7 +54,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 
 def canasta_table_checked(table: Table) -> None:
     if table.game != Game.CANASTA:
-        raise CanastaError(f"{table.name} is not a canasta table", code="not_a_canasta_table")
+        raise NotACanastaTableError(f"{table.name} is not a canasta table")
 
 
 def canasta_config_current(table: Table) -> CanastaTableSettings | None:
@@ -205,7 +205,7 @@ def canasta_config_change(
             )
         changed = [name for name in CanastaTableSettings.VALUE_FIELDS if after[name] != before[name]]
         if not changed:
-            error = CanastaError("nothing changed: these are the current values", code="no_change")
+            error = CanastaNoChangeError("nothing changed: these are the current values")
             error.status = 422
             raise error
         old = {name: before[name] for name in changed}

@@ -31,7 +31,23 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from cardroom.errors import CanastaError, NotSeatedError
+from cardroom.errors import (
+    AlreadySeatedError,
+    CanastaError,
+    CanastaGameInProgressError,
+    CanastaNoSuchSeatError,
+    CannotGoOutError,
+    DealInProgressError,
+    InvalidDealDataError,
+    InvalidMoveError,
+    NoDealInProgressError,
+    NotSeatedError,
+    SeatsNotFilledError,
+    SeatTakenError,
+    StakeOutOfRangeError,
+    StaleMoveError,
+    WrongDealKindError,
+)
 from cardroom.models import (
     OPEN_CANASTA_GAME_STATUSES,
     CanastaDeal,
@@ -105,7 +121,7 @@ def deal_replay(deal: CanastaDeal) -> DealState:
     ``deal_started`` dealt again, then every move's actions applied (``games.canasta``)."""
     events = list(CanastaDealEvent.objects.filter(deal=deal).order_by("sequence"))
     if not events or events[0].kind != "deal_started" or events[0].payload.get("shuffle") is None:
-        raise CanastaError("this deal has no shuffle to replay", code="wrong_deal_kind")
+        raise WrongDealKindError("this deal has no shuffle to replay")
     game = deal.game
     first = events[0].payload
     rules = game_rules(game)
@@ -139,11 +155,11 @@ def canasta_game_open(
     canasta_table_checked(table)
     require_host(actor, table)
     if isinstance(stake_minor, bool) or not isinstance(stake_minor, int):
-        raise CanastaError("the stake is a whole number of minor units", code="stake_out_of_range")
+        raise StakeOutOfRangeError("the stake is a whole number of minor units")
     with transaction.atomic():
         row_lock(Table.objects.filter(pk=table.pk))
         if CanastaGame.objects.filter(table=table, status__in=OPEN_CANASTA_GAME_STATUSES).exists():
-            raise CanastaError("a game is open at this table", code="canasta_game_in_progress")
+            raise CanastaGameInProgressError("a game is open at this table")
         settings = canasta_config_values(table)
         _stake_within_limits(settings, stake_minor)
         version = RuleSetVersion.objects.select_related("rule_set").get(pk=settings["rule_set_version"])
@@ -152,7 +168,7 @@ def canasta_game_open(
         seats = engine_call(lambda: seating(rules, settings["teams"]))
         hold_minor = settings["max_loss_points"] * stake_minor // settings["stake_points"]
         if hold_minor <= 0:
-            raise CanastaError("the stake is too small to hold", code="stake_out_of_range")
+            raise StakeOutOfRangeError("the stake is too small to hold")
         number = (
             CanastaGame.objects.filter(table=table)
             .order_by("-number")
@@ -188,9 +204,8 @@ def canasta_game_open(
 def _stake_within_limits(settings: Mapping[str, Any], stake_minor: int) -> None:
     """Refuse a stake outside the table's limits (``stake_out_of_range``, with the limits)."""
     if not settings["stake_min_minor"] <= stake_minor <= settings["stake_max_minor"]:
-        raise CanastaError(
+        raise StakeOutOfRangeError(
             f"the stake is {settings['stake_min_minor']} to {settings['stake_max_minor']} minor units",
-            code="stake_out_of_range",
             minimum_minor=settings["stake_min_minor"],
             maximum_minor=settings["stake_max_minor"],
         )
@@ -228,7 +243,7 @@ def _seated_player(actor: Actor, table: Table, player: Player | None) -> Player:
         return require_player(actor, table)
     require_host(actor, table)
     if player is None:
-        raise CanastaError("name the player to seat", code="not_seated")
+        raise NotSeatedError("name the player to seat")
     if not player.is_active or player.casino_id != table.casino_id:
         raise PermissionRefusedError("This player cannot play at this table.")
     return player
@@ -249,14 +264,12 @@ def canasta_seat_take(
         sitter = _seated_player(actor, table, player)
         _status_required(game, CanastaGameStatus.SEATING, "game_not_seating")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.players:
-            raise CanastaError(
-                f"the game has seats 1 to {game.players}", code="no_such_seat", seats=game.players
-            )
+            raise CanastaNoSuchSeatError(f"the game has seats 1 to {game.players}", seats=game.players)
         taken = CanastaGamePlayer.objects.filter(game=game)
         if taken.filter(seat=seat).exists():
-            raise CanastaError(f"seat {seat + 1} is taken", code="seat_taken", seat_number=seat + 1)
+            raise SeatTakenError(f"seat {seat + 1} is taken", seat_number=seat + 1)
         if taken.filter(player=sitter).exists():
-            raise CanastaError("the player sits at this game already", code="already_seated")
+            raise AlreadySeatedError("the player sits at this game already")
         sides = seating(game_rules(game), game.teams)
         hold = hold_place(
             player=sitter,
@@ -322,7 +335,7 @@ def canasta_game_start(*, game_id: int, actor: Actor) -> CanastaDeal:
         _status_required(game, CanastaGameStatus.SEATING, "game_not_seating")
         seated = CanastaGamePlayer.objects.filter(game=game).count()
         if seated != game.players:
-            raise CanastaError(f"{seated} of {game.players} seats are taken", code="seats_not_filled")
+            raise SeatsNotFilledError(f"{seated} of {game.players} seats are taken")
         now = timezone.now()
         game.status = CanastaGameStatus.PLAYING
         game.started_at = now
@@ -359,7 +372,7 @@ def canasta_deal_start(*, game_id: int, actor: Actor) -> CanastaDeal:
 
 def _deal_start(game: CanastaGame, actor: Actor) -> CanastaDeal:
     if CanastaDeal.objects.filter(game=game, status=CanastaDealStatus.PLAYING).exists():
-        raise CanastaError("the deal in progress is not scored yet", code="deal_in_progress")
+        raise DealInProgressError("the deal in progress is not scored yet")
     number = CanastaDeal.objects.filter(game=game).count() + 1
     deal = CanastaDeal(
         game=game,
@@ -400,7 +413,7 @@ def _deal_start(game: CanastaGame, actor: Actor) -> CanastaDeal:
 def deal_playing(game: CanastaGame) -> CanastaDeal:
     deal = CanastaDeal.objects.filter(game=game, status=CanastaDealStatus.PLAYING).first()
     if deal is None:
-        raise CanastaError("no deal is being played", code="no_deal_in_progress")
+        raise NoDealInProgressError("no deal is being played")
     return deal
 
 
@@ -413,15 +426,15 @@ def _apply_one(state: DealState, action: Action) -> tuple[DealState, tuple[Any, 
 
 def _actions_read(seat: int, actions: Sequence[Mapping[str, Any]]) -> list[Action]:
     if not actions:
-        raise CanastaError("a move is one or more actions", code="invalid_move")
+        raise InvalidMoveError("a move is one or more actions")
     out: list[Action] = []
     for data in actions:
         if not isinstance(data, Mapping):
-            raise CanastaError("an action is an object", code="invalid_move")
+            raise InvalidMoveError("an action is an object")
         try:
             out.append(action_from_dict({**data, "seat": seat}))
         except GameError as error:
-            raise CanastaError(error.message, code="invalid_move") from error
+            raise InvalidMoveError(error.message) from error
     return out
 
 
@@ -454,11 +467,9 @@ def canasta_move(
             raise NotSeatedError("the player does not sit at this game")
         deal = deal_playing(game)
         if deal.kind != CanastaDealKind.VIRTUAL or deal.snapshot is None:
-            raise CanastaError("the host enters the deals at this table", code="wrong_deal_kind")
+            raise WrongDealKindError("the host enters the deals at this table")
         if isinstance(version, bool) or version != deal.version:
-            raise CanastaError(
-                f"the deal is at version {deal.version}", code="stale_move", version=deal.version
-            )
+            raise StaleMoveError(f"the deal is at version {deal.version}", version=deal.version)
         state = state_from_dict(deal.snapshot)
         applied = _actions_read(seat_row.seat, actions)
         events: list[dict[str, Any]] = []
@@ -466,7 +477,7 @@ def canasta_move(
             state, new_events = _apply_one(state, action)
             events.extend(event.to_dict() for event in new_events)
         if must_go_out and state.went_out != seat_row.seat:
-            raise CanastaError("these cards do not take the player out", code="cannot_go_out")
+            raise CannotGoOutError("these cards do not take the player out")
         deal_events_write(
             deal,
             [
@@ -501,14 +512,14 @@ def canasta_deal_enter(*, game_id: int, actor: Actor, deal_data: Mapping[str, An
     ``wrong_deal_kind``, the engine's codes (``invalid_deal_data``, ``too_many_copies``,
     ``not_enough_canastas``, ``impossible_deal`` ...), ``permission_denied``."""
     if not isinstance(deal_data, Mapping):
-        raise CanastaError("the deal is an object", code="invalid_deal_data")
+        raise InvalidDealDataError("the deal is an object")
     with transaction.atomic():
         game = game_lock(game_id)
         require_host(actor, game.table)
         _status_required(game, CanastaGameStatus.PLAYING, "game_not_playing")
         deal = deal_playing(game)
         if deal.kind != CanastaDealKind.PHYSICAL:
-            raise CanastaError("this deal is played through the terminals", code="wrong_deal_kind")
+            raise WrongDealKindError("this deal is played through the terminals")
         entered = {
             **{
                 key: value

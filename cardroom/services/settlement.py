@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from cardroom.errors import CanastaError, CanastaReasonRequiredError
+from cardroom.errors import CanastaError, CanastaReasonRequiredError, GameNotOpenError
 from cardroom.models import (
     OPEN_CANASTA_GAME_STATUSES,
     CanastaDeal,
@@ -245,7 +245,7 @@ def canasta_void_request(*, game_id: int, actor: Actor, reason: str) -> CanastaV
         table = game.table
         require_host(actor, table)
         if game.status not in OPEN_CANASTA_GAME_STATUSES:
-            raise CanastaError(f"the game is {game.status}", code="game_not_open")
+            raise GameNotOpenError(f"the game is {game.status}")
         now = timezone.now()
         approval = approval_request(
             actor=actor,
@@ -309,7 +309,7 @@ def _decide(*, request_id: int, actor: Actor, approve: bool, reason: str) -> Can
         )
         if approve:
             if game.status not in OPEN_CANASTA_GAME_STATUSES:
-                raise CanastaError(f"the game is {game.status}", code="game_not_open")
+                raise GameNotOpenError(f"the game is {game.status}")
             hold_ids = list(
                 CanastaGamePlayer.objects.filter(game=game)
                 .order_by("hold_id")

@@ -13,11 +13,13 @@ from django.utils import timezone
 from casino.actors import Actor, require_staff
 from casino.audit import audit_append
 from casino.errors import (
+    CardNumberTakenError,
+    InvalidPinError,
     NotFoundError,
     PlayerCardAlreadyLockedError,
     PlayerCardNotLockedError,
+    PlayerLockedError,
     PlayerSignInError,
-    ServiceError,
     reason_required,
 )
 from casino.locking import player_card_lock as active_card_lock
@@ -37,9 +39,9 @@ PLAYER_LOCK_MINUTES = 15
 
 def player_create(*, casino: Casino, card_number: str, display_name: str, pin: str, actor: Actor) -> Player:
     if not pin.isdigit() or not 4 <= len(pin) <= 8:
-        raise ServiceError("A PIN is 4 to 8 digits.", code="invalid_pin")
+        raise InvalidPinError("A PIN is 4 to 8 digits.")
     if Player.objects.filter(card_number=card_number).exists():
-        raise ServiceError(f"Card {card_number} is already issued.", code="card_number_taken")
+        raise CardNumberTakenError(f"Card {card_number} is already issued.")
     with transaction.atomic():
         player = Player.objects.create(
             casino=casino, card_number=card_number, display_name=display_name, pin_hash=make_password(pin)
@@ -69,9 +71,7 @@ def player_check_pin(*, card_number: str, pin: str, terminal: Terminal | None = 
         if player is None:
             raise PlayerSignInError("Unknown card or wrong PIN.")
         if player.locked_until and player.locked_until > now:
-            raise PlayerSignInError(
-                "This card is locked after too many wrong PINs; ask staff for help.", code="player_locked"
-            )
+            raise PlayerLockedError("This card is locked after too many wrong PINs; ask staff for help.")
         if check_password(pin, player.pin_hash):
             if player.failed_pin_attempts or player.locked_until:
                 player.failed_pin_attempts = 0
@@ -95,9 +95,7 @@ def player_check_pin(*, card_number: str, pin: str, terminal: Terminal | None = 
             )
     # Outside the atomic block: the failure count above must commit even though we refuse.
     if locked:
-        raise PlayerSignInError(
-            "This card is locked after too many wrong PINs; ask staff for help.", code="player_locked"
-        )
+        raise PlayerLockedError("This card is locked after too many wrong PINs; ask staff for help.")
     raise PlayerSignInError("Unknown card or wrong PIN.")
 
 

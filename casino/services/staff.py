@@ -87,7 +87,7 @@ def staff_role_assign(*, user: User, role: str, actor: Actor) -> None:
     ``self_role_grant_refused``, ``superuser_not_managed``.
     """
     if role not in ROLE_PERMISSIONS:
-        raise ServiceError(f"unknown role {role!r}", code="unknown_role")
+        raise UnknownRoleError(f"unknown role {role!r}")
     if not actor.system:
         _staff_may_manage(actor=actor, user=user, self_refusal=SelfRoleGrantRefusedError)
     # Audited here with before and after, not by the signal (casino.signals reads the flag).

@@ -13,7 +13,18 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino.actors import Actor
-from casino.errors import ServiceError, TerminalCredentialError
+from casino.errors import (
+    CredentialAlreadyRevokedError,
+    CredentialExpiredError,
+    CredentialRevokedError,
+    InvalidLifetimeError,
+    InvalidTerminalKindError,
+    TableNotInCasinoError,
+    TerminalCredentialError,
+    TerminalInactiveError,
+    TerminalNameTakenError,
+    VenueTerminalInactiveError,
+)
 from casino.locking import credential_lock, terminal_credentials_lock
 from casino.models import Casino, Terminal, TerminalCredential
 from casino.sql import credential_with_terminal
@@ -35,11 +46,11 @@ def _digest(token: str) -> str:
 def terminal_register(*, casino: Casino, name: str, kind: str, actor: Actor, table: Any = None) -> Terminal:
     """``table``: a tables.Table or None (the venue's services do not import the tables app)."""
     if kind not in Terminal.Kind.values:
-        raise ServiceError(f"unknown terminal kind {kind!r}", code="invalid_terminal_kind")
+        raise InvalidTerminalKindError(f"unknown terminal kind {kind!r}")
     if table is not None and table.casino_id != casino.pk:
-        raise ServiceError("The table belongs to another casino.", code="table_not_in_casino")
+        raise TableNotInCasinoError("The table belongs to another casino.")
     if Terminal.objects.filter(casino=casino, name=name).exists():
-        raise ServiceError(f"A terminal named {name!r} exists.", code="terminal_name_taken")
+        raise TerminalNameTakenError(f"A terminal named {name!r} exists.")
     with transaction.atomic():
         terminal = Terminal.objects.create(casino=casino, name=name, kind=kind, table=table)
         actor.audit(
@@ -67,10 +78,10 @@ def terminal_credential_issue(
     valid credentials, then the audit chain. Raises ``terminal_inactive``, ``invalid_lifetime``.
     """
     if not terminal.is_active:
-        raise ServiceError("The terminal is deactivated.", code="terminal_inactive")
+        raise TerminalInactiveError("The terminal is deactivated.")
     lifetime = valid_for or dt.timedelta(days=settings.TERMINAL_CREDENTIAL_DAYS)
     if lifetime <= dt.timedelta(0):
-        raise ServiceError("A credential must be valid for some time.", code="invalid_lifetime")
+        raise InvalidLifetimeError("A credential must be valid for some time.")
     token = secrets.token_urlsafe(32)
     issuer = actor.user
     with transaction.atomic():
@@ -107,7 +118,7 @@ def terminal_credential_revoke(*, credential: TerminalCredential, actor: Actor) 
     with transaction.atomic():
         credential = credential_lock(credential_id=credential.pk)
         if credential.revoked_at is not None:
-            raise ServiceError("The credential is already revoked.", code="credential_already_revoked")
+            raise CredentialAlreadyRevokedError("The credential is already revoked.")
         credential.revoked_at = timezone.now()
         credential.revoked_by = actor.user
         credential.save(update_fields=["revoked_at", "revoked_by"])
@@ -132,9 +143,9 @@ def terminal_authenticate(*, token: str) -> TerminalCredential:
     if credential is None or not secrets.compare_digest(credential.token_digest, _digest(token)):
         raise TerminalCredentialError("Unknown terminal credential.")
     if credential.revoked_at is not None:
-        raise TerminalCredentialError("This terminal credential has been revoked.", code="credential_revoked")
+        raise CredentialRevokedError("This terminal credential has been revoked.")
     if credential.expires_at <= timezone.now():
-        raise TerminalCredentialError("This terminal credential has expired.", code="credential_expired")
+        raise CredentialExpiredError("This terminal credential has expired.")
     if not credential.terminal.is_active:
-        raise TerminalCredentialError("This terminal is deactivated.", code="terminal_inactive")
+        raise VenueTerminalInactiveError("This terminal is deactivated.")
     return credential

@@ -19,7 +19,16 @@ from games.blackjack import Bet as EngineBet
 from games.blackjack import BetKind as EngineBetKind
 from games.blackjack.betting import bet_check, betting_view
 from games.blackjack.rules import RuleSet as EngineRuleSet
-from tables.errors import BettingClosedError, NoSuchBoxError, NotBoxOwnerError, RoundNotOpenError, TableError
+from tables.errors import (
+    BettingClosedError,
+    BoxNotTakenError,
+    InvalidBetKindError,
+    NoSuchBetError,
+    NoSuchBoxError,
+    NotBetOwnerError,
+    NotBoxOwnerError,
+    RoundNotOpenError,
+)
 from tables.locking import lock_round, round_lock_take
 from tables.models import BOX_NUMBERS, Bet, BetKind, BetStatus, Box, Round, RoundStatus, Seat
 from tables.services.commands import bets_release, engine_player, engine_seats, stake_hold
@@ -139,7 +148,7 @@ def _bet_request_checked(kind: str, box_number: int, actor: Actor) -> Player:
     the terminal), before anything is read: ``invalid_bet_kind``, ``no_such_box`` (boxes 1 to 7),
     ``permission_denied``."""
     if kind not in PLACEABLE_KINDS:
-        raise TableError(f"unknown bet kind {kind!r}", code="invalid_bet_kind")
+        raise InvalidBetKindError(f"unknown bet kind {kind!r}")
     if isinstance(box_number, bool) or not isinstance(box_number, int) or box_number not in BOX_NUMBERS:
         raise NoSuchBoxError("boxes are numbered 1 to 7")
     if actor.player is None:
@@ -186,7 +195,7 @@ def _bet_checked(
     if box.owner_id is None and wanted.kind is EngineBetKind.MAIN:
         raise NotBoxOwnerError(f"box {wanted.box} is not yours: take it first")
     if box.owner_id is None and wanted.kind is EngineBetKind.BEHIND:
-        raise TableError(f"box {wanted.box} has no player to bet behind", code="box_not_taken")
+        raise BoxNotTakenError(f"box {wanted.box} has no player to bet behind")
     return box, rules
 
 
@@ -203,9 +212,9 @@ def bet_cancel(*, round_id: int, actor: Actor, bet_id: int) -> list[Bet]:
         player_lock(player_id=player.pk)
         bet = Bet.objects.filter(pk=bet_id, round_id=round_id, status=BetStatus.PLACED).first()
         if bet is None:
-            raise TableError(f"no open bet {bet_id}", code="no_such_bet")
+            raise NoSuchBetError(f"no open bet {bet_id}")
         if bet.player_id != player.pk:
-            raise TableError("only the bettor cancels a bet", code="not_bet_owner")
+            raise NotBetOwnerError("only the bettor cancels a bet")
         bets = [bet]
         if bet.kind == BetKind.MAIN:
             bets.extend(

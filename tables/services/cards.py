@@ -16,9 +16,11 @@ from games.errors import GameError
 from tables.errors import (
     AwaitingCorrectionError,
     MisscanError,
+    NoMisscanError,
     RoundNotOpenError,
     TableError,
     TableReasonRequiredError,
+    VirtualShoeError,
 )
 from tables.models import Round, RoundStatus
 from tables.services.commands import (
@@ -45,7 +47,7 @@ def card_enter(*, round_id: int, actor: Actor, card: str) -> Round:
         require_dealer_or_reader(actor, round_.table)
         # First: a virtual shoe never takes a card, whatever the round's state.
         if is_virtual(round_):
-            raise TableError("this table deals from a virtual shoe", code="virtual_shoe")
+            raise VirtualShoeError("this table deals from a virtual shoe")
         if round_.status not in (
             RoundStatus.DEALING,
             RoundStatus.PLAYERS,
@@ -106,7 +108,7 @@ def card_correct(*, round_id: int, actor: Actor, card: str | None, reason: str) 
         if actor.terminal is not None and not is_dealer_terminal_at(actor, round_.table):
             require_staff(actor, "void_round")  # refuses every other terminal
         if round_.awaiting_correction is None:
-            raise TableError("no misscan to correct", code="no_misscan")
+            raise NoMisscanError("no misscan to correct")
         misscan = round_.awaiting_correction
         state = round_state(round_)
         work = Work()

@@ -57,7 +57,7 @@ from games.blackjack.events import BetRefunded
 from games.blackjack.rules import RuleSet as EngineRuleSet
 from games.cards import Card
 from games.errors import GameError
-from tables.errors import RoundInProgressError, RoundNotOpenError, TableError
+from tables.errors import RoundInProgressError, RoundNotOpenError, TableShoeExhaustedError
 from tables.locking import lock_round
 from tables.models import Bet, BetHold, BetKind, BetStatus, Box, Round, RoundStatus, Shoe
 from tables.services.common import events_write
@@ -145,7 +145,7 @@ def auto_deal(round_: Round, state: RoundState, work: Work) -> RoundState:
     dealt = False
     while next_card_target(state) is not None:
         if shoe.position >= len(order):
-            raise TableError("the shoe is exhausted; void the round and shuffle", code="shoe_exhausted")
+            raise TableShoeExhaustedError("the shoe is exhausted; void the round and shuffle")
         card = Card.parse(order[shoe.position])
         shoe.position += 1
         dealt = True

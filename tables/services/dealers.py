@@ -20,7 +20,14 @@ from casino.actors import Actor, require_staff
 from casino.errors import PermissionRefusedError
 from casino.models import Table
 from casino.table_access import require_terminal_at
-from tables.errors import RoundInProgressError, TableClosedError, TableError
+from tables.errors import (
+    AlreadySignedOnError,
+    NotSignedOnError,
+    RoundInPlayElsewhereError,
+    RoundInProgressError,
+    TableClosedError,
+    TableOpenError,
+)
 from tables.locking import table_lock
 from tables.models import Round, TableDealer
 from tables.services.common import require_dealer_or_reader, table_dealer_id
@@ -59,17 +66,16 @@ def dealer_sign_on(*, table: Table, actor: Actor) -> TableDealer:
             table_lock(table_id)
         current = table_dealer_current(table)
         if current is not None and current.dealer_id == user.pk:
-            raise TableError("you are signed on to this table already", code="already_signed_on")
+            raise AlreadySignedOnError("you are signed on to this table already")
         in_play = (
             Round.objects.filter(table_id__in=elsewhere).open().values_list("table__name", "number").first()
             if elsewhere
             else None
         )
         if in_play is not None:
-            raise TableError(
+            raise RoundInPlayElsewhereError(
                 f"round {in_play[1]} is in play at {in_play[0]}, where you deal: finish it, or let "
                 "another dealer take over there, then sign on here",
-                code="round_in_play_elsewhere",
                 table=in_play[0],
                 number=in_play[1],
             )
@@ -101,12 +107,12 @@ def dealer_sign_off(*, table: Table, actor: Actor) -> None:
         locked = table_lock(table.pk)
         current = table_dealer_current(table)
         if current is None:
-            raise TableError("no dealer is signed on to this table", code="not_signed_on")
+            raise NotSignedOnError("no dealer is signed on to this table")
         is_own = actor.user is not None and current.dealer_id == actor.user.pk
         if not is_own:
             require_staff(actor, "supervise_pit")
         if locked is not None and locked.is_open:
-            raise TableError("close the table, or let the next dealer sign on", code="table_open")
+            raise TableOpenError("close the table, or let the next dealer sign on")
         TableDealer.objects.filter(pk=current.pk).update(signed_off_at=timezone.now())
         actor.audit(
             action="table.dealer_signed_off",
@@ -128,7 +134,7 @@ def _require_signed_on_dealer(actor: Actor, table: Table) -> None:
     if actor.terminal is not None and actor.terminal.kind == actor.terminal.Kind.CARD_READER:
         raise PermissionRefusedError("A card reader does not open or close tables.")
     if actor.user is not None and table_dealer_id(table) != actor.user.pk:
-        raise TableError("sign on to the table first", code="not_signed_on")
+        raise NotSignedOnError("sign on to the table first")
 
 
 def table_open_for_play(*, table: Table, actor: Actor) -> Table:
@@ -173,7 +179,7 @@ def _table_set_open(*, table: Table, actor: Actor, is_open: bool, count_id: int 
         was_open = locked.is_open
         if was_open == is_open:
             if is_open:
-                raise TableError("the table is open already", code="table_open")
+                raise TableOpenError("the table is open already")
             raise TableClosedError("the table is closed already")
         if not is_open and Round.objects.filter(table=table).open().exists():
             raise RoundInProgressError("a round is in progress: settle or void it first")

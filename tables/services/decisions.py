@@ -9,7 +9,7 @@ from collections.abc import Callable
 from django.utils import timezone
 
 from casino.actors import Actor
-from casino.errors import PermissionRefusedError, game
+from casino.errors import game
 from casino.models import Player
 from casino.table_access import require_player
 from games.blackjack import (
@@ -25,7 +25,18 @@ from games.blackjack import (
     apply,
 )
 from games.blackjack.events import InsuranceTaken, StakeAdded
-from tables.errors import AwaitingCorrectionError, DecisionDeadlinePassedError, NotBoxOwnerError, TableError
+from tables.errors import (
+    AwaitingCorrectionError,
+    DecisionDeadlinePassedError,
+    DecisionsFromTerminalsError,
+    InsuranceNotOfferedError,
+    NoSuchBetError,
+    NotBetOwnerError,
+    NotBoxOwnerError,
+    NotSeatedError,
+    TableIllegalActionError,
+    TableNotYourTurnError,
+)
 from tables.models import Bet, BetKind, BetStatus, Round, RoundStatus
 from tables.services.commands import (
     AppliedDefault,
@@ -62,9 +73,7 @@ def _decider(actor: Actor, round_: Round, player_id: Callable[[], int | None]) -
         return require_player(actor, round_.table)
     require_dealer_or_reader(actor, round_.table)
     if not config_get(round_.config_id).dealer_records_decisions:
-        raise PermissionRefusedError(
-            "At this table the players decide at their terminals.", code="decisions_from_terminals"
-        )
+        raise DecisionsFromTerminalsError("At this table the players decide at their terminals.")
     named = player_id()
     player = (
         Player.objects.filter(pk=named, casino_id=round_.table.casino_id).first()
@@ -72,7 +81,7 @@ def _decider(actor: Actor, round_: Round, player_id: Callable[[], int | None]) -
         else None
     )
     if player is None:
-        raise TableError("no such player at this table", code="not_seated")
+        raise NotSeatedError("no such player at this table")
     return player
 
 
@@ -85,9 +94,9 @@ def _box_owner(round_: Round, box_number: int) -> int | None:
 def _insured_bet(round_: Round, bet_id: int, player_id: int) -> Bet:
     insured = Bet.objects.filter(pk=bet_id, round=round_, status=BetStatus.PLACED).first()
     if insured is None:
-        raise TableError(f"no bet {bet_id} in this round", code="no_such_bet")
+        raise NoSuchBetError(f"no bet {bet_id} in this round")
     if insured.player_id != player_id:
-        raise TableError("only the bettor insures a bet", code="not_bet_owner")
+        raise NotBetOwnerError("only the bettor insures a bet")
     return insured
 
 
@@ -113,7 +122,7 @@ def insurance_decide(
             actor, round_, lambda: Bet.objects.filter(pk=bet_id).values_list("player_id", flat=True).first()
         )
         if round_.status != RoundStatus.INSURANCE:
-            raise TableError("insurance is not on offer now", code="insurance_not_offered")
+            raise InsuranceNotOfferedError("insurance is not on offer now")
         insured = _insured_bet(round_, bet_id, player.pk)
         state = round_state(round_)
         work = Work()
@@ -152,7 +161,7 @@ def insurance_close(*, round_id: int, actor: Actor) -> Round:
     def body(round_: Round, applied: list[AppliedDefault]) -> Round:
         require_dealer_or_reader(actor, round_.table)
         if round_.status != RoundStatus.INSURANCE:
-            raise TableError("insurance is not on offer now", code="insurance_not_offered")
+            raise InsuranceNotOfferedError("insurance is not on offer now")
         work = Work()
         state, _ = step(round_state(round_), CloseInsurance(), work, "insurance_closed")
         state = auto_deal(round_, state, work)
@@ -174,7 +183,7 @@ def decision_make(*, round_id: int, actor: Actor, box_number: int, decision: str
     """
     action_class = DECISIONS.get(decision)
     if action_class is None:
-        raise TableError(f"unknown decision {decision!r}", code="illegal_action")
+        raise TableIllegalActionError(f"unknown decision {decision!r}")
 
     def body(round_: Round, applied: list[AppliedDefault]) -> Round:
         player = _decider(actor, round_, lambda: _box_owner(round_, box_number))
@@ -183,7 +192,7 @@ def decision_make(*, round_id: int, actor: Actor, box_number: int, decision: str
         if round_.awaiting_correction is not None:
             raise AwaitingCorrectionError("a misscanned card waits for a pit boss's correction")
         if round_.status != RoundStatus.PLAYERS:
-            raise TableError("no player decision now", code="not_your_turn")
+            raise TableNotYourTurnError("no player decision now")
         state = round_state(round_)
         box = next((item for item in state.boxes if item.number == box_number), None)
         if box is not None and box.owner != engine_player(player.pk):

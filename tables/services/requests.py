@@ -20,7 +20,10 @@ from casino.errors import game, reason_required
 from casino.four_eyes import approval_audit_fields, approval_decide, approval_request
 from games.cards import Card
 from tables.errors import (
+    InvalidRequestError,
+    NoMisscanError,
     RoundNotOpenError,
+    StaffOnlyError,
     TableError,
     TableReasonRequiredError,
 )
@@ -55,21 +58,21 @@ def round_request_create(
     ``approval_pending`` (one of this kind waits already), ``reason_required``, the card's
     parse error (``invalid_card``), with nothing written. Audited ``round.request_made``."""
     if kind not in RoundRequest.Kind.values:
-        raise TableError(f"unknown request {kind!r}", code="invalid_request")
+        raise InvalidRequestError(f"unknown request {kind!r}")
     reason = _reason(reason)
     code = game(lambda: Card.parse(card).code) if card else ""
     with transaction.atomic():
         round_ = lock_round(round_id)
         require_dealer_or_reader(actor, round_.table)
         if actor.user is None:
-            raise TableError("a dealer signed in on the console makes requests", code="staff_only")
+            raise StaffOnlyError("a dealer signed in on the console makes requests")
         if round_.status not in OPEN_ROUND_STATUSES:
             raise RoundNotOpenError(f"the round is {round_.status}")
         misscan = None
         if kind == RoundRequest.Kind.CORRECTION:
             misscan = round_.awaiting_correction
             if misscan is None:
-                raise TableError("no misscan to correct", code="no_misscan")
+                raise NoMisscanError("no misscan to correct")
         now = timezone.now()
         approval = approval_request(
             actor=actor,

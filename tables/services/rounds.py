@@ -25,7 +25,7 @@ from tables.errors import (
     RoundNotOpenError,
     ShuffleDueError,
     TableClosedError,
-    TableError,
+    TableReasonRequiredError,
 )
 from tables.locking import lock_round, table_lock
 from tables.models import (
@@ -205,7 +205,7 @@ def round_void(*, round_id: int, actor: Actor, reason: str) -> Round:
     require_staff(actor, "void_round")
     reason = (reason or "").strip()
     if not reason:
-        raise TableError("a reason is required", code="reason_required")
+        raise TableReasonRequiredError("a reason is required")
     with transaction.atomic():
         round_ = lock_round(round_id)
         if round_.status not in OPEN_ROUND_STATUSES:

@@ -30,7 +30,13 @@ from casino.four_eyes import approval_decide, approval_request
 from games.blackjack import settlement
 from games.blackjack.jsonable import fraction_text
 from games.blackjack.settlement import PayoutLine as EnginePayoutLine
-from tables.errors import TableError
+from tables.errors import (
+    NoSuchDecisionError,
+    RoundNotPlayedError,
+    TableError,
+    TableHoldMismatchError,
+    TablePayoutNotPendingError,
+)
 from tables.locking import payout_line_lock
 from tables.models import (
     Bet,
@@ -69,7 +75,7 @@ def round_settle(*, round_id: int, actor: Actor) -> Round:
     def body(round_: Round, applied: list[AppliedDefault]) -> Round:
         require_dealer_or_reader(actor, round_.table)
         if round_.status != RoundStatus.SETTLING:
-            raise TableError(f"the round is {round_.status}, not played to the end", code="round_not_played")
+            raise RoundNotPlayedError(f"the round is {round_.status}, not played to the end")
         with audit_batch():  # the wallet's record and the round's: one append
             state = round_state(round_)
             lines = settlement(state)
@@ -251,7 +257,7 @@ def _wallet_lines(
                 )
             )
         if remaining:
-            raise TableError(f"bet {bet_id} staked more than it held", code="hold_mismatch")
+            raise TableHoldMismatchError(f"bet {bet_id} staked more than it held")
     return wallet_lines
 
 
@@ -307,7 +313,7 @@ def payouts_decide(
     Returns the lines decided, in id order."""
     approved, rejected = set(approve), set(reject)
     if not approved | rejected or approved & rejected:
-        raise TableError("approve or reject each payout line once", code="no_such_decision")
+        raise NoSuchDecisionError("approve or reject each payout line once")
     cleaned = reason_required(reason, "A rejection needs a reason.") if rejected else reason.strip()
     line_ids = sorted(approved | rejected)
     with transaction.atomic():
@@ -320,9 +326,7 @@ def payouts_decide(
         approvals = payout_approvals(line_ids)
         for line in lines:
             if not line.needs_approval or line.pk not in approvals:
-                raise TableError(
-                    f"payout line {line.pk} was paid at once", code="payout_not_pending", line_id=line.pk
-                )
+                raise TablePayoutNotPendingError(f"payout line {line.pk} was paid at once", line_id=line.pk)
         now = timezone.now()
         decided = [
             approval_decide(

@@ -23,7 +23,7 @@ from casino.errors import InvalidConfigurationError
 from casino.models import Table
 from casino.table_access import is_dealer_terminal_at
 from games.cards import shoe_cards
-from tables.errors import RoundInProgressError, TableError
+from tables.errors import InvalidCutCardError, RoundInProgressError
 from tables.locking import table_lock
 from tables.models import Round, Shoe, TableConfigVersion
 from tables.services.common import require_dealer_or_reader
@@ -112,9 +112,8 @@ def shoe_shuffle(*, table: Table, actor: Actor, cut_card_position: int | None = 
         or isinstance(cut_card_position, bool)
         or not 1 <= cut_card_position <= rules.decks * 52
     ):
-        raise TableError(
+        raise InvalidCutCardError(
             f"the cut card goes 1 to {rules.decks * 52} cards from the back of a physical shoe",
-            code="invalid_cut_card",
         )
     with transaction.atomic():
         table_lock(table.pk)

@@ -16,7 +16,7 @@ from casino.errors import ServiceError
 from casino.htmx import htmx_render
 from casino.models import Game, RuleSetVersion
 from casino.views import HtmxHttpRequest, staff_casino_id, staff_page, staff_user
-from tables.errors import TableError
+from tables.errors import NoSuchDecisionError
 from tables.forms import OUTCOMES
 from tables.models import SideBetPaytable, SideBetPaytableVersion, TableConfigProposal
 from tables.rule_set_texts import OUTCOME_LABELS, option_label, option_text, options_in_order
@@ -126,7 +126,7 @@ def approval_decide(request: HtmxHttpRequest, kind: str, item_id: int, decision:
     error: ServiceError | None = None
     try:
         if decision not in ("approve", "reject"):
-            raise TableError(_("No such decision."), code="no_such_decision")
+            raise NoSuchDecisionError(_("No such decision."))
         if kind == "table":
             proposal = get_object_or_404(TableConfigProposal, pk=item_id, table__casino_id=casino_id)
             if decision == "approve":

@@ -18,7 +18,7 @@ from casino.htmx import htmx_vary
 from casino.models import Game, RuleSet, RuleSetVersion
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from games.errors import InvalidRuleSetError
-from tables.errors import TableError
+from tables.errors import NotEditableError
 from tables.forms import PaytableVersionForm, RuleSetVersionForm
 from tables.models import SideBetPaytable
 from tables.odds_jobs import main_game_edge_start, percent, side_bet_edge, version_rules
@@ -113,7 +113,7 @@ def rule_set_detail(request: HtmxHttpRequest, rule_set_id: int) -> HttpResponse:
             else:
                 status = 422
     elif request.method == "POST":
-        error = TableError(_("Versions of this game's rule sets are not edited here."), code="not_editable")
+        error = NotEditableError(_("Versions of this game's rule sets are not edited here."))
         status = 422
     context = {
         "rule_set": rule_set,

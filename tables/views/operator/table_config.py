@@ -15,7 +15,7 @@ from casino.errors import ServiceError
 from casino.htmx import htmx_vary
 from casino.models import Casino, Game, RuleSetVersion, Table
 from casino.views import HtmxHttpRequest, staff_casino_id, staff_page, staff_table, staff_user
-from tables.errors import TableError
+from tables.errors import NoChangeError
 from tables.forms import TableConfigForm, TableCreateForm
 from tables.models import SideBetPaytableVersion, TableConfigProposal, TableConfigVersion
 from tables.services import Actor, table_config_change, table_config_current
@@ -145,9 +145,7 @@ def table_detail(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
     if form.is_valid():
         changes = form.changes_from(config)
         if not changes:
-            error = TableError(
-                _("Nothing changed: the form holds the current configuration."), code="no_change"
-            )
+            error = NoChangeError(_("Nothing changed: the form holds the current configuration."))
             error.status = 422
         else:
             try:
