@@ -5,8 +5,21 @@ with its table: the model enters the venue's state on the existing table
 from django.db import migrations, models
 
 
+def content_type_move(apps, schema_editor):
+    """The record's content type follows it from the wallet (its permissions keep pointing at it);
+    a fresh database has none yet."""
+    ContentType = apps.get_model("contenttypes", "ContentType")
+    ContentType.objects.filter(app_label="wallet", model="idempotencyrecord").update(app_label="casino")
+
+
+def content_type_move_back(apps, schema_editor):
+    ContentType = apps.get_model("contenttypes", "ContentType")
+    ContentType.objects.filter(app_label="casino", model="idempotencyrecord").update(app_label="wallet")
+
+
 class Migration(migrations.Migration):
     dependencies = [
+        ("contenttypes", "0002_remove_content_type_name"),
         ("casino", "0016_table_and_rule_sets_from_tables"),
         ("wallet", "0010_idempotencyrecord_to_casino"),
     ]
@@ -39,4 +52,5 @@ class Migration(migrations.Migration):
             ],
             database_operations=[],
         ),
+        migrations.RunPython(content_type_move, content_type_move_back),
     ]
