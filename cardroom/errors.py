@@ -14,7 +14,7 @@ class CanastaError(ServiceError):
     status = 409
 
 
-class NotSeatedError(CanastaError):
+class CanastaNotSeatedError(CanastaError):
     code = "not_seated"
 
 

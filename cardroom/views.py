@@ -142,7 +142,7 @@ def _page_context(request: HttpRequest, table: Table) -> dict[str, Any]:
 
 @login_required
 @require_GET
-def table_page(request: HttpRequest, table_name: str) -> HttpResponse:
+def canasta_table_page(request: HttpRequest, table_name: str) -> HttpResponse:
     table = _host_table(request, table_name)
     return htmx_render(request, PAGE, _page_context(request, table), partial="cardroom")
 

@@ -114,7 +114,7 @@ def player_lock(*, player_id: int) -> None:
     row_lock(Player.objects.filter(pk=player_id).only("pk"))
 
 
-def player_card_lock(*, card_number: str, casino_id: int | None = None) -> Player | None:
+def active_player_by_card_lock(*, card_number: str, casino_id: int | None = None) -> Player | None:
     """The active player holding a card (of this casino when given), locked; None if none."""
     cards = Player.objects.filter(card_number=card_number, is_active=True)
     if casino_id is not None:

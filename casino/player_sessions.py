@@ -25,10 +25,9 @@ from casino.errors import (
 from casino.gaming_day_state import gaming_day_writable
 from casino.locking import player_session_lock, sign_in_lock
 from casino.models import PlayerSession, Terminal
-from casino.services import player_check_pin
+from casino.services import TOKEN_PREFIX_LENGTH, player_check_pin
 from casino.sql import session_with_player
 
-TOKEN_PREFIX_LENGTH = 8
 # A session's sliding expiry is written at most this often, so that polling does not write a row
 # per request.
 SLIDE_GRANULARITY = dt.timedelta(seconds=60)

@@ -28,7 +28,7 @@ def _superuser(request: HttpRequest) -> bool:
     return bool(user.is_active and user.is_superuser)
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # Django's admin classes are not generic at run time
+class SuperuserReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # Django's admin classes are not generic at run time
     """Viewed by superusers only; never added, changed or deleted."""
 
     def has_module_permission(self, request: HttpRequest) -> bool:
@@ -75,7 +75,7 @@ class RuleSetVersionInline(ReadOnlyInline):
 
 
 @admin.register(RuleSet)
-class RuleSetAdmin(ReadOnlyAdmin):
+class RuleSetAdmin(SuperuserReadOnlyAdmin):
     list_display = ("id", "game", "name", "created_at")
     list_filter = ("game",)
     search_fields = ("name", "description")
@@ -83,7 +83,7 @@ class RuleSetAdmin(ReadOnlyAdmin):
 
 
 @admin.register(RuleSetVersion)
-class RuleSetVersionAdmin(ReadOnlyAdmin):
+class RuleSetVersionAdmin(SuperuserReadOnlyAdmin):
     list_display = ("id", "rule_set", "number", "source", "created_at", "approved_at", "approved_by")
     list_filter = ("rule_set__game", "rule_set")
     list_select_related = ("rule_set", "approved_by")
@@ -97,7 +97,7 @@ class SideBetPaytableVersionInline(ReadOnlyInline):
 
 
 @admin.register(SideBetPaytable)
-class SideBetPaytableAdmin(ReadOnlyAdmin):
+class SideBetPaytableAdmin(SuperuserReadOnlyAdmin):
     list_display = ("id", "kind", "name", "created_at")
     list_filter = ("kind",)
     search_fields = ("name",)
@@ -105,7 +105,7 @@ class SideBetPaytableAdmin(ReadOnlyAdmin):
 
 
 @admin.register(SideBetPaytableVersion)
-class SideBetPaytableVersionAdmin(ReadOnlyAdmin):
+class SideBetPaytableVersionAdmin(SuperuserReadOnlyAdmin):
     list_display = ("id", "paytable", "number", "created_at", "approved_at", "approved_by")
     list_filter = ("paytable__kind", "paytable")
     list_select_related = ("paytable", "approved_by")
@@ -113,7 +113,7 @@ class SideBetPaytableVersionAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Table)
-class TableAdmin(ReadOnlyAdmin):
+class TableAdmin(SuperuserReadOnlyAdmin):
     list_display = ("id", "name", "casino", "pit", "game", "rule_set", "is_open", "created_at")
     list_filter = ("casino", "pit", "game", "is_open")
     list_select_related = ("casino", "pit", "rule_set")
@@ -121,7 +121,7 @@ class TableAdmin(ReadOnlyAdmin):
 
 
 @admin.register(TableConfigVersion)
-class TableConfigVersionAdmin(ReadOnlyAdmin):
+class TableConfigVersionAdmin(SuperuserReadOnlyAdmin):
     list_display = (
         "id",
         "table",
@@ -143,7 +143,7 @@ class TableConfigVersionAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Shoe)
-class ShoeAdmin(ReadOnlyAdmin):
+class ShoeAdmin(SuperuserReadOnlyAdmin):
     list_display = (
         "id",
         "table",
@@ -180,7 +180,7 @@ class RoundEventInline(ReadOnlyInline):
 
 
 @admin.register(Round)
-class RoundAdmin(ReadOnlyAdmin):
+class RoundAdmin(SuperuserReadOnlyAdmin):
     list_display = ("id", "table", "number", "status", "dealer", "version", "opened_at", "settled_at")
     list_filter = ("status", "table")
     list_select_related = ("table", "dealer")
@@ -191,7 +191,7 @@ class RoundAdmin(ReadOnlyAdmin):
 
 
 @admin.register(RoundEvent)
-class RoundEventAdmin(ReadOnlyAdmin):
+class RoundEventAdmin(SuperuserReadOnlyAdmin):
     list_display = (
         "id",
         "round",
@@ -210,7 +210,7 @@ class RoundEventAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Bet)
-class BetAdmin(ReadOnlyAdmin):
+class BetAdmin(SuperuserReadOnlyAdmin):
     list_display = ("id", "round", "box_number", "player", "kind", "stake_minor", "status", "placed_at")
     list_filter = ("kind", "status")
     list_select_related = ("round__table", "player")
@@ -219,7 +219,7 @@ class BetAdmin(ReadOnlyAdmin):
 
 
 @admin.register(PayoutLine)
-class PayoutLineAdmin(ReadOnlyAdmin):
+class PayoutLineAdmin(SuperuserReadOnlyAdmin):
     list_display = (
         "id",
         "round",

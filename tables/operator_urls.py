@@ -19,7 +19,7 @@ urlpatterns = [
     path("approvals/", approvals.approvals, name="approvals"),
     path(
         "approvals/<slug:kind>/<int:item_id>/<slug:decision>/",
-        approvals.approval_decide,
+        approvals.approval_decide_page,
         name="approval_decide",
     ),
 ]

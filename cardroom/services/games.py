@@ -36,12 +36,12 @@ from cardroom.errors import (
     CanastaError,
     CanastaGameInProgressError,
     CanastaNoSuchSeatError,
+    CanastaNotSeatedError,
     CannotGoOutError,
     DealInProgressError,
     InvalidDealDataError,
     InvalidMoveError,
     NoDealInProgressError,
-    NotSeatedError,
     SeatsNotFilledError,
     SeatTakenError,
     StakeOutOfRangeError,
@@ -243,7 +243,7 @@ def _seated_player(actor: Actor, table: Table, player: Player | None) -> Player:
         return require_player(actor, table)
     require_host(actor, table)
     if player is None:
-        raise NotSeatedError("name the player to seat")
+        raise CanastaNotSeatedError("name the player to seat")
     if not player.is_active or player.casino_id != table.casino_id:
         raise PermissionRefusedError("This player cannot play at this table.")
     return player
@@ -313,7 +313,7 @@ def canasta_seat_leave(*, game_id: int, seat: int, actor: Actor) -> None:
             require_host(actor, game.table)
         _status_required(game, CanastaGameStatus.SEATING, "game_not_seating")
         if row is None:
-            raise NotSeatedError(f"nobody sits in seat {seat + 1}", seat_number=seat + 1)
+            raise CanastaNotSeatedError(f"nobody sits in seat {seat + 1}", seat_number=seat + 1)
         hold_id = row.hold_id
         row.delete()
         holds_void(hold_ids=[hold_id], reason=f"left canasta game {game.pk}", actor=actor)
@@ -464,7 +464,7 @@ def canasta_move(
         _status_required(game, CanastaGameStatus.PLAYING, "game_not_playing")
         seat_row = CanastaGamePlayer.objects.filter(game=game, player=player).first()
         if seat_row is None:
-            raise NotSeatedError("the player does not sit at this game")
+            raise CanastaNotSeatedError("the player does not sit at this game")
         deal = deal_playing(game)
         if deal.kind != CanastaDealKind.VIRTUAL or deal.snapshot is None:
             raise WrongDealKindError("the host enters the deals at this table")

@@ -22,8 +22,7 @@ from casino.errors import (
     PlayerSignInError,
     reason_required,
 )
-from casino.locking import player_card_lock as active_card_lock
-from casino.locking import row_lock
+from casino.locking import active_player_by_card_lock, row_lock
 from casino.models import Casino, Player, Terminal
 
 # The staff accounts: AUTH_USER_MODEL, Django's own User (asked of get_user_model() when running).
@@ -65,7 +64,7 @@ def player_check_pin(*, card_number: str, pin: str, terminal: Terminal | None = 
     """
     now = timezone.now()
     with transaction.atomic():
-        player = active_card_lock(
+        player = active_player_by_card_lock(
             card_number=card_number, casino_id=terminal.casino_id if terminal is not None else None
         )
         if player is None:

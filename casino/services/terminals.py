@@ -36,6 +36,8 @@ else:
     User = get_user_model()
 
 
+# The first characters of a token (a terminal credential, a player session) stored in the clear to
+# find its row; the rest is stored hashed.
 TOKEN_PREFIX_LENGTH = 8
 
 

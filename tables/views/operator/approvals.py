@@ -117,7 +117,7 @@ def approvals(request: HtmxHttpRequest) -> HttpResponse:
 
 @staff_page("supervise_pit")
 @require_POST
-def approval_decide(request: HtmxHttpRequest, kind: str, item_id: int, decision: str) -> HttpResponse:
+def approval_decide_page(request: HtmxHttpRequest, kind: str, item_id: int, decision: str) -> HttpResponse:
     """Approve or reject a waiting table change (``kind`` table), rule-set version (rule-set) or
     paytable version (paytable)."""
     casino_id = staff_casino_id(request)
