@@ -13,12 +13,7 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from cardroom.errors import (
-    CanastaNoSuchRecordError,
-    InvalidDealDataError,
-    NoCanastaGameError,
-    NoSuchSeatError,
-)
+from cardroom.errors import InvalidDealDataError, NoCanastaGameError, NoSuchSeatError
 from cardroom.models import OPEN_CANASTA_GAME_STATUSES, CanastaGame
 from cardroom.selectors import canasta_table_state
 from cardroom.services.games import (
@@ -48,6 +43,7 @@ from casino.api_views import (
     TerminalApiView,
 )
 from casino.authentication import TerminalOptionalPlayerAuthentication
+from casino.errors import NotFoundError
 from casino.idempotency import run_idempotent
 from casino.models import PlayerSession, Table
 from casino.schema import problems
@@ -349,7 +345,7 @@ class CanastaStateView(TerminalApiView):
     def get(self, request: Request, table_id: str) -> Response:
         table = self.terminal.table
         if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
-            raise CanastaNoSuchRecordError("This terminal is not placed at a table.")
+            raise NotFoundError("This terminal is not placed at a table.")
         session = request.auth
         player_id = session.player_id if isinstance(session, PlayerSession) else None
         return Response(_state(table, player_id))

@@ -40,10 +40,6 @@ class CanastaNoChangeError(CanastaError):
     code = "no_change"
 
 
-class CanastaNoSuchRecordError(NotFoundError):
-    code = "not_found"
-
-
 class CanastaNoSuchSeatError(CanastaError):
     code = "no_such_seat"
 

@@ -25,7 +25,7 @@ from casino.api_permissions import (
 )
 from casino.api_throttling import PlayerRateThrottle, SignInRateThrottle, TerminalRateThrottle
 from casino.authentication import TerminalPlayerAuthentication, TerminalTokenAuthentication
-from casino.errors import NoSuchRecordError
+from casino.errors import NotFoundError
 from casino.models import PlayerSession, Table, Terminal
 from casino.parsers import JSONBodyParser
 from casino.player_sessions import player_session_end, player_session_start
@@ -142,7 +142,7 @@ def path_id(view: APIView, name: str) -> int:
     """A numeric path parameter; anything else (or out of range) is a 404 problem, never a 500."""
     raw = str(view.kwargs.get(name, ""))
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 12 or not 0 < int(raw) <= MAX_PATH_ID:
-        raise NoSuchRecordError(f"No such {name.removesuffix('_id').replace('_', ' ')}.")
+        raise NotFoundError(f"No such {name.removesuffix('_id').replace('_', ' ')}.")
     return int(raw)
 
 
@@ -163,7 +163,7 @@ class TablePlayerView(PlayerApiView):
     def table(self) -> Table:
         table = self.terminal.table
         if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
-            raise NoSuchRecordError("This terminal is not placed at a table.")
+            raise NotFoundError("This terminal is not placed at a table.")
         return table
 
 
@@ -181,5 +181,5 @@ class DealerApiView(TerminalApiView):
     def table(self) -> Table:
         table = self.terminal.table
         if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
-            raise NoSuchRecordError("This terminal is not placed at a table.")
+            raise NotFoundError("This terminal is not placed at a table.")
         return table

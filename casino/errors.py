@@ -349,10 +349,6 @@ class InvalidTerminalKindError(ServiceError):
     code = "invalid_terminal_kind"
 
 
-class NoSuchRecordError(NotFoundError):
-    code = "not_found"
-
-
 class NotAPlayerTerminalError(PermissionRefusedError):
     code = "not_a_player_terminal"
 
@@ -393,7 +389,7 @@ class VenueInvalidIdempotencyKeyError(IdempotencyKeyMissingError):
     code = "invalid_idempotency_key"
 
 
-class VenueTableNotFoundError(NotFoundError):
+class TableNotFoundError(NotFoundError):
     code = "table_not_found"
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import QuerySet, Subquery
 from django.utils import timezone
 
-from casino.errors import VenueTableNotFoundError
+from casino.errors import TableNotFoundError
 from casino.models import AuditRecord, Casino, Table, Terminal, TerminalCredential
 
 if TYPE_CHECKING:
@@ -106,5 +106,5 @@ def access_table(
     if table is None:
         table = tables.filter(name=str(table_id)).first()
     if table is None:
-        raise VenueTableNotFoundError(f"no table {table_id}")
+        raise TableNotFoundError(f"no table {table_id}")
     return table

@@ -37,15 +37,10 @@ from casino.htmx import htmx_render, htmx_vary
 from casino.models import Game, Table
 from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_page, staff_table, staff_user
-from floor.errors import (
-    FloorNotSignedOnError,
-    InvalidInputError,
-    NoSuchActionError,
-    NotABlackjackTableError,
-    StaleScreenError,
-)
+from floor.errors import InvalidInputError, NoSuchActionError, NotABlackjackTableError, StaleScreenError
 from games.cards import Card
 from tables.api.state import table_state_version_current
+from tables.errors import NotSignedOnError
 from tables.models import Round, RoundRequest, RoundStatus, TableConfigVersion, TableDealer, signed_on_dealer
 from tables.round_audit.labels import BET_KIND_LABELS, DECISION_LABELS, ROUND_STATUS_LABELS
 from tables.round_audit.summary import RoundSummary, round_summary
@@ -404,7 +399,7 @@ def _perform(request: HttpRequest, table: Table, action: str) -> None:
         dealer_sign_on(table=table, actor=actor)
         return
     if table_dealer_id(table) != staff_user(request).pk:
-        raise FloorNotSignedOnError(_("Sign on to this table first."))
+        raise NotSignedOnError(_("Sign on to this table first."))
     round_id = table.last_round_id or 0  # type: ignore[attr-defined]  # console_tables()
     posted = (request.POST.get("round", ""), request.POST.get("round_version", ""))
     if round_id and posted != (str(round_id), str(table.last_round_version)):  # type: ignore[attr-defined]

@@ -5,16 +5,8 @@ from __future__ import annotations
 from tables.errors import TableError
 
 
-class FloorNoSuchDecisionError(TableError):
-    code = "no_such_decision"
-
-
 class FloorNoSuchRecordError(TableError):
     code = "not_found"
-
-
-class FloorNotSignedOnError(TableError):
-    code = "not_signed_on"
 
 
 class InvalidInputError(TableError):

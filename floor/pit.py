@@ -33,7 +33,8 @@ from casino.htmx import htmx_render, htmx_vary
 from casino.models import Game, Table
 from casino.refusals import refusal_text
 from casino.views import HtmxHttpRequest, staff_casino_id, staff_page, staff_user
-from floor.errors import FloorNoSuchDecisionError, FloorNoSuchRecordError
+from floor.errors import FloorNoSuchRecordError
+from tables.errors import NoSuchDecisionError
 from tables.models import (
     OPEN_ROUND_STATUSES,
     Bet,
@@ -376,7 +377,7 @@ def round_payouts_decide(request: HtmxHttpRequest, round_id: int) -> HttpRespons
         if not Round.objects.filter(pk=round_id, table__casino_id=staff_casino_id(request)).exists():
             raise FloorNoSuchRecordError(_("No such round in this casino."))
         if decision not in ("approve", "reject"):
-            raise FloorNoSuchDecisionError(_("No such decision."))
+            raise NoSuchDecisionError(_("No such decision."))
         approve, reject = (
             (lines - exceptions, exceptions) if decision == "approve" else (exceptions, lines - exceptions)
         )
@@ -422,7 +423,7 @@ def request_decide(request: HtmxHttpRequest, request_id: int, decision: str) -> 
                     request_id=request_id, actor=actor, reason=request.POST.get("reason", "")
                 )
             else:
-                raise FloorNoSuchDecisionError(_("No such decision."))
+                raise NoSuchDecisionError(_("No such decision."))
     except ServiceError as refused:
         error = refused
     done = {
@@ -449,7 +450,7 @@ def canasta_void_decide(request: HtmxHttpRequest, request_id: int, decision: str
         elif decision == "reject":
             canasta_void_reject(request_id=request_id, actor=actor, reason=request.POST.get("reason", ""))
         else:
-            raise FloorNoSuchDecisionError(_("No such decision."))
+            raise NoSuchDecisionError(_("No such decision."))
     except ServiceError as refused:
         error = refused
     done = _("Game voided: the holds are released.") if decision == "approve" else _("Request rejected.")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from casino.errors import (
     ConflictError,
-    NotFoundError,
     PermissionRefusedError,
     ReasonRequiredError,
     ServiceError,
@@ -119,10 +118,6 @@ class HouseEdgeNotComputedError(ConflictError):
     code = "house_edge_not_computed"
 
 
-class TableNotFoundError(NotFoundError):
-    code = "table_not_found"
-
-
 class TableReasonRequiredError(ReasonRequiredError):
     """A reason missing from a table command: 409, as the terminal API has always answered it."""
 
@@ -177,13 +172,9 @@ __all__ = [
     "TableError",
     "TableHoldMismatchError",
     "TableIllegalActionError",
-    "TableNoSuchBoxError",
-    "TableNoSuchRecordError",
-    "TableNotFoundError",
     "TableNotYourTurnError",
     "TableOpenError",
     "TablePayoutNotPendingError",
-    "TableRoundInProgressError",
     "TableShoeExhaustedError",
     "VirtualShoeError",
 ]
@@ -269,14 +260,6 @@ class TableIllegalActionError(TableError):
     code = "illegal_action"
 
 
-class TableNoSuchBoxError(NotFoundError):
-    code = "no_such_box"
-
-
-class TableNoSuchRecordError(NotFoundError):
-    code = "not_found"
-
-
 class TableNotYourTurnError(TableError):
     code = "not_your_turn"
 
@@ -287,10 +270,6 @@ class TableOpenError(TableError):
 
 class TablePayoutNotPendingError(TableError):
     code = "payout_not_pending"
-
-
-class TableRoundInProgressError(ServiceError):
-    code = "round_in_progress"
 
 
 class TableShoeExhaustedError(TableError):

@@ -11,7 +11,7 @@ from django.db import transaction
 from casino.errors import InvalidConfigurationError, ServiceError
 from casino.models import Player, Table
 from games.blackjack import Decision, DeclineInsurance, TakeInsurance, legal_actions
-from tables.errors import SimulationStuckError, TableRoundInProgressError
+from tables.errors import RoundInProgressError, SimulationStuckError
 from tables.models import Box, Round, RoundStatus
 from tables.services import (
     Actor,
@@ -112,7 +112,7 @@ def simulate_table(*, table: Table, rounds: int, players: int, seed: int) -> Sim
             except ServiceError:
                 break
     if Round.objects.filter(table=table).open().exists():
-        raise TableRoundInProgressError(f"a round is open at {table}: settle or void it first")
+        raise RoundInProgressError(f"a round is open at {table}: settle or void it first")
     if not Table.objects.filter(pk=table.pk, is_open=True).exists():
         table_open_for_play(table=table, actor=system)
     total_bets = 0

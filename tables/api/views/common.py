@@ -8,7 +8,7 @@ from typing import Any
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.views import APIView
 
-from tables.errors import TableNoSuchBoxError
+from tables.errors import NoSuchBoxError
 from tables.models import BOX_NUMBERS, Round
 
 
@@ -16,7 +16,7 @@ def path_box(view: APIView) -> int:
     """The box number in the path: 1 to 7, else a 404 ``no_such_box`` problem."""
     raw = str(view.kwargs.get("box", ""))
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 1 or int(raw) not in BOX_NUMBERS:
-        raise TableNoSuchBoxError("No such box: boxes are numbered 1 to 7.")
+        raise NoSuchBoxError("No such box: boxes are numbered 1 to 7.")
     return int(raw)
 
 

@@ -13,11 +13,11 @@ from casino.api_permissions import AtOwnTable, IsTerminal
 from casino.api_throttling import PlayerRateThrottle, TerminalRateThrottle
 from casino.api_views import TABLE_PARAMETER, TerminalApiView
 from casino.authentication import TerminalOptionalPlayerAuthentication
+from casino.errors import NotFoundError
 from casino.models import PlayerSession
 from casino.schema import problems
 from tables.api import serializers as s
 from tables.api.state import etag_matches, table_state_version_current, table_state_wait, terminal_state
-from tables.errors import TableNoSuchRecordError
 
 IF_NONE_MATCH_PARAMETER = OpenApiParameter(
     "If-None-Match",
@@ -67,7 +67,7 @@ class TableStateView(TerminalApiView):
         query.is_valid(raise_exception=True)
         table = self.terminal.table
         if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
-            raise TableNoSuchRecordError("This terminal is not placed at a table.")
+            raise NotFoundError("This terminal is not placed at a table.")
         session = request.auth
         player_id = session.player_id if isinstance(session, PlayerSession) else None
         known = query.validated_data.get("version") or request.headers.get("If-None-Match", "")
