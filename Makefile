@@ -36,12 +36,15 @@ migrate: install
 seed: install
 	$(ON_DATABASE) sh -c '$(MIGRATE) && exec $(SEED)'
 
-# One server start for the three steps; runserver replaces the shell, so that Ctrl-C reaches it
-# and the runner stops the server once it has ended.
+# One server start for the three steps. The site is served by uvicorn, the ASGI server, so that
+# the live screens' streams are served too (casino/asgi.py: with the development settings, static
+# files included); it replaces the shell, so that Ctrl-C reaches it and the runner stops the
+# database server once it has ended. The hints reach the streams by PostgreSQL's NOTIFY.
 run: install
 	$(ON_DATABASE) sh -c '$(MIGRATE) && $(SEED) \
 		&& echo "Serving the back office on http://$(HOST):$(PORT)/ (Ctrl-C stops it)" \
-		&& exec $(BIN)/python manage.py runserver $(HOST):$(PORT)'
+		&& DJANGO_SETTINGS_MODULE=casino.settings.development exec $(BIN)/python -m uvicorn \
+			casino.asgi:application --host $(HOST) --port $(PORT) --no-access-log'
 
 test: install
 	$(ON_DATABASE_AS_SUPERUSER) $(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -46,6 +46,7 @@ from casino.errors import (
     ServiceError,
     reason_required,
 )
+from casino.hints import hint, queue_topic
 from casino.locking import row_lock
 from casino.models import Approval, Casino
 from casino.roles import role_of
@@ -181,6 +182,7 @@ def approval_request(
     ).exists():
         raise ApprovalPendingError("This already waits for a second person.", kind=kind)
     now = at or timezone.now()
+    hint(queue_topic(casino.pk))
     return Approval.objects.create(
         casino=casino,
         kind=kind,
@@ -257,6 +259,7 @@ def approval_decide(
         approval.decided_at = at or timezone.now()
         approval.decision_reason = cleaned
         approval.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])
+        hint(queue_topic(approval.casino_id))
     return approval
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.contrib import messages
 from django.contrib.auth import login, logout, update_session_auth_hash
@@ -11,7 +11,7 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
@@ -54,6 +54,9 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
+AnyResponse = TypeVar("AnyResponse", bound=HttpResponseBase)
+
+
 def staff_user(request: HttpRequest) -> User:
     """The staff member signed in, for a page behind ``staff_page`` (login_required): never anonymous
     there, which is checked here rather than assumed."""
@@ -63,10 +66,11 @@ def staff_user(request: HttpRequest) -> User:
     return user
 
 
-def staff_page(permission: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
-    """Anonymous visitors go to the login page; staff without the permission get 403."""
+def staff_page(permission: str) -> Callable[[Callable[..., AnyResponse]], Callable[..., AnyResponse]]:
+    """Anonymous visitors go to the login page; staff without the permission get 403 (a page, a
+    partial, or a page's stream)."""
 
-    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    def decorate(view: Callable[..., AnyResponse]) -> Callable[..., AnyResponse]:
         return login_required(permission_required(f"casino.{permission}", raise_exception=True)(view))
 
     return decorate

@@ -20,7 +20,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Exists, OuterRef, QuerySet, Subquery
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.translation import get_language, gettext_lazy, pgettext
@@ -33,9 +33,11 @@ from accounting.selectors import slip_signed_last, slip_state, slips_open
 from accounting.tips import round_tips, round_tips_marker, tip_record, tips_none_record
 from accounting.views_tips import tip_amount_read
 from casino.errors import ServiceError, game
+from casino.hints import queue_topic, table_topic
 from casino.htmx import htmx_render, htmx_vary
 from casino.models import Game, Table
 from casino.refusals import refusal_text
+from casino.streams import hint_stream
 from casino.views import HtmxHttpRequest, staff_page, staff_table, staff_user
 from floor.errors import InvalidInputError, NoSuchActionError, NotABlackjackTableError, StaleScreenError
 from games.cards import Card
@@ -280,6 +282,7 @@ def _context(
     ]
     return {
         "table": table,
+        "stream_url": reverse("floor:console_stream", args=[table.name]),
         "state": state,
         "config": view.config,
         "spell": spell,
@@ -350,6 +353,15 @@ def console_live(request: HtmxHttpRequest, table_name: str) -> HttpResponse:
     if request.GET.get("version") == version:
         return htmx_vary(HttpResponse(status=204))
     return _render(request, table, version=version)
+
+
+@staff_page("run_table")
+@require_GET
+def console_stream(request: HtmxHttpRequest, table_name: str) -> HttpResponseBase:
+    """The console's stream (``casino/streams.py``): hints of the table (the console re-reads
+    itself) and of its casino's queue (the header's count), for the staff the page serves."""
+    table = staff_table(request, table_name)
+    return hint_stream(request, {table_topic(table.pk): "table", queue_topic(table.casino_id): "queue"})
 
 
 @staff_page("run_table")

@@ -10,6 +10,7 @@ app_name = "floor"
 urlpatterns = [
     path("dealer/tables/<str:table_name>/", console.console, name="console"),
     path("dealer/tables/<str:table_name>/live/", console.console_live, name="console_live"),
+    path("dealer/tables/<str:table_name>/stream/", console.console_stream, name="console_stream"),
     path("dealer/tables/<str:table_name>/recall/", console.recall, name="recall"),
     path("dealer/tables/<str:table_name>/do/<slug:action>/", console.console_action, name="console_action"),
     path("pit/", pit.floor, name="floor"),

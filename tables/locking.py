@@ -7,12 +7,17 @@ one configuration row, the terminal row then the player row, the box row, the pa
 the wallet's (``wallet/locking.py``: holds, a pending payout, accounts in id order) and the audit
 chain last. The whole order, and why every lock is ``FOR NO KEY UPDATE OF`` its own table, is in
 ``casino/locking.py``.
+
+A command that locks a round, the table, a box or a payout line for writing changes what the table's screens
+show: the lock registers the table's hint (``casino/hints.py``) for the commit, so that no command
+that moves a table can forget it, and a refusal, rolled back, hints nothing.
 """
 
 from __future__ import annotations
 
 from django.db.models import OuterRef
 
+from casino.hints import hint, table_topics
 from casino.locking import advisory_lock, row_lock
 from casino.models import RuleSet, RuleSetVersion, Table
 from tables.models import (
@@ -44,7 +49,9 @@ def lock_round(round_id: int, *, shared: bool = False) -> Round:
     """
     round_lock_take(round_id, shared=shared)
     if shared:
-        return Round.objects.select_related("table").defer("snapshot").get(pk=round_id)
+        shared_round = Round.objects.select_related("table").defer("snapshot").get(pk=round_id)
+        hint(*table_topics(shared_round.table))
+        return shared_round
     round_ = row_lock(
         Round.objects.select_related("shoe", "table__casino")
         .annotate(signed_on_dealer_id=signed_on_dealer(OuterRef("table_id")))
@@ -53,6 +60,7 @@ def lock_round(round_id: int, *, shared: bool = False) -> Round:
     if round_ is None:
         raise Round.DoesNotExist(f"no round {round_id}")
     round_.table.signed_on_dealer_id = round_.signed_on_dealer_id  # type: ignore[attr-defined]
+    hint(*table_topics(round_.table))
     return round_
 
 
@@ -66,12 +74,18 @@ def table_lock(table_id: int) -> Table | None:
     a change of box owners) take turns. Rows referring to the table (a round, a player session,
     a parked payout) still pass their foreign-key check, made at commit. Returns the row as
     locked (None if there is no such table)."""
-    return row_lock(Table.objects.filter(pk=table_id))
+    table = row_lock(Table.objects.filter(pk=table_id))
+    if table is not None:
+        hint(*table_topics(table))
+    return table
 
 
 def box_lock(table_id: int, number: int) -> Box | None:
     """The table's box ``number``, locked; None when the table has no such box."""
-    return row_lock(Box.objects.filter(table_id=table_id, number=number))
+    box = row_lock(Box.objects.select_related("table").filter(table_id=table_id, number=number))
+    if box is not None:
+        hint(*table_topics(box.table))
+    return box
 
 
 def payout_line_lock(payout_line_id: int) -> PayoutLine | None:
@@ -79,7 +93,10 @@ def payout_line_lock(payout_line_id: int) -> PayoutLine | None:
     rows cannot be locked), so that two decisions of it take turns; None if there is no such
     line. Its round and table are not locked."""
     advisory_lock(PAYOUT_LINE_LOCK_NAMESPACE, payout_line_id)
-    return PayoutLine.objects.filter(pk=payout_line_id).first()
+    line = PayoutLine.objects.select_related("round__table").filter(pk=payout_line_id).first()
+    if line is not None:
+        hint(*table_topics(line.round.table))
+    return line
 
 
 def rule_set_lock(rule_set_id: int) -> None:

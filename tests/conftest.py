@@ -9,6 +9,7 @@ import pytest
 from django.utils import translation
 
 from tests import lanes, worlds
+from tests.asgi_server import asgi_server  # noqa: F401  (a fixture)
 
 
 def pytest_addoption(parser: Any) -> None:

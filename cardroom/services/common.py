@@ -10,6 +10,7 @@ from casino.actors import Actor
 from casino.errors import PermissionRefusedError
 from casino.errors import game as engine_call
 from casino.event_log import canonical_digest, event_digest
+from casino.hints import hint, table_topics
 from casino.locking import row_lock
 from casino.models import Table
 from casino.table_access import is_dealer_terminal_at, require_terminal_at
@@ -39,6 +40,7 @@ def game_lock(game_id: int) -> CanastaGame:
     game = row_lock(CanastaGame.objects.select_related("table").filter(pk=game_id))
     if game is None:
         raise CanastaNoCanastaGameError(f"no canasta game {game_id}")
+    hint(*table_topics(game.table))
     return game
 
 

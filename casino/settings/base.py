@@ -285,6 +285,20 @@ CELERY_TASK_IGNORE_RESULT = True
 # process; inline (before job_start returns) when this is set, as in the tests.
 BACKGROUND_JOBS_INLINE = env_bool("BACKGROUND_JOBS_INLINE", False)
 CELERY_TIMEZONE = TIME_ZONE
+
+# Hints to the live screens' streams (casino/hints.py, casino/streams.py): Redis pub/sub where
+# Redis runs (the broker's server, unless HINTS_URL names another), else PostgreSQL's NOTIFY on the
+# application's database ("postgres"), or "memory" (one process).
+HINTS_URL = os.environ.get("HINTS_URL") or (
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else "postgres"
+)
+# At most one hint per topic (a table, a casino's queue, a player) in this many milliseconds.
+HINTS_WINDOW_MS = int(os.environ.get("HINTS_WINDOW_MS", "250"))
+# A stream closes after this long (the browser comes back with Last-Event-ID, checked again),
+# sends a comment when idle this long, and asks the browser to wait this long before reconnecting.
+HINTS_STREAM_SECONDS = int(os.environ.get("HINTS_STREAM_SECONDS", "300"))
+HINTS_KEEPALIVE_SECONDS = int(os.environ.get("HINTS_KEEPALIVE_SECONDS", "20"))
+HINTS_RETRY_MS = int(os.environ.get("HINTS_RETRY_MS", "1000"))
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -39,3 +39,6 @@ AUDIT_KEYS_GENERATE = True
 
 # Background jobs (casino.jobs) run inline, before job_start returns, in the test's transaction.
 BACKGROUND_JOBS_INLINE = True
+
+# Hints go to this process's streams only (the tests of the transports set their own).
+HINTS_URL = "memory"

@@ -12,6 +12,7 @@ from django.utils import timezone
 from casino.actors import Actor
 from casino.errors import PermissionRefusedError, game
 from casino.gaming_day_state import gaming_day_writable
+from casino.hints import hint, player_topic, table_topics
 from casino.locking import player_lock
 from casino.models import Player
 from casino.table_access import require_player
@@ -140,6 +141,7 @@ def bet_place(
             placed_at=timezone.now(),
             terminal_id=actor.terminal.pk if actor.terminal is not None else None,
         )
+        hint(*table_topics(round_.table), player_topic(player.pk))
     return bet
 
 

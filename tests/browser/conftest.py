@@ -28,6 +28,13 @@ VIEWPORT = {"width": 1280, "height": 900}
 POLICY_REFUSAL = ("Content Security Policy", "Refused to")
 
 
+@pytest.fixture(scope="session")
+def live_server(asgi_server: Any) -> Any:
+    """The site as uvicorn serves it (tests/asgi_server.py), streams included, in place of
+    pytest-django's threaded WSGI server, which cannot hold a stream."""
+    return asgi_server
+
+
 def screens_root() -> Path:
     return Path(os.environ.get("SCREENS_DIR", Path(settings.BASE_DIR) / "var" / "screens"))
 

@@ -57,6 +57,15 @@
       if (seconds) {
         seconds.textContent = String(left);
       }
+      // At the deadline the console reads itself again: reading applies the overdue default, so
+      // that an open console drives the round's timers even without a worker.
+      if (left === 0 && clocks[index].dataset.fired !== "yes") {
+        clocks[index].dataset.fired = "yes";
+        var live = document.getElementById("console");
+        if (live && window.htmx) {
+          window.htmx.trigger(live, "deadline");
+        }
+      }
     }
   }
   setInterval(tick, 250);
