@@ -24,10 +24,27 @@ minutes. The consoles are 20 sessions of the demo dealer. The web process is gun
 settings of ``bench/api_bets.py`` (``bench.api_bench_settings``: production, DEBUG off, the API's
 throttles off), BENCH_WORKERS (5) x BENCH_THREADS (4).
 
+Then the same screens pushed (``casino/hints.py``, ``casino/streams.py``): one uvicorn process
+serves the streams beside gunicorn, the hints go through Redis (``HINTS_URL``; PostgreSQL's NOTIFY
+when no Redis answers on 127.0.0.1:6379), and the subscribers are raw connections on one event
+loop of the bench (``bench/_streams.py``):
+
+3. the scenario of 2 pushed: the 20 consoles and 100 terminals each hold a stream and re-read
+   (the console's live/ with its version, the state with If-None-Match) on each hint of the
+   table: the delay from each bet's commit to each screen's 200, and the CPU of gunicorn,
+   uvicorn and PostgreSQL beside 2's;
+4. 20 consoles and TERMINALS_MANY (1,000) terminals subscribed, a bet every second: the delay
+   from each bet's commit to its hint at each subscriber (p50/p95/max);
+5. a burst: bets placed as fast as BURST_THREADS (4) threads can for BURST_SECONDS (1): the hints
+   of the table a subscriber received per second;
+6. the 1,020 subscribers idle for IDLE_SECONDS (30): uvicorn's CPU;
+7. STREAMS_MANY (10,000) streams open on the one uvicorn process: its memory (RSS) per stream.
+
 Run: ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino .venv/bin/python
-bench/live_updates.py [--quick]`` (``--quick``: 300 polls of each kind, 8 s of load). Options
-(environment): BENCH_POLLS, BENCH_SECONDS, BENCH_CHANGE_EVERY, BENCH_WORKERS, BENCH_THREADS,
-BENCH_DATABASE.
+bench/live_updates.py [--quick] [--mode polling|streaming|both]`` (``--quick``: 300 polls of each
+kind, 8 s of load, 8 s idle, 2,000 streams). Options (environment): BENCH_POLLS, BENCH_SECONDS,
+BENCH_CHANGE_EVERY, BENCH_WORKERS, BENCH_THREADS, BENCH_DATABASE, BENCH_TERMINALS_MANY,
+BENCH_STREAMS_MANY.
 """
 
 from __future__ import annotations
@@ -43,6 +60,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,8 +71,26 @@ os.environ["DJANGO_SETTINGS_MODULE"] = "bench.api_bench_settings"
 
 from _scratch import scratch_database_url  # noqa: E402
 from _server import free_port, gunicorn_start  # noqa: E402
+from _streams import Loop, Subscriber, uvicorn_start  # noqa: E402
 
 os.environ["DATABASE_URL"] = scratch_database_url("live_updates.py", "casino_bench_live_updates", fresh=True)
+
+
+def _hints_url() -> str:
+    """Redis on 127.0.0.1:6379 when it answers (production's transport), else PostgreSQL's NOTIFY."""
+    import socket
+
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5) as probe:
+            probe.sendall(b"PING\r\n")
+            if probe.recv(16).startswith(b"+PONG"):
+                return "redis://127.0.0.1:6379/0"
+    except OSError:
+        pass
+    return "postgres"
+
+
+os.environ.setdefault("HINTS_URL", _hints_url())
 
 import django  # noqa: E402
 
@@ -85,6 +121,7 @@ from tables.services import (  # noqa: E402
 from wallet.services import system_buy_in  # noqa: E402
 
 CONSOLES, TERMINALS, BOXES, STAKE = 20, 100, 7, 500
+BURST_THREADS, BURST_SECONDS = 4, 1.0
 WORKERS = int(os.environ.get("BENCH_WORKERS", "5"))
 THREADS = int(os.environ.get("BENCH_THREADS", "4"))
 DATABASE = connection.settings_dict["NAME"]
@@ -145,7 +182,7 @@ class Poller:
         raise AssertionError("unreachable")
 
 
-def setup() -> tuple[Round, list[Poller], list[Poller], list[Player]]:
+def setup(many: int) -> tuple[Round, list[Poller], list[Poller], list[Player], list[dict[str, str]]]:
     call_command("migrate", verbosity=0)
     seed_all()
     users = get_user_model().objects
@@ -186,6 +223,18 @@ def setup() -> tuple[Round, list[Poller], list[Poller], list[Player]]:
         headers = {"Authorization": f"Terminal {token}", "X-Player-Token": player_token}
         terminals.append(Poller("terminal", f"/api/v1/tables/{table.pk}/state/", headers))
         bettors.append(player)
+    # The terminals that only follow the table's stream (4 and 7): a credential each, no player.
+    watchers = [terminal.headers for terminal in terminals]
+    for index in range(TERMINALS, many):
+        terminal = terminal_register(
+            casino=casino,
+            name=f"LU-{index}",
+            kind=Terminal.Kind.PLAYER_TERMINAL,
+            table=table,
+            actor=Actor.automatic("system"),
+        )
+        _, token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
+        watchers.append({"Authorization": f"Terminal {token}"})
     consoles = []
     for _ in range(CONSOLES):
         client = Client()
@@ -198,7 +247,7 @@ def setup() -> tuple[Round, list[Poller], list[Poller], list[Player]]:
     table_open_for_play(table=table, actor=Actor.staff(dealer))
     round_ = round_open(table=table, actor=Actor.staff(dealer))
     connections.close_all()
-    return round_, consoles, terminals, bettors
+    return round_, consoles, terminals, bettors, watchers
 
 
 # ---------------------------------------------------------------- the server and its CPU
@@ -231,8 +280,7 @@ class CpuMeter:
         self.own_backend = 0
 
     def _gunicorn(self) -> dict[int, float]:
-        processes = [self.server, *self.server.children(recursive=True)]
-        return {p.pid: _cpu(p) for p in processes}
+        return process_tree_cpu(self.server)
 
     def _postgres(self) -> dict[int, float]:
         found = {}
@@ -263,6 +311,15 @@ class CpuMeter:
             after[2] - before[2],
             after[3] - before[3],
         )
+
+
+def process_tree_cpu(process: psutil.Process) -> dict[int, float]:
+    """CPU seconds of a process and its children, by pid."""
+    return {each.pid: _cpu(each) for each in [process, *process.children(recursive=True)]}
+
+
+def rss(process: psutil.Process) -> int:
+    return sum(each.memory_info().rss for each in [process, *process.children(recursive=True)])
 
 
 def _cpu(process: psutil.Process) -> float:
@@ -340,25 +397,7 @@ def load(
     changes: list[tuple[float, float]] = []  # (before the call, after its commit)
 
     def change() -> None:
-        tick, number = start + 0.3, 0
-        while tick < end - 1.5:  # the last bet leaves every poller a poll to see it
-            pause = tick - time.perf_counter()
-            if pause > 0:
-                time.sleep(pause)
-            bettor = bettors[number % len(bettors)]
-            before = time.perf_counter()
-            bet_place(
-                round_id=round_.pk,
-                actor=Actor(player=bettor),
-                box_number=number % BOXES + 1,
-                kind="behind",
-                stake_minor=STAKE,
-                idempotency_key=f"live-{round_.pk}-{number}",
-            )
-            changes.append((before, time.perf_counter()))
-            number += 1
-            tick += change_every * rng.uniform(0.9, 1.1)
-        connections.close_all()
+        bets_every(round_, bettors, start + 0.3, end - 1.5, change_every, rng, changes, "poll")
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
@@ -375,6 +414,42 @@ def load(
     after = meter.snapshot()
     changer.join()
     return changes, CpuMeter.since(before, after)
+
+
+def bet_behind(round_: Round, bettor: Player, number: int, tag: str) -> None:
+    bet_place(
+        round_id=round_.pk,
+        actor=Actor(player=bettor),
+        box_number=number % BOXES + 1,
+        kind="behind",
+        stake_minor=STAKE,
+        idempotency_key=f"live-{tag}-{round_.pk}-{number}",
+    )
+
+
+def bets_every(
+    round_: Round,
+    bettors: list[Player],
+    first: float,
+    last: float,
+    every: float,
+    rng: random.Random,
+    changes: list[tuple[float, float]],
+    tag: str,
+) -> None:
+    """A bet behind every ``every`` seconds (+-10%) from ``first`` to ``last`` (perf_counter; the
+    last one leaves every screen time to see it), each noted as (before the call, committed)."""
+    tick, number = first, 0
+    while tick < last:
+        pause = tick - time.perf_counter()
+        if pause > 0:
+            time.sleep(pause)
+        before = time.perf_counter()
+        bet_behind(round_, bettors[number % len(bettors)], number, tag)
+        changes.append((before, time.perf_counter()))
+        number += 1
+        tick += every * rng.uniform(0.9, 1.1)
+    connections.close_all()
 
 
 def delays(pollers: list[Poller], changes: list[tuple[float, float]]) -> tuple[list[float], int]:
@@ -401,20 +476,332 @@ def _row(name: str, values: list[float], scale: float = 1000.0, unit: str = "ms"
     )
 
 
+# ---------------------------------------------------------------- pushed
+
+
+class Meter:
+    """CPU seconds of gunicorn, uvicorn (each with its children), the PostgreSQL backends of the
+    bench database and Redis's server, and the wall clock, at one moment."""
+
+    def __init__(self, polling: CpuMeter, uvicorn: subprocess.Popen[bytes]) -> None:
+        self.polling = polling
+        self.uvicorn = psutil.Process(uvicorn.pid)
+        self.redis = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "redis-server"]
+
+    def snapshot(self) -> dict[str, float]:
+        return {
+            "gunicorn": sum(self.polling._gunicorn().values()),
+            "uvicorn": sum(process_tree_cpu(self.uvicorn).values()),
+            "postgres": sum(self.polling._postgres().values()),
+            "redis": sum(_cpu(p) for p in self.redis),
+            "wall": time.perf_counter(),
+        }
+
+    @staticmethod
+    def per_second(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+        wall = after["wall"] - before["wall"]
+        return {name: (after[name] - before[name]) / wall for name in before if name != "wall"}
+
+
+def console_stream_path(console: Poller) -> str:
+    return console.path.replace("/live/", "/stream/")
+
+
+def table_stream_path(round_: Round) -> str:
+    return f"/api/v1/tables/{round_.table_id}/stream/"
+
+
+def pushed(
+    ports: tuple[int, int],
+    loop: Loop,
+    consoles: list[Poller],
+    terminals: list[Poller],
+    round_: Round,
+    bettors: list[Player],
+    seconds: float,
+    change_every: float,
+    meter: Meter,
+) -> tuple[list[tuple[float, float]], dict[str, float]]:
+    """Part 3: the consoles and terminals of part 2, each re-reading on its stream's hints."""
+    page_port, stream_port = ports
+    rereads = ThreadPoolExecutor(max_workers=40)
+    locks = {id(poller): threading.Lock() for poller in [*consoles, *terminals]}
+
+    def reread(poller: Poller) -> None:
+        with locks[id(poller)]:  # one request at a time on the poller's keep-alive connection
+            status, elapsed = poller.poll(page_port)
+            poller.answers.append((time.perf_counter(), status))
+            poller.latencies.append(elapsed)
+
+    def on_hint(poller: Poller) -> Any:
+        def heard(_: Subscriber, name: str, __: str) -> None:
+            if name == "table":
+                rereads.submit(reread, poller)
+
+        return heard
+
+    subscribers = [
+        Subscriber(
+            console_stream_path(poller), {"Cookie": poller.headers["Cookie"]}, on_event=on_hint(poller)
+        )
+        for poller in consoles
+    ] + [
+        Subscriber(table_stream_path(round_), poller.headers, on_event=on_hint(poller))
+        for poller in terminals
+    ]
+    for poller in [*consoles, *terminals]:
+        poller.poll(page_port)
+    loop.open(stream_port, subscribers)
+    time.sleep(2.0)  # the hints sent as each stream opened, and their re-reads, are over
+    for poller in [*consoles, *terminals]:
+        poller.answers.clear()
+        poller.latencies.clear()
+    changes: list[tuple[float, float]] = []
+    before = meter.snapshot()
+    start = time.perf_counter()
+    bets_every(
+        round_, bettors, start + 0.3, start + seconds - 1.5, change_every, random.Random(7), changes, "push"
+    )
+    time.sleep(max(0.0, start + seconds - time.perf_counter()))
+    cpu = Meter.per_second(before, meter.snapshot())
+    rereads.shutdown(wait=True)
+    loop.close()
+    failed = [subscriber.error for subscriber in subscribers if subscriber.error]
+    if failed:
+        print(f"  streams that failed: {len(failed)}, the first: {failed[:2]}")
+    return changes, cpu
+
+
+def hint_delays(subscribers: list[Subscriber], changes: list[tuple[float, float]]) -> tuple[list[float], int]:
+    """For each change and subscriber: from the change's commit to the first hint of the table
+    that arrived after the change began; and how many changes a subscriber never heard of."""
+    found, missed = [], 0
+    for subscriber in subscribers:
+        heard = [at for at, name, _ in subscriber.events if name == "table"]
+        for began, committed in changes:
+            first = next((at for at in heard if at > began), None)
+            if first is None:
+                missed += 1
+            else:
+                found.append(max(0.0, first - committed))
+    return found, missed
+
+
+def burst(round_: Round, bettors: list[Player], listener: Subscriber) -> tuple[int, float, list[int]]:
+    """Part 5: bets as fast as BURST_THREADS threads can for BURST_SECONDS; the hints of the table
+    the listener heard in each second from the burst's start until a second after its end."""
+    start = time.perf_counter()
+    counts = [0] * BURST_THREADS
+
+    def run(index: int) -> None:
+        mine = bettors[index::BURST_THREADS]
+        number = 0
+        while time.perf_counter() - start < BURST_SECONDS:
+            bet_behind(round_, mine[number % len(mine)], number * BURST_THREADS + index, "burst")
+            number += 1
+        counts[index] = number
+        connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(BURST_THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    took = time.perf_counter() - start
+    time.sleep(1.5)
+    seconds = int(took) + 2
+    per_second = [0] * seconds
+    for at, name, _ in listener.events:
+        if name == "table" and start <= at < start + seconds:
+            per_second[int(at - start)] += 1
+    return sum(counts), took, per_second
+
+
+def streaming(
+    ports: tuple[int, int],
+    uvicorn: subprocess.Popen[bytes],
+    meter: Meter,
+    consoles: list[Poller],
+    terminals: list[Poller],
+    watchers: list[dict[str, str]],
+    round_: Round,
+    bettors: list[Player],
+    seconds: float,
+    change_every: float,
+    idle_seconds: float,
+    streams_many: int,
+) -> None:
+    _, stream_port = ports
+    loop = Loop()
+    print(
+        f"\n3. part 2 pushed: {CONSOLES} consoles + {TERMINALS} terminals on their streams (uvicorn, 1 process; "
+        f"hints by {os.environ['HINTS_URL'].split(':')[0]}), re-reading on each hint, {seconds:.0f} s"
+    )
+    changes, cpu = pushed(ports, loop, consoles, terminals, round_, bettors, seconds, change_every, meter)
+    print(f"  {'':<34} {'count':>6} {'p50':>8} {'p95':>8} {'max':>8}")
+    for kind, pollers in (("console", consoles), ("terminal", terminals)):
+        found, missed = delays(pollers, changes)
+        print(_row(f"{kind}: bet committed -> its 200", found) + f"  (never seen: {missed})")
+    requests = sum(len(poller.answers) for poller in [*consoles, *terminals])
+    print(
+        f"  {len(changes)} bets; {requests} re-reads; CPU per second: gunicorn {cpu['gunicorn']:.3f}, uvicorn "
+        f"{cpu['uvicorn']:.3f}, PostgreSQL {cpu['postgres']:.3f}, Redis {cpu['redis']:.3f}; web tier "
+        f"(gunicorn + uvicorn + PostgreSQL) {cpu['gunicorn'] + cpu['uvicorn'] + cpu['postgres']:.3f} cores"
+    )
+
+    print(
+        f"\n4. {CONSOLES} consoles + {len(watchers)} terminals subscribed, a bet every {change_every:g} s for "
+        f"{seconds:.0f} s: the bet's commit -> its hint at each subscriber"
+    )
+    console_subscribers = [
+        Subscriber(console_stream_path(c), {"Cookie": c.headers["Cookie"]}) for c in consoles
+    ]
+    terminal_subscribers = [Subscriber(table_stream_path(round_), headers) for headers in watchers]
+    subscribers = [*console_subscribers, *terminal_subscribers]
+    opened = loop.open(stream_port, subscribers)
+    statuses: dict[int, int] = {}
+    for subscriber in subscribers:
+        statuses[subscriber.status] = statuses.get(subscriber.status, 0) + 1
+    print(f"  {len(subscribers)} streams opened in {opened:.1f} s; answers {statuses}")
+    time.sleep(2.0)
+    changes = []
+    start = time.perf_counter()
+    bets_every(
+        round_, bettors, start + 0.3, start + seconds - 1.5, change_every, random.Random(8), changes, "hint"
+    )
+    time.sleep(max(0.0, start + seconds - time.perf_counter()))
+    print(f"  {'':<34} {'count':>6} {'p50':>8} {'p95':>8} {'max':>8}")
+    for kind, group in (("console", console_subscribers), ("terminal", terminal_subscribers)):
+        found, missed = hint_delays(group, changes)
+        print(_row(f"{kind}: bet committed -> hint", found) + f"  (never heard: {missed})")
+
+    placed, took, per_second = burst(round_, bettors, terminal_subscribers[0])
+    print(
+        f"\n5. a burst: {placed} bets in {took:.2f} s ({placed / took:.0f}/s, {BURST_THREADS} threads); the "
+        f"table's hints a subscriber heard, second by second: {per_second} (at most {max(per_second)} a second)"
+    )
+
+    print(f"\n6. the {len(subscribers)} subscribers idle for {idle_seconds:.0f} s")
+    before = meter.snapshot()
+    time.sleep(idle_seconds)
+    cpu = Meter.per_second(before, meter.snapshot())
+    print(
+        f"  CPU per second: uvicorn {cpu['uvicorn']:.4f} cores ({cpu['uvicorn'] / len(subscribers) * 1000:.4f} "
+        f"per 1,000 streams x {1000:,}), gunicorn {cpu['gunicorn']:.4f}, PostgreSQL {cpu['postgres']:.4f}"
+    )
+    loop.close()
+
+    time.sleep(1.0)
+    server = psutil.Process(uvicorn.pid)
+    empty = rss(server)
+    many = [
+        Subscriber(table_stream_path(round_), watchers[index % len(watchers)])
+        for index in range(streams_many)
+    ]
+    opened = loop.open(stream_port, many, at_once=200)
+    time.sleep(2.0)
+    held = sum(1 for subscriber in many if subscriber.status == 200 and not subscriber.error)
+    full = rss(server)
+    print(
+        f"\n7. {streams_many:,} streams on the one uvicorn process: {held:,} open (opened in {opened:.1f} s); "
+        f"RSS {empty / 2**20:.0f} MiB -> {full / 2**20:.0f} MiB: {(full - empty) / max(held, 1) / 1024:.1f} KiB a stream"
+    )
+    errors = [subscriber.error for subscriber in many if subscriber.error]
+    if errors:
+        print(f"  errors {len(errors)}, the first: {errors[:2]}")
+    loop.stop()
+
+
+def polling(
+    port: int,
+    consoles: list[Poller],
+    terminals: list[Poller],
+    round_: Round,
+    bettors: list[Player],
+    polls: int,
+    seconds: float,
+    change_every: float,
+    meter: CpuMeter,
+) -> None:
+    print(f"\n1. one request at a time, {polls} polls of each kind, the table unchanged")
+    print(
+        f"  {'poll':<34} {'median':>8} {'p95':>8} {'gunicorn CPU':>13} {'PostgreSQL CPU':>15}"
+        f" {'client CPU':>11}  statuses"
+    )
+    single = {}
+    for kind, pollers in (("console live/ (204)", consoles), ("terminal state/ (304)", terminals)):
+        figures = sequential(port, pollers, polls, meter)
+        single[kind] = figures
+        print(
+            f"  {kind:<34} {figures['median'] * 1e3:>6.1f}ms {figures['p95'] * 1e3:>6.1f}ms"
+            f" {figures['gunicorn'] * 1e3:>11.1f}ms {figures['postgres'] * 1e3:>13.1f}ms"
+            f" {figures['client'] * 1e3:>9.1f}ms  {figures['statuses']}"
+        )
+    console, terminal = single["console live/ (204)"], single["terminal state/ (304)"]
+    by_latency = CONSOLES * console["median"] + TERMINALS * terminal["median"]
+    by_cpu = CONSOLES * (console["gunicorn"] + console["postgres"]) + TERMINALS * (
+        terminal["gunicorn"] + terminal["postgres"]
+    )
+    print(
+        f"  load of {CONSOLES} consoles + {TERMINALS} terminals at 1 poll/s ({CONSOLES + TERMINALS} requests/s):\n"
+        f"    by the median round trips: {CONSOLES} x {console['median'] * 1e3:.1f} ms + {TERMINALS} x "
+        f"{terminal['median'] * 1e3:.1f} ms = {by_latency:.2f} CPU-s/s = {by_latency:.0%} of one core\n"
+        f"    by the server's CPU (gunicorn + PostgreSQL): {by_cpu:.2f} CPU-s/s = {by_cpu:.0%} of one core"
+    )
+
+    print(
+        f"\n2. {CONSOLES} consoles + {TERMINALS} terminals polling once a second for {seconds:.0f} s, "
+        f"a bet behind every {change_every:g} s (+-10%) through bet_place"
+    )
+    changes, (gunicorn, postgres, client, wall) = load(
+        port, consoles, terminals, round_, bettors, seconds, change_every, meter
+    )
+    print(f"  {'':<34} {'count':>6} {'p50':>8} {'p95':>8} {'max':>8}")
+    for kind, pollers in (("console", consoles), ("terminal", terminals)):
+        found, missed = delays(pollers, changes)
+        print(_row(f"{kind}: bet committed -> first 200", found) + f"  (never seen: {missed})")
+    for kind, pollers in (("console", consoles), ("terminal", terminals)):
+        latencies = [value for poller in pollers for value in poller.latencies]
+        print(_row(f"{kind}: round trip of a poll", latencies))
+    for kind, pollers in (("console", consoles), ("terminal", terminals)):
+        counts: dict[int, int] = {}
+        for poller in pollers:
+            for _, status in poller.answers:
+                counts[status] = counts.get(status, 0) + 1
+        errors = [error for poller in pollers for error in poller.errors]
+        print(f"  {kind} answers: {dict(sorted(counts.items()))}; errors {len(errors)} {errors[:2]}")
+    requests = sum(len(poller.answers) for poller in [*consoles, *terminals])
+    print(
+        f"  {len(changes)} bets; {requests} polls in {wall:.1f} s ({requests / wall:.0f}/s); CPU per second: "
+        f"gunicorn {gunicorn / wall:.2f}, PostgreSQL {postgres / wall:.2f}, the {CONSOLES + TERMINALS} "
+        f"client threads {client / wall:.2f} (of {os.cpu_count()} cores)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="300 polls of each kind, 8 s of load")
+    parser.add_argument("--mode", choices=("polling", "streaming", "both"), default="both")
     args = parser.parse_args()
     polls = int(os.environ.get("BENCH_POLLS", "300" if args.quick else "2000"))
     seconds = float(os.environ.get("BENCH_SECONDS", "8" if args.quick else "30"))
     change_every = float(os.environ.get("BENCH_CHANGE_EVERY", "1"))
+    terminals_many = int(os.environ.get("BENCH_TERMINALS_MANY", "1000"))
+    streams_many = int(os.environ.get("BENCH_STREAMS_MANY", "2000" if args.quick else "10000"))
+    idle_seconds = 8.0 if args.quick else 30.0
 
-    round_, consoles, terminals, bettors = setup()
-    port = free_port()
-    with tempfile.NamedTemporaryFile(
-        "w+b", prefix="live-updates-gunicorn-", suffix=".log", delete=False
-    ) as log:
+    round_, consoles, terminals, bettors, watchers = setup(terminals_many)
+    port, stream_port = free_port(), free_port()
+    with (
+        tempfile.NamedTemporaryFile(
+            "w+b", prefix="live-updates-gunicorn-", suffix=".log", delete=False
+        ) as log,
+        tempfile.NamedTemporaryFile(
+            "w+b", prefix="live-updates-uvicorn-", suffix=".log", delete=False
+        ) as slog,
+    ):
         server = gunicorn_start(port, log, workers=WORKERS, threads=THREADS)
+        streams = uvicorn_start(stream_port, slog) if args.mode != "polling" else None
         try:
             gunicorn_wait(port, Poller("terminal", terminals[0].path, terminals[0].headers), server)
             meter = CpuMeter(server)
@@ -426,73 +813,42 @@ def main() -> None:
                 f"nproc {os.cpu_count()}, Python {sys.version.split()[0]}, load average "
                 f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
             )
-            print(f"\n1. one request at a time, {polls} polls of each kind, the table unchanged")
-            print(
-                f"  {'poll':<34} {'median':>8} {'p95':>8} {'gunicorn CPU':>13} {'PostgreSQL CPU':>15}"
-                f" {'client CPU':>11}  statuses"
-            )
-            single = {}
-            for kind, pollers in (("console live/ (204)", consoles), ("terminal state/ (304)", terminals)):
-                figures = sequential(port, pollers, polls, meter)
-                single[kind] = figures
-                print(
-                    f"  {kind:<34} {figures['median'] * 1e3:>6.1f}ms {figures['p95'] * 1e3:>6.1f}ms"
-                    f" {figures['gunicorn'] * 1e3:>11.1f}ms {figures['postgres'] * 1e3:>13.1f}ms"
-                    f" {figures['client'] * 1e3:>9.1f}ms  {figures['statuses']}"
+            if args.mode != "streaming":
+                polling(port, consoles, terminals, round_, bettors, polls, seconds, change_every, meter)
+            if streams is not None:
+                streaming(
+                    (port, stream_port),
+                    streams,
+                    Meter(meter, streams),
+                    consoles,
+                    terminals,
+                    watchers,
+                    round_,
+                    bettors,
+                    seconds,
+                    change_every,
+                    idle_seconds,
+                    streams_many,
                 )
-            console, terminal = single["console live/ (204)"], single["terminal state/ (304)"]
-            by_latency = CONSOLES * console["median"] + TERMINALS * terminal["median"]
-            by_cpu = CONSOLES * (console["gunicorn"] + console["postgres"]) + TERMINALS * (
-                terminal["gunicorn"] + terminal["postgres"]
-            )
-            print(
-                f"  load of {CONSOLES} consoles + {TERMINALS} terminals at 1 poll/s ({CONSOLES + TERMINALS} requests/s):\n"
-                f"    by the median round trips: {CONSOLES} x {console['median'] * 1e3:.1f} ms + {TERMINALS} x "
-                f"{terminal['median'] * 1e3:.1f} ms = {by_latency:.2f} CPU-s/s = {by_latency:.0%} of one core\n"
-                f"    by the server's CPU (gunicorn + PostgreSQL): {by_cpu:.2f} CPU-s/s = {by_cpu:.0%} of one core"
-            )
-
-            print(
-                f"\n2. {CONSOLES} consoles + {TERMINALS} terminals polling once a second for {seconds:.0f} s, "
-                f"a bet behind every {change_every:g} s (+-10%) through bet_place"
-            )
-            changes, (gunicorn, postgres, client, wall) = load(
-                port, consoles, terminals, round_, bettors, seconds, change_every, meter
-            )
-            print(f"  {'':<34} {'count':>6} {'p50':>8} {'p95':>8} {'max':>8}")
-            for kind, pollers in (("console", consoles), ("terminal", terminals)):
-                found, missed = delays(pollers, changes)
-                print(_row(f"{kind}: bet committed -> first 200", found) + f"  (never seen: {missed})")
-            for kind, pollers in (("console", consoles), ("terminal", terminals)):
-                latencies = [value for poller in pollers for value in poller.latencies]
-                print(_row(f"{kind}: round trip of a poll", latencies))
-            for kind, pollers in (("console", consoles), ("terminal", terminals)):
-                counts: dict[int, int] = {}
-                for poller in pollers:
-                    for _, status in poller.answers:
-                        counts[status] = counts.get(status, 0) + 1
-                errors = [error for poller in pollers for error in poller.errors]
-                print(f"  {kind} answers: {dict(sorted(counts.items()))}; errors {len(errors)} {errors[:2]}")
-            requests = sum(len(poller.answers) for poller in [*consoles, *terminals])
-            print(
-                f"  {len(changes)} bets; {requests} polls in {wall:.1f} s ({requests / wall:.0f}/s); CPU per second: "
-                f"gunicorn {gunicorn / wall:.2f}, PostgreSQL {postgres / wall:.2f}, the {CONSOLES + TERMINALS} "
-                f"client threads {client / wall:.2f} (of {os.cpu_count()} cores)"
-            )
         finally:
-            server.terminate()
-            server.wait(timeout=30)
-            log.seek(0)
-            lines = log.read().decode("utf-8", "replace").splitlines()
-            problems = [
-                line for line in lines if "Traceback" in line or "ERROR" in line or "CRITICAL" in line
-            ]
-            if sys.exc_info()[0] is not None:
-                print("\n".join(lines[-20:]))
-            if problems:
-                print(f"gunicorn log {log.name}: {len(problems)} problem lines, the first: {problems[:3]}")
-            else:
-                Path(log.name).unlink()
+            for process, its_log, name in ((server, log, "gunicorn"), (streams, slog, "uvicorn")):
+                if process is None:
+                    continue
+                process.terminate()
+                process.wait(timeout=30)
+                its_log.seek(0)
+                lines = its_log.read().decode("utf-8", "replace").splitlines()
+                problems = [
+                    line for line in lines if "Traceback" in line or "ERROR" in line or "CRITICAL" in line
+                ]
+                if sys.exc_info()[0] is not None:
+                    print("\n".join(lines[-20:]))
+                if problems:
+                    print(
+                        f"{name} log {its_log.name}: {len(problems)} problem lines, the first: {problems[:3]}"
+                    )
+                else:
+                    Path(its_log.name).unlink()
 
 
 if __name__ == "__main__":
