@@ -97,11 +97,34 @@ def job_topic(job_id: int) -> str:
     return f"job:{job_id}"
 
 
+class Pending:
+    """The topics a transaction (at one savepoint level) hinted, marked for publication once at
+    its commit: a command that takes several locks of one table publishes it once."""
+
+    def __init__(self) -> None:
+        self.topics: set[str] = set()
+
+    def __call__(self) -> None:
+        publisher().mark(sorted(self.topics))
+
+
 def hint(*topics: str) -> None:
     """Publish ``topics`` once the current transaction commits (at once outside a transaction);
-    nothing when it rolls back."""
-    if topics:
-        transaction.on_commit(lambda: publisher().mark(topics))
+    nothing when it rolls back. The topics of one transaction go together: they join the
+    callback it registered already at the same savepoint level (Django's ``run_on_commit``
+    list, whose entries a rolled-back savepoint drops), else register one."""
+    if not topics:
+        return
+    connection = transaction.get_connection()
+    if connection.in_atomic_block:
+        level = set(connection.savepoint_ids)
+        for savepoints, callback, _ in connection.run_on_commit:
+            if isinstance(callback, Pending) and savepoints == level:
+                callback.topics.update(topics)
+                return
+    pending = Pending()
+    pending.topics.update(topics)
+    transaction.on_commit(pending)
 
 
 class Transport:

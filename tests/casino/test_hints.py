@@ -65,6 +65,20 @@ def test_a_hint_is_published_after_the_commit_and_not_before(received: list[tupl
     assert topics_of(received) == ["table:1"]
 
 
+def test_the_topics_of_one_transaction_are_published_once_and_a_rolled_back_savepoint_drops_its_own(
+    received: list[tuple[str, str]],
+) -> None:
+    with transaction.atomic():
+        hint("table:1", "floor:1")
+        hint("table:1")
+        with pytest.raises(RuntimeError), transaction.atomic():
+            hint("table:2")
+            raise RuntimeError("refused")
+        hint("floor:1", "player:3")
+    assert hints.publisher().flush()
+    assert sorted(topics_of(received)) == ["floor:1", "player:3", "table:1"]
+
+
 def test_a_rolled_back_transaction_publishes_nothing(received: list[tuple[str, str]]) -> None:
     with pytest.raises(RuntimeError), transaction.atomic():
         hint("table:1")
