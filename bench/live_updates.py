@@ -617,6 +617,47 @@ def burst(round_: Round, bettors: list[Player], listener: Subscriber) -> tuple[i
     return sum(counts), took, per_second
 
 
+def hammer(port: int, pollers: list[Poller], seconds: float) -> tuple[float, float, float]:
+    """Every poller polling as fast as it can, one thread each, for ``seconds``: requests a
+    second, median and p95 round trip."""
+    end = time.perf_counter() + seconds
+    latencies: list[list[float]] = [[] for _ in pollers]
+
+    def run(index: int) -> None:
+        while time.perf_counter() < end:
+            latencies[index].append(pollers[index].poll(port)[1])
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(len(pollers))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    every = [value for each in latencies for value in each]
+    return len(every) / seconds, statistics.median(every), _quantile(every, 0.95)
+
+
+def pages_on_each_server(
+    ports: tuple[int, int], meter: Meter, consoles: list[Poller], seconds: float
+) -> None:
+    """Part 8: the consoles' re-read (204) from 20 threads at once, on gunicorn and on uvicorn."""
+    print(
+        f"\n8. the pages on each server: {CONSOLES} consoles polling live/ (204) as fast as they can, {seconds:.0f} s"
+    )
+    for name, port in (("gunicorn", ports[0]), ("uvicorn", ports[1])):
+        for poller in consoles:
+            poller.conn = None
+            poller.poll(port)
+        before = meter.snapshot()
+        rate, median, p95 = hammer(port, consoles, seconds)
+        cpu = Meter.per_second(before, meter.snapshot())
+        print(
+            f"  {name:<9} {rate:>6.0f} requests/s, round trip median {median * 1e3:.1f} ms, p95 {p95 * 1e3:.1f} ms; "
+            f"CPU per request: {name} {cpu[name] / rate * 1e3:.2f} ms, PostgreSQL {cpu['postgres'] / rate * 1e3:.2f} ms"
+        )
+    for poller in consoles:
+        poller.conn = None
+
+
 def streaming(
     ports: tuple[int, int],
     uvicorn: subprocess.Popen[bytes],
@@ -710,6 +751,7 @@ def streaming(
     if errors:
         print(f"  errors {len(errors)}, the first: {errors[:2]}")
     loop.stop()
+    pages_on_each_server(ports, meter, consoles, 5.0)
 
 
 def polling(
