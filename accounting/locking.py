@@ -7,11 +7,16 @@ one table take turns, as the table's own commands do), then one record (a count,
 investigation: their rows are insert-only for the application and cannot be row-locked, so each
 is locked by an advisory lock on its id), then the slip counter row, then the wallet's accounts
 (``wallet.services``) and the audit chain last.
+
+A command that locks a table's row changes what the table's dealer console shows of its
+accounting (a slip in flight, a tip, a count): the lock registers the table's hint
+(``casino/hints.py``) for the commit, as ``tables/locking.py`` does for the tables' own commands.
 """
 
 from __future__ import annotations
 
 from accounting.models import AccountingSettings, SlipCounter
+from casino.hints import hint, table_topic
 from casino.locking import advisory_lock, row_lock
 from casino.models import Table
 
@@ -22,7 +27,10 @@ INVESTIGATION_LOCK_NAMESPACE = 0x1A7E << 32
 
 def table_row_lock(table_id: int) -> Table | None:
     """The table row, locked: the counts of a table take turns. None if there is no such table."""
-    return row_lock(Table.objects.select_related("casino").filter(pk=table_id))
+    table = row_lock(Table.objects.select_related("casino").filter(pk=table_id))
+    if table is not None:
+        hint(table_topic(table.pk))
+    return table
 
 
 def count_lock(count_id: int) -> None:

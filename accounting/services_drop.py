@@ -51,6 +51,7 @@ from accounting.services import moment, require_any
 from casino.actors import Actor, require_staff
 from casino.errors import reason_required
 from casino.gaming_day_state import gaming_day_writable
+from casino.hints import hint, queue_topic
 from casino.locking import advisory_lock
 from casino.models import Table
 from wallet.services import MAX_AMOUNT_MINOR
@@ -212,6 +213,7 @@ def drop_count_record(
                 shift=shift,
                 day=gaming_day.isoformat(),
             )
+        hint(queue_topic(table.casino_id))  # a signature waits: the pit's floor, the header's count
         role = _drop_role(set(), by)
         count = DropCount.objects.create(
             table=table,
@@ -254,6 +256,7 @@ def drop_count_sign(*, count: DropCount, actor: Actor) -> DropCountSignature:
         gaming_day_writable(casino=table.casino, also=[count.gaming_day], at=now)
         advisory_lock(DROP_COUNT_LOCK_NAMESPACE, count.pk)
         signatures = list(DropCountSignature.objects.filter(count=count))
+        hint(queue_topic(table.casino_id))  # the signature no longer waits
         if any(signature.signer_id == by.pk for signature in signatures):
             raise SamePersonSignedTwiceError(
                 _("You signed this drop count already: the second signature is someone else's.")

@@ -27,6 +27,7 @@ urlpatterns = [
     ),
     path("slips/", slips.desk, name="desk"),
     path("slips/live/", slips.desk_live, name="desk_live"),
+    path("slips/stream/", slips.desk_stream, name="desk_stream"),
     path("slips/request/", slips.slip_request_view, name="slip_request"),
     path("slips/<int:slip_id>/<str:step>/", slips.slip_step, name="slip_step"),
     path(

@@ -77,6 +77,12 @@ def queue_topic(casino_id: int) -> str:
     return f"queue:{casino_id}"
 
 
+def desk_topic(casino_id: int) -> str:
+    """The fills-and-credits desk of a casino: a slip requested, issued, received, or its void
+    proposed or decided."""
+    return f"desk:{casino_id}"
+
+
 def player_topic(player_id: int) -> str:
     """A player's own bets, decisions due and balance."""
     return f"player:{player_id}"

@@ -1,9 +1,11 @@
 """The pit boss's desk ``/pit/``: the floor (every table of the casino live, the card room's
 canasta tables with their game, the signatures of counts and slips waiting) and the approvals
 queue (held payouts by round, box and hand; dealers' requests to void or correct, misscans
-waiting for a correction, hosts' requests to void a canasta game), each a partial that asks
-``live/`` every second and is redrawn only when its version moved on. Decisions go through
-``payouts_decide`` (a round's held lines in one command), ``round_request_approve``/
+waiting for a correction, hosts' requests to void a canasta game), each a partial redrawn only
+when its version moved on. Each asks ``live/`` when the page's stream (``stream/``,
+``casino/streams.py``) passes a hint of its kind on (the floor: ``floor``, and ``queue`` for its
+signatures waiting; the approvals: ``queue``), and every 15 seconds in any case. Decisions go
+through ``payouts_decide`` (a round's held lines in one command), ``round_request_approve``/
 ``round_request_reject`` and ``canasta_void_approve``/``canasta_void_reject``; the services
 refuse the dealer of the round and the requester."""
 
@@ -16,7 +18,7 @@ from typing import Any
 from django.contrib import messages
 from django.db.models import Exists, IntegerField, OuterRef, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce, Concat, NullIf, Trim
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -29,9 +31,11 @@ from cardroom.models import OPEN_CANASTA_GAME_STATUSES, CanastaGame, CanastaGame
 from cardroom.services import canasta_void_approve, canasta_void_reject
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
+from casino.hints import floor_topic, queue_topic
 from casino.htmx import htmx_render, htmx_vary
 from casino.models import Game, Table
 from casino.refusals import refusal_text
+from casino.streams import hint_stream
 from casino.views import HtmxHttpRequest, staff_casino_id, staff_page, staff_user
 from floor.errors import FloorNoSuchRecordError
 from tables.errors import NoSuchDecisionError
@@ -310,7 +314,11 @@ def _floor_context(request: HtmxHttpRequest) -> dict[str, Any]:
 @staff_page("supervise_pit")
 @require_GET
 def floor(request: HtmxHttpRequest) -> HttpResponse:
-    context = {**_floor_context(request), **_queue_context(request)}
+    context = {
+        **_floor_context(request),
+        **_queue_context(request),
+        "stream_url": reverse("floor:pit_stream"),
+    }
     return htmx_render(request, FLOOR, context, partial="floor")
 
 
@@ -325,8 +333,18 @@ def floor_live(request: HtmxHttpRequest) -> HttpResponse:
 
 @staff_page("supervise_pit")
 @require_GET
+def pit_stream(request: HtmxHttpRequest) -> HttpResponseBase:
+    """The pit's stream (``casino/streams.py``), for the floor and the approvals pages: hints of
+    the staff member's casino's floor (its tables moved) and queue (what waits for a decision or a
+    signature; the header's count too)."""
+    casino_id = staff_casino_id(request)
+    return hint_stream(request, {floor_topic(casino_id): "floor", queue_topic(casino_id): "queue"})
+
+
+@staff_page("supervise_pit")
+@require_GET
 def queue(request: HtmxHttpRequest) -> HttpResponse:
-    context = _queue_context(request)
+    context = {**_queue_context(request), "stream_url": reverse("floor:pit_stream")}
     return htmx_render(request, "floor/pit/queue.html", context, partial="queue")
 
 

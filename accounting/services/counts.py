@@ -44,6 +44,7 @@ from accounting.services.checks import chip_lines_audited, chip_lines_checked, m
 from casino.actors import Actor
 from casino.errors import reason_required
 from casino.gaming_day_state import gaming_day_writable
+from casino.hints import hint, queue_topic
 from casino.models import Table
 from tables.errors import RoundInProgressError
 from tables.models import Round
@@ -126,6 +127,7 @@ def tray_count_record(
         if corrects is not None:
             count_lock(corrects.pk)
         _count_allowed(locked, kind=kind, corrects=corrects)
+        hint(queue_topic(casino.pk))  # a signature waits: the pit's floor, the header's count
         role = _count_role(set(), by)
         count = TrayCount.objects.create(
             table=locked,
@@ -215,6 +217,7 @@ def tray_count_sign(*, count: TrayCount, actor: Actor) -> TrayCountSignature:
         table_row_lock(table.pk)
         count_lock(count.pk)
         fresh = counts_of_table(table).get(pk=count.pk)
+        hint(queue_topic(table.casino_id))  # the signature no longer waits
         if any(signature.signer_id == by.pk for signature in fresh.signatures.all()):
             raise SamePersonSignedTwiceError(
                 _("You signed this count already: the second signature is someone else's.")

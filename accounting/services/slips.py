@@ -32,6 +32,7 @@ from casino.actors import Actor, require_staff
 from casino.errors import ApprovalNotFoundError, reason_required
 from casino.four_eyes import approval_audit_fields, approval_decide, approval_request
 from casino.gaming_day_state import gaming_day_writable
+from casino.hints import desk_topic, hint, queue_topic
 from casino.models import Table
 from wallet.services import table_credit, table_fill
 
@@ -52,6 +53,13 @@ def _slip_table_checked(table: Table) -> None:
             % {"table": table.name},
             table=table.name,
         )
+
+
+def _slip_hinted(casino_id: int) -> None:
+    """A slip moves: the casino's fills-and-credits desk and what waits for a signature (the pit's
+    floor, the header's count) are hinted for the commit (``casino/hints.py``); its table's
+    console, by the table row's lock."""
+    hint(desk_topic(casino_id), queue_topic(casino_id))
 
 
 def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], actor: Actor) -> Slip:
@@ -77,6 +85,7 @@ def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], actor: 
         locked = table_row_lock(table.pk)
         assert locked is not None
         _slip_table_checked(locked)
+        _slip_hinted(casino.pk)
         year = now.astimezone(schedule_of(casino).zone).year
         counter = slip_counter_lock(casino_id=casino.pk, year=year)
         counter.last_number += 1
@@ -117,11 +126,13 @@ def slip_request(*, table: Table, kind: str, amounts: Mapping[int, int], actor: 
 
 def _slip_locked(slip: Slip) -> tuple[Slip, dict[str, SlipSignature], dt.datetime]:
     """The gaming days' shared locks, the slip's table row, then the slip's own lock; the slip
-    read again under them, with its steps in effect."""
+    read again under them, with its steps in effect. The slip's screens are hinted for the
+    commit (``_slip_hinted``): every command that locks a slip moves it."""
     now = timezone.now()
     gaming_day_writable(casino=slip.casino, also=[slip.gaming_day], at=now)
     table_row_lock(slip.table_id)
     slip_lock(slip.pk)
+    _slip_hinted(slip.casino_id)
     fresh = (
         Slip.objects.select_related("table__casino", "casino")
         .prefetch_related(

@@ -22,15 +22,16 @@ from casino.models import Casino
 from casino.money import amount_minor_parse
 from casino.refusals import refusal_text
 from casino.selectors import casino_for_user
-from casino.views import HtmxHttpRequest
+from casino.views import AnyResponse, HtmxHttpRequest
 
 
-def any_permission(*codenames: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
-    """Anonymous visitors go to the login page; staff holding none of the permissions get 403."""
+def any_permission(*codenames: str) -> Callable[[Callable[..., AnyResponse]], Callable[..., AnyResponse]]:
+    """Anonymous visitors go to the login page; staff holding none of the permissions get 403 (a
+    page, a partial, or a page's stream)."""
 
-    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    def decorate(view: Callable[..., AnyResponse]) -> Callable[..., AnyResponse]:
         @functools.wraps(view)
-        def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> AnyResponse:
             if not any(request.user.has_perm(f"casino.{codename}") for codename in codenames):
                 raise PermissionDenied
             return view(request, *args, **kwargs)

@@ -1,6 +1,8 @@
 """The fills-and-credits desk (``/accounting/slips/``): request a slip, the cage's issue, the
 table's receipt, a void and its approval by a second person, the slips in flight redrawn as they
-change; and the slip report of a year (every number, the voids, the unused numbers)."""
+change (on each hint of the casino's desk that the page's stream passes on, ``casino/streams.py``,
+and every 15 seconds in any case); and the slip report of a year (every number, the voids, the
+unused numbers)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -33,8 +35,10 @@ from accounting.views.common import amounts_read, answered, any_permission, deci
 from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
+from casino.hints import desk_topic, queue_topic
 from casino.htmx import htmx_vary
 from casino.models import Casino, Table
+from casino.streams import hint_stream
 from casino.views import HtmxHttpRequest, staff_user
 
 DESK = "accounting/desk.html"
@@ -79,6 +83,7 @@ def _desk_context(casino: Casino, user: Any) -> dict[str, Any]:
         "chips": chip_values(casino),
         "recent": _slip_rows(slips_recent(casino, limit=10)),
         "kinds": SlipKind.choices,
+        "stream_url": reverse("accounting:desk_stream"),
     }
 
 
@@ -99,12 +104,21 @@ def desk(request: HtmxHttpRequest) -> HttpResponse:
 @any_permission(*DESK_PERMISSIONS)
 @require_GET
 def desk_live(request: HtmxHttpRequest) -> HttpResponse:
-    """The slips in flight, asked for every two seconds: 204 while they have not changed (the
-    version the page has), else the section drawn again."""
+    """The slips in flight, asked for on each hint of the desk and every 15 seconds: 204 while
+    they have not changed (the version the page has), else the section drawn again."""
     context = _open_context(staff_casino(request), request.user)
     if request.GET.get("version") == context["open_version"]:
         return htmx_vary(HttpResponse(status=204))
     return htmx_vary(render(request, "accounting/_open-slips.html", context))
+
+
+@any_permission(*DESK_PERMISSIONS)
+@require_GET
+def desk_stream(request: HtmxHttpRequest) -> HttpResponseBase:
+    """The desk's stream (``casino/streams.py``): hints of the staff member's casino's desk (a slip
+    moved) and queue (the header's count)."""
+    casino_id = staff_casino(request).pk
+    return hint_stream(request, {desk_topic(casino_id): "desk", queue_topic(casino_id): "queue"})
 
 
 @any_permission("supervise_pit")

@@ -9,6 +9,7 @@ from django.utils import timezone
 from casino.actors import Actor, require_staff
 from casino.errors import GameRefusedError, game, reason_required
 from casino.event_log import EventDraft
+from casino.hints import hint, queue_topic
 from casino.table_access import is_dealer_terminal_at
 from games.blackjack import DealCard
 from games.cards import Card
@@ -70,6 +71,7 @@ def card_enter(*, round_id: int, actor: Actor, card: str) -> Round:
                 "at": timezone.now().isoformat(),
             }
             work = Work(drafts=[EventDraft("misscan", {"card": str(card)[:10], "reason": code})])
+            hint(queue_topic(round_.table.casino_id))  # the misscan waits in the pit's queue
             state = round_state(round_)
             finish(round_, state, work, actor, timezone.now())
             actor.audit(
@@ -122,6 +124,7 @@ def card_correct(*, round_id: int, actor: Actor, card: str | None, reason: str) 
                 EventDraft("card_corrected", {"misscan": misscan, "reason": reason, "card": None})
             )
         round_.awaiting_correction = None
+        hint(queue_topic(round_.table.casino_id))  # out of the pit's queue
         finish(round_, state, work, actor, timezone.now())
         actor.audit(
             action="round.card_corrected",

@@ -29,7 +29,7 @@ from tests.tables.conftest import alice_betting, at_terminal, balance, funded_pl
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 REFUSED_TEXT = "This page is not for your role"
-PAGES = ["/pit/", "/pit/live/", "/pit/queue/", "/pit/queue/live/"]
+PAGES = ["/pit/", "/pit/live/", "/pit/stream/", "/pit/queue/", "/pit/queue/live/"]
 
 
 def _client(user: Any) -> Client:
