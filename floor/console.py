@@ -4,8 +4,10 @@ table and its keyboard, on the services the terminal API uses.
 The page shows the table as ``tables.selectors.table_state`` reads it, and only the actions the
 round allows now (``console_actions``), each a form that works without JavaScript (POST, then a
 redirect back; a refusal redraws the page with the reason) and, with htmx, swaps the console in
-place. The console asks ``live/`` every second whether anything changed (``console_version``: a
-few indexed counters, no state built), and redraws only then; what it draws at a version is
+place. The console follows its table's stream (``stream/``, ``casino/streams.py``): on each hint
+of the table, at a countdown's end, and every 15 seconds besides, it asks ``live/`` whether
+anything changed (``console_version``: a few indexed counters, no state built), and redraws only
+then; what it draws at a version is
 built once and cached under that version (``table_view``), so that the consoles of a table share
 it. A stale screen's action, one sent for a round that moved on since it was drawn, is refused
 ``stale_screen`` with nothing moved.
