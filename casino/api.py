@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any, cast
 
 from django.conf import settings
@@ -26,7 +27,9 @@ from rest_framework.decorators import (
     throttle_classes,
 )
 from rest_framework.exceptions import APIException
-from rest_framework.renderers import JSONRenderer
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.parsers import BaseParser
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -47,13 +50,35 @@ class ProblemJSONRenderer(JSONRenderer):
     media_type = PROBLEM_CONTENT_TYPE
 
 
+class StreamNegotiation(BaseContentNegotiation):
+    """A stream view's: its stream whatever ``Accept`` says (an ``EventSource`` sends
+    ``text/event-stream``, which no renderer names: the stream is written by
+    ``casino/streams.py``, not rendered), and JSON for what it renders (the ``OPTIONS``
+    description); a refusal is problem+json anyway (``exception_handler``)."""
+
+    def select_parser(self, request: Request, parsers: Iterable[BaseParser]) -> BaseParser | None:
+        return next(iter(parsers), None)
+
+    def select_renderer(
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        renderer = next(iter(renderers))
+        return renderer, renderer.media_type
+
+
 # The refusals that invite the same request again a moment later, with the seconds to wait: a
 # duplicate of a request still running (sent again once the first has finished, it replays the
-# first's answer), a transaction PostgreSQL gave up (nothing of it was kept) and a database that
-# does not answer (casino/outage.py: a restart takes a few seconds). Every other 409
+# first's answer), a transaction PostgreSQL gave up (nothing of it was kept), a database that
+# does not answer (casino/outage.py: a restart takes a few seconds) and a stream asked of a server
+# that holds none (the terminal polls meanwhile, and may find one after a deployment). Every other 409
 # is the table's state (betting closed, not your turn, a misscan awaiting its correction), which
 # the same request sent again does not change: the terminal follows the table state instead.
-RETRY_AFTER_SECONDS = {"idempotency_in_progress": 1, "concurrent_update": 1, "database_unavailable": 5}
+RETRY_AFTER_SECONDS = {
+    "idempotency_in_progress": 1,
+    "concurrent_update": 1,
+    "database_unavailable": 5,
+    "streams_not_served_here": 15,
+}
 
 
 def problem_body(*, status: int, code: str, detail: Any, title: str = "") -> dict[str, Any]:

@@ -1,12 +1,16 @@
 """The terminal API's shared views: the terminal and player base views with their
-authentication, permissions and throttles, the path checks, and the player's sign-in and session.
-The games' endpoints build on them (tables.api.views, cardroom.api)."""
+authentication, permissions and throttles, the path checks, the player's sign-in and session, and
+the streams' answer (``terminal_stream``). The games' endpoints build on them (tables.api.views,
+cardroom.api)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, cast
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.http import HttpResponseBase
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -24,12 +28,18 @@ from casino.api_permissions import (
     IsTerminal,
 )
 from casino.api_throttling import PlayerRateThrottle, SignInRateThrottle, TerminalRateThrottle
-from casino.authentication import TerminalPlayerAuthentication, TerminalTokenAuthentication
-from casino.errors import NotFoundError
-from casino.models import PlayerSession, Table, Terminal
+from casino.authentication import (
+    TerminalPlayerAuthentication,
+    TerminalTokenAuthentication,
+    access_refusal,
+)
+from casino.errors import NotFoundError, StreamsNotServedError
+from casino.hints import session_topic, terminal_topic
+from casino.models import PlayerSession, Table, Terminal, TerminalCredential
 from casino.parsers import JSONBodyParser
 from casino.player_sessions import player_session_end, player_session_start
 from casino.schema import TerminalApiSchema, problems
+from casino.streams import hint_stream, streams_served
 
 IDEMPOTENCY_PARAMETER = OpenApiParameter(
     "Idempotency-Key",
@@ -183,3 +193,77 @@ class DealerApiView(TerminalApiView):
         if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
             raise NotFoundError("This terminal is not placed at a table.")
         return table
+
+
+# ---------------------------------------------------------------- streams
+
+
+def terminal_stream(view: TerminalApiView, topics: dict[str, str]) -> HttpResponseBase:
+    """The stream of ``topics`` (``{topic: event name}``, ``casino/streams.py``) for the request
+    ``view`` authenticated and allowed, as the view it mirrors checks it (a stream view keeps that
+    view's classes, and answers its stream whatever ``Accept`` says: ``StreamNegotiation``).
+
+    It closes with ``event: closed`` and the refusal's code as soon as the credential it was
+    opened with stops being valid (revoked, expired, its terminal deactivated) or the player's
+    session ends (signed out, replaced, the card locked): the services that do so hint the
+    terminal's or the session's topic, and the stream then checks again (``access_refusal``).
+    Under WSGI: 503 ``streams_not_served_here`` (the terminal polls)."""
+    # DRF's request wraps Django's, whose class says which server it came through.
+    request = view.request._request
+    if not streams_served(request):
+        raise StreamsNotServedError("This server does not serve streams; poll the state instead.")
+    auth = view.request.auth
+    session = auth if isinstance(auth, PlayerSession) else None
+    # TerminalPlayerAuthentication puts the terminal's credential on the session it returns.
+    credential = cast(TerminalCredential, session.credential if session is not None else auth)  # type: ignore[attr-defined]
+    controls = [terminal_topic(view.terminal.pk)]
+    if session is not None:
+        controls.append(session_topic(session.pk))
+    return hint_stream(
+        request,
+        topics,
+        controls=controls,
+        still_allowed=partial(
+            access_refusal, credential_id=credential.pk, session_id=session.pk if session else None
+        ),
+    )
+
+
+LAST_EVENT_ID_PARAMETER = OpenApiParameter(
+    "Last-Event-ID",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="On reconnecting: the `id` of the last event received. The stream then sends at "
+    "once one event for each of its topics that moved meanwhile, and none for the others.",
+)
+
+
+def stream_responses(event: str, example_topic: str, closed: str) -> dict[Any, OpenApiResponse]:
+    """A stream's answers in the schema: the event stream (``event``'s lines as the example, and
+    ``closed`` as the code it closes with), and the 503 of a server that does not hold streams."""
+    lines = (
+        "retry: 1000\n\n"
+        f"id: {example_topic}=796bbc.27\nevent: {event}\ndata: {example_topic} 796bbc.27\n\n"
+        ":\n\n"
+        f"id: {example_topic}=796bbc.31\nevent: {event}\ndata: {example_topic} 796bbc.31\n\n"
+        f"event: closed\ndata: {closed}\n\n"
+    )
+    return {
+        (200, "text/event-stream"): OpenApiResponse(
+            OpenApiTypes.STR,
+            description=f"Server-sent events: `event: {event}` when it moved (re-read it), a comment "
+            "line (`:`) every 20 seconds while nothing does, and `event: closed` with the refusal's "
+            "code (`credential_revoked`, `credential_expired`, `terminal_inactive`, "
+            "`player_session_ended`, `player_session_expired`, `player_inactive`) before the "
+            "server closes it for good. Without that, the stream ends after a few minutes: "
+            "reconnect with `Last-Event-ID`.",
+            examples=[OpenApiExample(event, value=lines)],
+        ),
+        **problems(
+            503,
+            s503="`streams_not_served_here`: this server does not hold streams (read the state "
+            "every 15 seconds, or long-poll it, and try the stream again after `Retry-After`); "
+            "`database_unavailable`: the database does not answer.",
+        ),
+    }

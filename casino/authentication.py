@@ -1,4 +1,5 @@
-"""DRF authentication for terminals: ``Authorization: Terminal <token>``."""
+"""DRF authentication for terminals: ``Authorization: Terminal <token>``, with the player's
+``X-Player-Token``; and the same checks again for a stream held open (``access_refusal``)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.request import Request
 
 from casino.errors import PlayerTokenError, TerminalCredentialError
-from casino.player_sessions import player_session_authenticate
-from casino.services import terminal_authenticate
+from casino.models import PlayerSession, TerminalCredential
+from casino.player_sessions import player_session_authenticate, player_session_check
+from casino.services import credential_check, terminal_authenticate
 
 KEYWORD = b"terminal"
 
@@ -92,3 +94,18 @@ class TerminalOptionalPlayerAuthentication(TerminalPlayerAuthentication):
         if not request.headers.get(PLAYER_TOKEN_HEADER, ""):
             return TerminalTokenAuthentication.authenticate(self, request)
         return super().authenticate(request)
+
+
+def access_refusal(*, credential_id: int, session_id: int | None) -> str | None:
+    """The code of the refusal a request with the credential ``credential_id`` (and the player
+    session ``session_id``) would meet now, read again from the database; None while both hold.
+    Asked by a stream when its terminal's credentials or its session changed
+    (``casino/streams.py``: it then closes with ``event: closed`` and this code)."""
+    try:
+        credential_check(TerminalCredential.objects.select_related("terminal").get(pk=credential_id))
+        if session_id is not None:
+            session = PlayerSession.objects.select_related("player").get(pk=session_id)
+            player_session_check(session, now=timezone.now())
+    except (TerminalCredentialError, PlayerTokenError) as error:
+        return error.code
+    return None

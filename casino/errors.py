@@ -369,6 +369,13 @@ class PlayerSessionExpiredError(PlayerTokenError):
     code = "player_session_expired"
 
 
+class StreamsNotServedError(ServiceError):
+    """A stream asked of a server that does not hold streams (WSGI: ``casino/streams.py``)."""
+
+    code = "streams_not_served_here"
+    status = 503
+
+
 class TableNotInCasinoError(ServiceError):
     code = "table_not_in_casino"
 

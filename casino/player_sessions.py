@@ -23,6 +23,7 @@ from casino.errors import (
     TerminalWithoutTableError,
 )
 from casino.gaming_day_state import gaming_day_writable
+from casino.hints import hint, session_topic
 from casino.locking import player_session_lock, sign_in_lock
 from casino.models import PlayerSession, Terminal
 from casino.services import TOKEN_PREFIX_LENGTH, player_check_pin
@@ -69,6 +70,7 @@ def player_session_start(*, terminal: Terminal, card_number: str, pin: str) -> t
             PlayerSession.objects.filter(pk__in=replaced, ended_at__isnull=True).update(
                 ended_at=now, end_reason=PlayerSession.EndReason.REPLACED
             )
+            hint(*(session_topic(ended) for ended in replaced))
         session = PlayerSession.objects.create(
             player=player,
             terminal=terminal,
@@ -91,7 +93,9 @@ def player_session_start(*, terminal: Terminal, card_number: str, pin: str) -> t
 
 
 def player_session_end(*, session: PlayerSession) -> PlayerSession:
-    """Sign out: the token stops working at once. Ending an ended session changes nothing."""
+    """Sign out: the token stops working at once, and the streams opened with it close
+    (``event: closed`` with ``player_session_ended``). Ending an ended session changes nothing.
+    Locks the session, then the audit chain."""
     with transaction.atomic():
         session = player_session_lock(session.pk)
         if session.ended_at is not None:
@@ -107,6 +111,7 @@ def player_session_end(*, session: PlayerSession) -> PlayerSession:
             object_id=session.player_id,
             after={"session_id": session.pk},
         )
+        hint(session_topic(session.pk))
     return session
 
 
@@ -121,15 +126,22 @@ def player_session_authenticate(*, terminal: Terminal, token: str) -> PlayerSess
     if session is None or session.terminal_id != terminal.pk:
         raise PlayerTokenError("Unknown player token; sign in again.")
     now = timezone.now()
-    if session.ended_at is not None:
-        raise PlayerSessionEndedError("This player session has ended; sign in again.")
-    if session.expires_at <= now:
-        raise PlayerSessionExpiredError("This player session has expired; sign in again.")
-    if not session.player.is_active:
-        raise PlayerInactiveError("This player card is deactivated.")
+    player_session_check(session, now=now)
     idle = dt.timedelta(seconds=int(api_setting("API_PLAYER_SESSION_IDLE_SECONDS")))
     wanted = min(now + idle, session.hard_expires_at)
     if wanted - session.expires_at >= SLIDE_GRANULARITY:
         PlayerSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(expires_at=wanted)
         session.expires_at = wanted
     return session
+
+
+def player_session_check(session: PlayerSession, *, now: dt.datetime) -> None:
+    """Whether a session (read with its player) is still open at ``now``: raises
+    ``player_session_ended``, ``player_session_expired`` or ``player_inactive``. The check of every
+    request (``player_session_authenticate``) and of an open stream told that its session ended."""
+    if session.ended_at is not None:
+        raise PlayerSessionEndedError("This player session has ended; sign in again.")
+    if session.expires_at <= now:
+        raise PlayerSessionExpiredError("This player session has expired; sign in again.")
+    if not session.player.is_active:
+        raise PlayerInactiveError("This player card is deactivated.")

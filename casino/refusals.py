@@ -461,6 +461,9 @@ REFUSALS: dict[str, Refusal] = {
     "database_unavailable": Refusal(
         _("The database is not answering; send the request again in a few seconds.")
     ),
+    "streams_not_served_here": Refusal(
+        _("This server does not serve streams; read the state every few seconds instead.")
+    ),
 }
 
 

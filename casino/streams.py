@@ -193,6 +193,12 @@ def event(name: str, topic: str, version: str, shown: dict[str, str]) -> str:
     return f"id: {ident}\nevent: {name}\ndata: {topic} {version}\n\n"
 
 
+def streams_served(request: HttpRequest) -> bool:
+    """Whether ``request`` came through the ASGI server, the only one that holds a stream without
+    holding a thread. The terminal API asks first, to refuse as problem+json."""
+    return isinstance(request, ASGIRequest)
+
+
 def hint_stream(
     request: HttpRequest,
     topics: dict[str, str],
@@ -205,7 +211,7 @@ def hint_stream(
     stream must close, else None. Under WSGI (gunicorn, the test client) a stream cannot be held
     without holding a thread: it answers 503 with the code ``streams_not_served_here``, and the
     page polls."""
-    if not isinstance(request, ASGIRequest):
+    if not streams_served(request):
         response = HttpResponse(
             "streams_not_served_here: the streams are served by the ASGI server\n",
             status=503,

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
 from casino.four_eyes import may_decide
 from casino.models import Approval, Table
 from games.blackjack import RoundState, current_turn, legal_actions, next_card_target, state_from_dict
 from games.cards import Card, hand_value, is_blackjack
-from tables.models import Bet, BetStatus, Box, PayoutLine, Round, Shoe, TableConfigVersion
+from tables.models import Bet, BetKind, BetStatus, Box, PayoutLine, Round, Seat, Shoe, TableConfigVersion
 from tables.payout_approvals import PAYOUT_SUBJECT
 from tables.services.shoes import shoe_and_config_current, shuffle_due
 
@@ -46,12 +46,21 @@ def _cards(cards: list[str], *, is_split: bool = False) -> dict[str, Any]:
     }
 
 
-def table_state(*, table: Table) -> dict[str, Any]:
+# The crowd behind a box: the bets behind it and the insurance of those. The console shows them one
+# by one; a terminal's state as totals per box and kind (``behind_as_totals``), so that it does not
+# grow with the crowd, and with a player token the player's own one by one (``behind_of_player``).
+BEHIND_BETS = Q(kind=BetKind.BEHIND) | Q(kind=BetKind.INSURANCE, insures__kind=BetKind.BEHIND)
+
+
+def table_state(*, table: Table, behind_as_totals: bool = False) -> dict[str, Any]:
     """Everything a screen of the table shows, as JSON-ready data: configuration (limits,
     settings), boxes (owner, seats with win streaks, bets, hands with cards and totals), the
     dealer's cards (hole card hidden until revealed), whose turn, the decision deadline, shuffle
-    due, the shoe's commitment, and the misscan the round waits on."""
-    return table_state_of_round(table=table, round_=round_current(table))
+    due, the shoe's commitment, and the misscan the round waits on. With ``behind_as_totals`` (the
+    terminals' state) a box's seats and bets are its owner's, and its crowd is counted in
+    ``behind``: the players seated behind it, and the count and stake of its bets behind (and
+    their insurance) per kind."""
+    return table_state_of_round(table=table, round_=round_current(table), behind_as_totals=behind_as_totals)
 
 
 def seconds_left(deadline: dt.datetime | None) -> int | None:
@@ -65,6 +74,7 @@ def table_state_of_round(
     round_: Round | None,
     in_use: tuple[Shoe | None, TableConfigVersion | None] | None = None,
     bettor_names: bool = False,
+    behind_as_totals: bool = False,
 ) -> dict[str, Any]:
     """``table_state`` with the round already read (``round_current``), and the shoe and
     configuration in use too when given (``in_use``, from ``shoe_and_config_current``): the
@@ -74,9 +84,14 @@ def table_state_of_round(
     shoe, config = in_use if in_use is not None else shoe_and_config_current(table)
     boxes, seats = _boxes_and_seats(table)
     bets: dict[int, list[dict[str, Any]]] = {}
+    behind: dict[int, list[dict[str, Any]]] | None = {} if behind_as_totals else None
     state = None
     if round_ is not None:
-        bets = _bets_by_box(round_, bettor_names)
+        if behind_as_totals:
+            bets = _bets_by_box(Bet.objects.filter(round=round_).exclude(BEHIND_BETS), bettor_names)
+            behind = _behind_totals(round_)
+        else:
+            bets = _bets_by_box(Bet.objects.filter(round=round_), bettor_names)
         if round_.snapshot:
             state = state_from_dict(round_.snapshot)
     return {
@@ -99,7 +114,7 @@ def table_state_of_round(
         ),
         "shuffle_due": shuffle_due(table, shoe, config),
         "round": _round_of_state(round_, state) if round_ else None,
-        "boxes": _box_rows(boxes, seats, bets, state),
+        "boxes": _box_rows(boxes, seats, bets, state, behind),
     }
 
 
@@ -133,14 +148,13 @@ def _boxes_and_seats(table: Table) -> tuple[BoxesRead, SeatsRead]:
     return boxes, seats
 
 
-def _bets_by_box(round_: Round, bettor_names: bool) -> dict[int, list[dict[str, Any]]]:
-    """The round's bets but those cancelled, in placing order, as plain rows by box number (one
-    query), each with its bettor's ``player_name`` when ``bettor_names``."""
+def _bets_by_box(bets_of_round: QuerySet[Bet], bettor_names: bool) -> dict[int, list[dict[str, Any]]]:
+    """The bets (of a round) but those cancelled, in placing order, as plain rows by box number
+    (one query), each with its bettor's ``player_name`` when ``bettor_names``."""
     bets: dict[int, list[dict[str, Any]]] = {}
     fields = ["pk", "box_number", "player_id", "kind", "stake_minor", "status"]
     for bet_id, box_number, player_id, kind, stake_minor, status, *name in (
-        Bet.objects.filter(round=round_)
-        .exclude(status=BetStatus.CANCELLED)
+        bets_of_round.exclude(status=BetStatus.CANCELLED)
         .order_by("pk")
         .values_list(*fields, *(["player__display_name"] if bettor_names else []))
     ):
@@ -157,29 +171,60 @@ def _bets_by_box(round_: Round, bettor_names: bool) -> dict[int, list[dict[str, 
     return bets
 
 
+def _behind_totals(round_: Round) -> dict[int, list[dict[str, Any]]]:
+    """The count and stake of the round's bets behind each box (and their insurance), but those
+    cancelled, per kind, by box number (one query)."""
+    totals: dict[int, list[dict[str, Any]]] = {}
+    for box_number, kind, count, stake_minor in (
+        Bet.objects.filter(BEHIND_BETS, round=round_)
+        .exclude(status=BetStatus.CANCELLED)
+        .values_list("box_number", "kind")
+        .annotate(count=Count("pk"), stake_minor=Sum("stake_minor"))
+        .order_by("box_number", "kind")
+    ):
+        totals.setdefault(box_number, []).append({"kind": kind, "count": count, "stake_minor": stake_minor})
+    return totals
+
+
+def _seat_row(player_id: int, display_name: str, win_streak: int, owner: int | None) -> dict[str, Any]:
+    return {
+        "player_id": player_id,
+        "display_name": display_name,
+        "is_owner": player_id == owner,
+        "win_streak": win_streak,
+    }
+
+
 def _box_rows(
-    boxes: BoxesRead, seats: SeatsRead, bets: dict[int, list[dict[str, Any]]], state: RoundState | None
+    boxes: BoxesRead,
+    seats: SeatsRead,
+    bets: dict[int, list[dict[str, Any]]],
+    state: RoundState | None,
+    behind: dict[int, list[dict[str, Any]]] | None,
 ) -> list[dict[str, Any]]:
     """Each box of the table with its owner, seats, bets and, when the round's engine ``state``
-    plays it, its hands with their cards, totals and stakes."""
+    plays it, its hands with their cards, totals and stakes. With ``behind`` (the totals of the
+    bets behind, by box), only the owner's seat and, in ``behind``, the players seated behind the
+    box counted and those totals."""
     playing = {box.number: box for box in state.boxes} if state is not None else {}
     box_rows = []
     for box_number, (owner, accepts_behind) in boxes.items():
         engine_box = playing.get(box_number)
+        seat_rows = [_seat_row(*seat, owner) for seat in seats.get(box_number, [])]
+        counted: dict[str, Any] = {}
+        if behind is not None:
+            owners = [seat for seat in seat_rows if seat["is_owner"]]
+            counted = {
+                "behind": {"players": len(seat_rows) - len(owners), "bets": behind.get(box_number, [])}
+            }
+            seat_rows = owners
         box_rows.append(
             {
                 "number": box_number,
                 "owner_id": owner,
                 "accepts_bets_behind": accepts_behind,
-                "seats": [
-                    {
-                        "player_id": seated,
-                        "display_name": seat_name,
-                        "is_owner": seated == owner,
-                        "win_streak": streak,
-                    }
-                    for seated, seat_name, streak in seats.get(box_number, [])
-                ],
+                "seats": seat_rows,
+                **counted,
                 "bets": bets.get(box_number, []),
                 "hands": [
                     {
@@ -193,6 +238,27 @@ def _box_rows(
             }
         )
     return box_rows
+
+
+def behind_of_player(*, table: Table, round_id: int | None, player_id: int) -> dict[int, dict[str, Any]]:
+    """A player's own part of the crowd behind the table's boxes, which the terminals' state
+    counts only (``behind_as_totals``): by box number, their ``seats`` behind it and their
+    ``bets`` behind it in round ``round_id`` (and the insurance of those), as ``table_state``
+    shows them. Two queries."""
+    own: dict[int, dict[str, Any]] = {}
+    for box_number, display_name, win_streak in (
+        Seat.objects.filter(box__table=table, player_id=player_id)
+        .exclude(box__owner_id=player_id)
+        .values_list("box__number", "player__display_name", "win_streak")
+    ):
+        own.setdefault(box_number, {"seats": [], "bets": []})["seats"].append(
+            _seat_row(player_id, display_name, win_streak, None)
+        )
+    if round_id is not None:
+        bets = Bet.objects.filter(BEHIND_BETS, round_id=round_id, player_id=player_id)
+        for box_number, rows in _bets_by_box(bets, bettor_names=False).items():
+            own.setdefault(box_number, {"seats": [], "bets": []})["bets"] = rows
+    return own
 
 
 def _round_of_state(round_: Round, state: RoundState | None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
+from casino.hints import hint, player_topic
 from casino.locking import advisory_lock, row_lock, rows_lock
 from casino.models import Casino
 from wallet.errors import CurrencyMismatchError, InsufficientFundsError
@@ -140,7 +141,8 @@ def check_and_apply(
     The rows must already be locked by this
     transaction: the new values are checked here against what was read under the lock, and the
     CHECK constraint on the table backs the check up. Raises ``InsufficientFundsError`` naming
-    the first (lowest id) account that would break its rule; nothing is written then.
+    the first (lowest id) account that would break its rule; nothing is written then. A player
+    whose balance moved is hinted (``player_topic``): their terminal reads it again.
     """
     held_deltas = held_deltas or {}
     rows: list[tuple[int, int, int]] = []
@@ -167,3 +169,5 @@ def check_and_apply(
     for account_id, delta_balance, delta_held in rows:
         accounts[account_id].balance_minor += delta_balance
         accounts[account_id].held_minor += delta_held
+    players = {player for account_id, _, _ in rows if (player := accounts[account_id].player_id) is not None}
+    hint(*(player_topic(player_id) for player_id in sorted(players)))

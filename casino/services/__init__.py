@@ -33,6 +33,7 @@ from casino.services.staff import (
 )
 from casino.services.terminals import (
     TOKEN_PREFIX_LENGTH,
+    credential_check,
     terminal_authenticate,
     terminal_credential_issue,
     terminal_credential_revoke,
@@ -45,6 +46,7 @@ __all__ = [
     "TEMPORARY_PASSWORD_ALPHABET",
     "TEMPORARY_PASSWORD_GROUPS",
     "TOKEN_PREFIX_LENGTH",
+    "credential_check",
     "player_card_lock",
     "player_card_unlock",
     "player_check_pin",

@@ -22,8 +22,9 @@ from casino.errors import (
     PlayerSignInError,
     reason_required,
 )
+from casino.hints import hint, session_topic
 from casino.locking import active_player_by_card_lock, row_lock
-from casino.models import Casino, Player, Terminal
+from casino.models import Casino, Player, PlayerSession, Terminal
 
 # The staff accounts: AUTH_USER_MODEL, Django's own User (asked of get_user_model() when running).
 if TYPE_CHECKING:
@@ -101,7 +102,8 @@ def player_check_pin(*, card_number: str, pin: str, terminal: Terminal | None = 
 def player_card_lock(*, player: Player, reason: str, actor: Actor) -> Player:
     """The cage locks a player's card (lost, stolen, the player's own request): ``is_active``
     becomes False, so the card is refused at terminal sign-in (``player_check_pin`` finds no
-    active card) and an open player session is refused on its next request (``player_inactive``).
+    active card) and an open player session is refused on its next request (``player_inactive``);
+    its streams close with that code.
 
     Needs ``casino.operate_cage`` and a reason. Locks the player row, then the audit chain.
     Raises ``permission_denied``, ``reason_required``, ``card_already_locked``.
@@ -123,6 +125,8 @@ def player_card_lock(*, player: Player, reason: str, actor: Actor) -> Player:
             before={"is_active": True},
             after={"is_active": False, "reason": reason},
         )
+        open_sessions = PlayerSession.objects.filter(player=locked, ended_at__isnull=True)
+        hint(*(session_topic(session_id) for session_id in open_sessions.values_list("pk", flat=True)))
     return locked
 
 

@@ -25,6 +25,7 @@ from casino.errors import (
     TerminalNameTakenError,
     VenueTerminalInactiveError,
 )
+from casino.hints import hint, terminal_topic
 from casino.locking import credential_lock, terminal_credentials_lock
 from casino.models import Casino, Terminal, TerminalCredential
 from casino.sql import credential_with_terminal
@@ -92,6 +93,8 @@ def terminal_credential_issue(
         earlier_ids = [old.pk for old in earlier]
         revoked_ids = [] if keep_earlier else earlier_ids
         TerminalCredential.objects.filter(pk__in=revoked_ids).update(revoked_at=now, revoked_by=issuer)
+        if revoked_ids:
+            hint(terminal_topic(terminal.pk))  # the revoked credentials' streams close
         credential = TerminalCredential.objects.create(
             terminal=terminal,
             token_prefix=token[:TOKEN_PREFIX_LENGTH],
@@ -117,6 +120,9 @@ def terminal_credential_issue(
 
 
 def terminal_credential_revoke(*, credential: TerminalCredential, actor: Actor) -> TerminalCredential:
+    """Revoke a credential: refused at once on every request, and the streams opened with it
+    close (``event: closed`` with ``credential_revoked``). Locks the credential, then the audit
+    chain. Raises ``credential_already_revoked``."""
     with transaction.atomic():
         credential = credential_lock(credential_id=credential.pk)
         if credential.revoked_at is not None:
@@ -130,6 +136,7 @@ def terminal_credential_revoke(*, credential: TerminalCredential, actor: Actor) 
             object_id=credential.terminal_id,
             after={"credential_id": credential.pk, "revoked_at": credential.revoked_at},
         )
+        hint(terminal_topic(credential.terminal_id))
     return credential
 
 
@@ -144,10 +151,18 @@ def terminal_authenticate(*, token: str) -> TerminalCredential:
     credential = credential_with_terminal(_digest(token))
     if credential is None or not secrets.compare_digest(credential.token_digest, _digest(token)):
         raise TerminalCredentialError("Unknown terminal credential.")
+    credential_check(credential)
+    return credential
+
+
+def credential_check(credential: TerminalCredential) -> None:
+    """Whether a known credential (read with its terminal) is valid now: raises
+    ``credential_revoked``, ``credential_expired`` or ``terminal_inactive``. The check of every
+    request (``terminal_authenticate``) and of an open stream told that its terminal's
+    credentials changed."""
     if credential.revoked_at is not None:
         raise CredentialRevokedError("This terminal credential has been revoked.")
     if credential.expires_at <= timezone.now():
         raise CredentialExpiredError("This terminal credential has expired.")
     if not credential.terminal.is_active:
         raise VenueTerminalInactiveError("This terminal is deactivated.")
-    return credential

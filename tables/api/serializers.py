@@ -332,14 +332,37 @@ class StateHandSerializer(OutputSerializer):
     is_finished = serializers.BooleanField()
 
 
+class StateBehindTotalSerializer(OutputSerializer):
+    kind = serializers.CharField(help_text="`behind`, or `insurance` (of bets behind).")
+    count = serializers.IntegerField()
+    stake_minor = serializers.IntegerField(help_text="The stakes of these bets, added up.")
+
+
+class StateBehindSerializer(OutputSerializer):
+    players = serializers.IntegerField(help_text="Players seated behind the box (its owner not counted).")
+    bets = StateBehindTotalSerializer(
+        many=True, help_text="The bets behind the box (everyone's, yours included) per kind: count and stake."
+    )
+
+
 class StateBoxSerializer(OutputSerializer):
     number = serializers.IntegerField()
     owner_id = serializers.IntegerField(allow_null=True)
     accepts_bets_behind = serializers.BooleanField()
     seats = StateSeatSerializer(
-        many=True, help_text="Owner and bettors behind, in arrival order, with streaks."
+        many=True,
+        help_text="The owner's seat, with its streak; with a player token, that player's own seat "
+        "behind the box too (the others behind are counted in `behind.players`).",
     )
-    bets = StateBetSerializer(many=True)
+    behind = StateBehindSerializer(
+        help_text="The crowd behind the box, as totals: the state keeps its size however many bet behind."
+    )
+    bets = StateBetSerializer(
+        many=True,
+        help_text="The box's own bets (main, side bets, the owner's insurance); with a player token, "
+        "that player's own bets behind the box (and their insurance) too, each with `is_mine`. The "
+        "others' bets behind are in `behind.bets`, as totals.",
+    )
     hands = StateHandSerializer(many=True)
 
 

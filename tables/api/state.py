@@ -11,10 +11,16 @@ whom the view is for (a player's view marks their own bets). Everything the stat
 from these, except the derived "seconds left", which the API leaves out so that one version is
 always one body: a terminal counts down from ``decision_deadline_at``.
 
-The body of a version is the same for every terminal of the table but for ``is_mine`` and the
-version itself, so ``terminal_state`` serializes the table's part once per version (of the table
-without a player: ``StateVersion.shared``) and keeps it in the cache: a hundred terminals asking
-after a bet build it once per web process instead of a hundred times (bench/live_updates.py).
+The body of a version is the same for every terminal of the table but for ``is_mine``, the
+player's own seats and bets behind the boxes, and the version itself, so ``terminal_state``
+serializes the table's part once per version (of the table without a player:
+``StateVersion.shared``) and keeps it in the cache: a hundred terminals asking after a bet build it
+once per web process instead of a hundred times (bench/live_updates.py).
+
+Its size does not grow with the crowd behind the boxes: a box shows its owner's seat and bets, and
+the players and bets behind it as totals (``tables.selectors.table_state``, ``behind_as_totals``);
+a player sees their own seats and bets behind too, read for them (``behind_of_player``, only
+when some box has a crowd at all). The console shows everyone's.
 """
 
 from __future__ import annotations
@@ -28,14 +34,14 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from casino.models import Table
-from tables.api.serializers import TableStateSerializer
+from tables.api.serializers import StateBetSerializer, StateSeatSerializer, TableStateSerializer
 from tables.models import RoundStatus
-from tables.selectors import table_state
+from tables.selectors import behind_of_player, table_state
 from tables.services.commands import round_apply_overdue_defaults
 from tables.sql import table_version_row
 
 # Bump when the state's JSON shape changes, so that cached ETags of the old shape never match.
-REPRESENTATION = 2
+REPRESENTATION = 3
 DEADLINE_STATUSES = (RoundStatus.BETTING, RoundStatus.INSURANCE, RoundStatus.PLAYERS)
 
 
@@ -97,11 +103,11 @@ def terminal_state(*, table: Table, version: StateVersion, for_player_id: int | 
     """The body of a terminal's 200: the table's state at ``version`` (read before: a change
     committed meanwhile shows under the older version, and the next poll answers it again),
     serialized once per table version and cached, with this version and, for a player, which
-    bets are theirs (``is_mine``)."""
+    bets are theirs (``is_mine``) and their own seats and bets behind the boxes."""
     key = f"tables:terminal-state:{table.pk}:{version.shared}"
     shared: dict[str, Any] | None = cache.get(key)
     if shared is None:
-        state = table_state(table=table)
+        state = table_state(table=table, behind_as_totals=True)
         if state["round"] is not None:
             state["round"].pop("seconds_left", None)
         for box in state["boxes"]:
@@ -109,13 +115,29 @@ def terminal_state(*, table: Table, version: StateVersion, for_player_id: int | 
                 bet["is_mine"] = False
         shared = dict(TableStateSerializer({"version": "", **state}).data)
         cache.set(key, shared, STATE_SECONDS)
+    own: dict[int, dict[str, Any]] = {}
+    if for_player_id is not None and any(
+        box["behind"]["players"] or box["behind"]["bets"] for box in shared["boxes"]
+    ):
+        round_id = shared["round"]["id"] if shared["round"] is not None else None
+        own = behind_of_player(table=table, round_id=round_id, player_id=for_player_id)
     return {
         **shared,
         "version": version.value,
-        "boxes": [
-            {**box, "bets": [{**bet, "is_mine": bet["player_id"] == for_player_id} for bet in box["bets"]]}
-            for box in shared["boxes"]
-        ],
+        "boxes": [_box_for(box, for_player_id, own.get(box["number"])) for box in shared["boxes"]],
+    }
+
+
+def _box_for(box: dict[str, Any], player_id: int | None, own: dict[str, Any] | None) -> dict[str, Any]:
+    """A box of the shared state as the player ``player_id`` sees it: their bets marked, their own
+    seat and bets behind it (``own``) added."""
+    bets = [{**bet, "is_mine": bet["player_id"] == player_id} for bet in box["bets"]]
+    if own is None:
+        return {**box, "bets": bets}
+    return {
+        **box,
+        "seats": box["seats"] + [StateSeatSerializer(seat).data for seat in own["seats"]],
+        "bets": bets + [StateBetSerializer({**bet, "is_mine": True}).data for bet in own["bets"]],
     }
 
 

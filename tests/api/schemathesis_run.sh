@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Schemathesis against the live terminal API schema: gunicorn on a free local port, a migrated
 # and seeded PostgreSQL database of its own, demo credentials; every check; fails on any server
-# error or non-conforming response. Four passes so that signing out does not end the player
-# token before the other operations are tested, card input runs with a card reader, and the
-# dealer's commands (which close the round's betting) with a dealer terminal after the players'.
+# error or non-conforming response. Five passes so that signing out does not end the player
+# token before the other operations are tested, card input runs with a card reader, the
+# dealer's commands (which close the round's betting) with a dealer terminal after the players',
+# and the streams, which gunicorn does not serve, on their own.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=.venv/bin
@@ -42,7 +43,14 @@ done
 COMMON=(--checks all --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-25}" --workers 2 --request-timeout 30)
 $BIN/schemathesis --config-file tests/api/schemathesis.toml run "$URL" "${COMMON[@]}" \
   -H "Authorization: Terminal $TERMINAL_TOKEN" -H "X-Player-Token: $PLAYER_TOKEN" \
-  --exclude-operation-id player_sign_out --exclude-operation-id card_enter "${DEALER_EXCLUDED[@]}"
+  --exclude-operation-id player_sign_out --exclude-operation-id card_enter "${DEALER_EXCLUDED[@]}" \
+  --exclude-operation-id table_stream --exclude-operation-id player_stream
+# The streams: gunicorn (WSGI) holds none, and answers the documented 503 `streams_not_served_here`
+# (schemathesis.toml), which is no server error here; a crash still shows in the log grepped below.
+# Fuzzed for authentication, path, problem+json and the schema; served in tests/api/test_streams.py.
+$BIN/schemathesis --config-file tests/api/schemathesis.toml run "$URL" "${COMMON[@]}" --exclude-checks not_a_server_error \
+  -H "Authorization: Terminal $TERMINAL_TOKEN" -H "X-Player-Token: $PLAYER_TOKEN" \
+  --include-operation-id table_stream --include-operation-id player_stream
 $BIN/schemathesis --config-file tests/api/schemathesis.toml run "$URL" "${COMMON[@]}" -H "Authorization: Terminal $READER_TOKEN" \
   --include-operation-id card_enter
 $BIN/schemathesis --config-file tests/api/schemathesis.toml run "$URL" "${COMMON[@]}" -H "Authorization: Terminal $DEALER_TOKEN" \

@@ -95,6 +95,8 @@ def endpoints(world: World) -> list[Endpoint]:
         Endpoint("balance", "get", "/api/v1/player/balance/", table_scoped=False),
         Endpoint("statement", "get", "/api/v1/player/statement/", table_scoped=False),
         Endpoint("table state", "get", f"{base}/state/"),
+        Endpoint("table stream", "get", f"{base}/stream/"),
+        Endpoint("player stream", "get", "/api/v1/player/stream/", table_scoped=False),
         Endpoint("bets behind", "put", f"{base}/boxes/1/bets-behind/", {"accepts": False}),
         Endpoint(
             "bet place",
@@ -246,6 +248,9 @@ def test_the_right_callers_succeed(world):
         "balance": 200,
         "statement": 200,
         "table state": 200,
+        # Let through, then refused by the server: the test client is WSGI (tests/api/test_streams.py)
+        "table stream": 503,
+        "player stream": 503,
         "bets behind": 200,
         "bet place": 409,  # box 1 already has Ági's main bet: refused by the table, not by authorization
         "side bet": 201,

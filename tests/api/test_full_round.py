@@ -122,4 +122,8 @@ def test_a_whole_round_through_the_api(bj1_terminal, bj1_second_terminal, bj1_re
     assert [(line["kind"], line["amount_minor"]) for line in bartek_lines] == [("buy_in", 250000)]
     state = agi.get(f"{table}/state/").json()
     assert state["round"]["status"] == "settled"
-    assert [seat["win_streak"] for seat in state["boxes"][0]["seats"]] == [1, 1]
+    # Ági's seat at her box 1, Bartek counted behind it; he sees his own seat there too
+    assert [seat["win_streak"] for seat in state["boxes"][0]["seats"]] == [1]
+    assert state["boxes"][0]["behind"]["players"] == 1
+    barteks = bartek.get(f"{table}/state/").json()["boxes"][0]["seats"]
+    assert [(seat["is_owner"], seat["win_streak"]) for seat in barteks] == [(True, 1), (False, 1)]

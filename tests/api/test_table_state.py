@@ -258,9 +258,10 @@ def test_terminals_share_the_serialized_state_of_a_version_each_with_their_own_b
         barteks = bartek.get(state_url(bj1_round)).json()
 
     # then the second was answered from the state the first serialized (authentication and the
-    # version only), each with its own version and bets marked. The first read the state in 4:
-    # the round, the shoe with the configuration's id, the boxes with their seats, the bets.
-    assert (len(first.captured_queries), len(second.captured_queries)) == (3 + 4, 3)
+    # version only), each with its own version and bets marked. The first read the state in 5:
+    # the round, the shoe with the configuration's id, the boxes with their seats, the boxes' own
+    # bets, the totals of the bets behind them.
+    assert (len(first.captured_queries), len(second.captured_queries)) == (3 + 5, 3)
     assert agis["version"] != barteks["version"]
     mine = {
         name: [(b["stake_minor"], b["is_mine"]) for box in body["boxes"] for b in box["bets"]]
@@ -275,3 +276,107 @@ def test_terminals_share_the_serialized_state_of_a_version_each_with_their_own_b
             b["stake_minor"] for box in client.get(state_url(bj1_round)).json()["boxes"] for b in box["bets"]
         ]
         assert stakes == [1000, 100, 2000]
+
+
+def test_a_terminal_sees_the_bets_behind_a_box_as_totals_and_a_player_their_own(agi, bartek, bj1_round):
+    # given Ági's box 1 with her main bet, and Bartek behind it with two bets
+    from tables.selectors import table_state
+    from tables.services import bet_place
+    from tests.api.conftest import make_device
+    from tests.tables.conftest import at_terminal, funded_player
+
+    table = bj1_round.table
+    agi.post(f"/api/v1/tables/{table.pk}/boxes/1/take/")
+    bet(agi, bj1_round, "a1", box=1, stake_minor=1000)
+    for key in ("b1", "b2"):
+        assert bet(bartek, bj1_round, key, box=1, kind="behind", stake_minor=500).status_code == 201
+    watcher = ApiClient(make_device("T-BJ1-9", "player_terminal", "BJ1"))
+    small = watcher.get(state_url(bj1_round)).json()
+
+    # when a crowd of nine more players places 98 more bets behind it
+    crowd = [funded_player(table, 100_000) for _ in range(9)]
+    for number in range(98):
+        player = crowd[number % 9]
+        bet_place(
+            round_id=bj1_round.pk,
+            actor=at_terminal(table, player),
+            box_number=1,
+            kind="behind",
+            stake_minor=500,
+            idempotency_key=f"crowd-{number}",
+        )
+    large = watcher.get(state_url(bj1_round)).json()
+    barteks = bartek.get(state_url(bj1_round)).json()
+    agis = agi.get(state_url(bj1_round)).json()
+
+    # then a terminal sees the box's own bet and the hundred bets behind it as one total
+    box = large["boxes"][0]
+    assert [(b["kind"], b["stake_minor"], b["is_mine"]) for b in box["bets"]] == [("main", 1000, False)]
+    assert [seat["display_name"] for seat in box["seats"]] == ["Ági Kovács"]
+    assert box["behind"] == {"players": 10, "bets": [{"kind": "behind", "count": 100, "stake_minor": 50_000}]}
+    assert small["boxes"][0]["behind"] == {
+        "players": 1,
+        "bets": [{"kind": "behind", "count": 2, "stake_minor": 1000}],
+    }
+    # and the state keeps its size: only numbers differ (the version, the counts)
+    assert shape(large) == shape(small)
+    # each player sees their own bets behind and their seat; the owner hers
+    assert [(b["kind"], b["stake_minor"], b["is_mine"]) for b in barteks["boxes"][0]["bets"]] == [
+        ("main", 1000, False),
+        ("behind", 500, True),
+        ("behind", 500, True),
+    ]
+    assert [(s["display_name"], s["is_owner"]) for s in barteks["boxes"][0]["seats"]] == [
+        ("Ági Kovács", True),
+        ("Bartek Nowak", False),
+    ]
+    assert [(b["kind"], b["is_mine"]) for b in agis["boxes"][0]["bets"]] == [("main", True)]
+    assert agis["boxes"][0]["behind"] == box["behind"]
+    # the console (staff) still reads every bet behind one by one
+    full = table_state(table=table)["boxes"][0]
+    assert (len(full["bets"]), len(full["seats"])) == (101, 11)
+
+
+def shape(state: dict) -> str:
+    """The state's JSON with every number and the version blanked out."""
+    import json
+    import re
+
+    return re.sub(r"\d+", "0", json.dumps({**state, "version": ""}, sort_keys=True))
+
+
+def test_the_insurance_of_a_bet_behind_is_counted_with_the_bets_behind(agi, bartek, bj1_reader, bj1_round):
+    # given Ági's main bet on box 1 and Bartek's bet behind it, the dealer showing an ace
+    rounds = f"/api/v1/tables/{bj1_round.table_id}/rounds/{bj1_round.pk}"
+    agi.post(f"/api/v1/tables/{bj1_round.table_id}/boxes/1/take/")
+    main = bet(agi, bj1_round, "a1", box=1, stake_minor=1000).json()["id"]
+    behind = bet(bartek, bj1_round, "b1", box=1, kind="behind", stake_minor=500).json()["id"]
+    close_betting(bj1_round)
+    for number, card in enumerate(["TS", "AS", "7H", "9C"]):
+        sent = ApiClient(bj1_reader).post(
+            f"{rounds}/cards/", {"card": card}, headers={"Idempotency-Key": f"c{number}"}
+        )
+        assert sent.status_code == 200, sent.content
+
+    # when both insure their bets
+    for client, bet_id, key in ((agi, main, "i1"), (bartek, behind, "i2")):
+        taken = client.post(
+            f"{rounds}/insurance/", {"bet_id": bet_id, "take": True}, headers={"Idempotency-Key": key}
+        )
+        assert taken.status_code == 200, taken.content
+
+    # then the owner's insurance is one of the box's bets, the other one counted behind it
+    box = ApiClient(bj1_reader).get(state_url(bj1_round)).json()["boxes"][0]
+    assert [(b["kind"], b["stake_minor"]) for b in box["bets"]] == [("main", 1000), ("insurance", 500)]
+    assert box["behind"]["bets"] == [
+        {"kind": "behind", "count": 1, "stake_minor": 500},
+        {"kind": "insurance", "count": 1, "stake_minor": 250},
+    ]
+    # and Bartek sees both of his
+    barteks = bartek.get(state_url(bj1_round)).json()["boxes"][0]["bets"]
+    assert [(b["kind"], b["stake_minor"], b["is_mine"]) for b in barteks] == [
+        ("main", 1000, False),
+        ("insurance", 500, False),
+        ("behind", 500, True),
+        ("insurance", 250, True),
+    ]

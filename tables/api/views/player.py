@@ -1,14 +1,23 @@
-"""The signed-in player's wallet at a terminal: the balance and the statement."""
+"""The signed-in player's wallet at a terminal: the balance and the statement; and the player's
+stream, which says when to read them (and the player's bets) again."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
 
+from django.http import HttpResponseBase
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from casino.api_views import PlayerApiView
+from casino.api import StreamNegotiation
+from casino.api_views import (
+    LAST_EVENT_ID_PARAMETER,
+    PlayerApiView,
+    stream_responses,
+    terminal_stream,
+)
+from casino.hints import player_topic
 from tables.api import serializers as s
 from wallet.selectors import account_balance, player_statement
 
@@ -54,3 +63,22 @@ class StatementView(PlayerApiView):
                 {"currency": balance.currency, "lines": [asdict(line) for line in lines]}
             ).data
         )
+
+
+class PlayerStreamView(PlayerApiView):
+    content_negotiation_class = StreamNegotiation
+
+    @extend_schema(
+        operation_id="player_stream",
+        summary="The signed-in player's stream: an event each time their bets or balance move",
+        description="Server-sent events (`text/event-stream`) of the signed-in player's own topic "
+        "only: `event: player` when one of their bets was placed or their wallet moved (a stake "
+        "held or released, a payout, the cage): read `/player/balance/` and the table state (their "
+        "bets, `is_mine`) again. The first event comes at once; `Last-Event-ID` and `event: closed` "
+        "as for the table's stream.",
+        tags=["wallet"],
+        parameters=[LAST_EVENT_ID_PARAMETER],
+        responses=stream_responses("player", "player:3", "player_session_ended"),
+    )
+    def get(self, request: Request) -> HttpResponseBase:
+        return terminal_stream(self, {player_topic(self.session.player_id): "player"})

@@ -1,20 +1,30 @@
 """The table as a terminal's screen shows it, with a strong ``ETag`` for cheap polling and a
-long poll that answers as soon as the state changes."""
+long poll that answers as soon as the state changes; and the table's stream, which says when to
+read it again."""
 
 from __future__ import annotations
 
+from django.http import HttpResponseBase
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from casino.api import StreamNegotiation
 from casino.api_conf import api_setting
 from casino.api_permissions import AtOwnTable, IsTerminal
 from casino.api_throttling import PlayerRateThrottle, TerminalRateThrottle
-from casino.api_views import TABLE_PARAMETER, TerminalApiView
+from casino.api_views import (
+    LAST_EVENT_ID_PARAMETER,
+    TABLE_PARAMETER,
+    TerminalApiView,
+    stream_responses,
+    terminal_stream,
+)
 from casino.authentication import TerminalOptionalPlayerAuthentication
 from casino.errors import NotFoundError
-from casino.models import PlayerSession
+from casino.hints import table_topic
+from casino.models import PlayerSession, Table
 from casino.schema import problems
 from tables.api import serializers as s
 from tables.api.state import etag_matches, table_state_version_current, table_state_wait, terminal_state
@@ -35,13 +45,22 @@ ETAG_HEADER = OpenApiParameter(
 )
 
 
-class TableStateView(TerminalApiView):
+class TableTerminalView(TerminalApiView):
     """A terminal placed at this table; with a player token, that player's view."""
 
     authentication_classes = [TerminalOptionalPlayerAuthentication]
     permission_classes = [IsTerminal, AtOwnTable]
     throttle_classes = [TerminalRateThrottle, PlayerRateThrottle]
 
+    @property
+    def table(self) -> Table:
+        table = self.terminal.table
+        if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
+            raise NotFoundError("This terminal is not placed at a table.")
+        return table
+
+
+class TableStateView(TableTerminalView):
     @extend_schema(
         operation_id="table_state",
         summary="The table as a screen shows it: boxes, owners, bets, cards, totals, turn, deadline, limits",
@@ -65,9 +84,7 @@ class TableStateView(TerminalApiView):
     def get(self, request: Request, table_id: str) -> Response:
         query = s.TableStateQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        table = self.terminal.table
-        if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
-            raise NotFoundError("This terminal is not placed at a table.")
+        table = self.table
         session = request.auth
         player_id = session.player_id if isinstance(session, PlayerSession) else None
         known = query.validated_data.get("version") or request.headers.get("If-None-Match", "")
@@ -90,3 +107,23 @@ class TableStateView(TerminalApiView):
         response["Cache-Control"] = "private, no-cache"
         response["Vary"] = "Authorization, X-Player-Token"
         return response
+
+
+class TableStreamView(TableTerminalView):
+    content_negotiation_class = StreamNegotiation
+
+    @extend_schema(
+        operation_id="table_stream",
+        summary="The table's stream: an event each time the table state moves",
+        description="Server-sent events (`text/event-stream`) for the terminals of this table, with "
+        "the same credential, player token and table as the state. Each `event: table` says that "
+        "the state moved: read `/state/` again (with `If-None-Match`). The first event comes at once "
+        "(the state may have moved before the stream opened); a reconnect with `Last-Event-ID` gets "
+        "one only if the table moved meanwhile. `event: closed` with a code ends it for good: the "
+        "credential was revoked or the player's session ended.",
+        tags=["table"],
+        parameters=[TABLE_PARAMETER, LAST_EVENT_ID_PARAMETER],
+        responses={**stream_responses("table", "table:1", "credential_revoked"), **problems(404)},
+    )
+    def get(self, request: Request, table_id: str) -> HttpResponseBase:
+        return terminal_stream(self, {table_topic(self.table.pk): "table"})
