@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
+from casino.hints import hint, player_topic
 from casino.locking import advisory_lock, row_lock, rows_lock
 from casino.models import Casino
 from wallet.errors import CurrencyMismatchError, InsufficientFundsError
@@ -141,6 +142,10 @@ def check_and_apply(
     transaction: the new values are checked here against what was read under the lock, and the
     CHECK constraint on the table backs the check up. Raises ``InsufficientFundsError`` naming
     the first (lowest id) account that would break its rule; nothing is written then.
+
+    Every move of a cached balance but a hold's placement (``hold_place``) comes through here:
+    the players whose wallets moved are hinted (``casino.hints.player_topic``) for the commit,
+    so that the screens showing their balance re-read it.
     """
     held_deltas = held_deltas or {}
     rows: list[tuple[int, int, int]] = []
@@ -167,3 +172,5 @@ def check_and_apply(
     for account_id, delta_balance, delta_held in rows:
         accounts[account_id].balance_minor += delta_balance
         accounts[account_id].held_minor += delta_held
+    players = {accounts[account_id].player_id for account_id, _, _ in rows}
+    hint(*(player_topic(player_id) for player_id in players if player_id is not None))
