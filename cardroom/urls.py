@@ -9,5 +9,6 @@ app_name = "cardroom"
 urlpatterns = [
     path("tables/<str:table_name>/", cardroom.canasta_table_page, name="table"),
     path("tables/<str:table_name>/live/", cardroom.table_live, name="table_live"),
+    path("tables/<str:table_name>/stream/", cardroom.table_stream, name="table_stream"),
     path("tables/<str:table_name>/do/<slug:action>/", cardroom.table_action, name="table_action"),
 ]

@@ -2,8 +2,10 @@
 sheet, the deal in play, and the host's commands as plain forms (open a game with its stake, seat
 a player by card number, start, next deal, the entry of a finished deal, a void request); a pit
 boss decides a void request here too. Each form POSTs, calls one service and redirects back with
-the outcome; a refusal is shown in words. The page asks ``live/`` every two seconds and is drawn
-again when the game moved on (players' moves and seats from terminals, a pit boss's decision). For dealers (``casino.run_table``) and pit bosses
+the outcome; a refusal is shown in words. The page follows the table's stream (``stream/``,
+``casino/streams.py``): on each hint of the table it asks ``live/`` again, and is drawn again when
+the game moved on (players' moves and seats from terminals, a pit boss's decision); without the
+stream it asks every 15 seconds. For dealers (``casino.run_table``) and pit bosses
 (``casino.supervise_pit``) of the table's casino."""
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -44,10 +47,12 @@ from cardroom.services.games import game_current
 from casino.actors import Actor
 from casino.errors import ServiceError
 from casino.four_eyes import may_decide
+from casino.hints import queue_topic, table_topic
 from casino.htmx import htmx_render, htmx_vary
 from casino.models import Player, Table
 from casino.money import amount_minor_parse
 from casino.refusals import refusal_text
+from casino.streams import hint_stream
 from casino.views import staff_table, staff_user
 
 PAGE = "cardroom/table.html"
@@ -120,6 +125,7 @@ def _page_context(request: HttpRequest, table: Table) -> dict[str, Any]:
     )
     context = {
         "table": table,
+        "stream_url": reverse("cardroom:table_stream", args=[table.name]),
         "state": state,
         "game": state["game"],
         "deal": state["deal"],
@@ -160,6 +166,15 @@ def table_live(request: HttpRequest, table_name: str) -> HttpResponse:
     else:
         response = render(request, f"{PAGE}#cardroom", context)
     return htmx_vary(response)
+
+
+@login_required
+@require_GET
+def table_stream(request: HttpRequest, table_name: str) -> HttpResponseBase:
+    """The page's stream (``casino/streams.py``): hints of the table (the page re-reads itself)
+    and of its casino's queue (the header's count), for the staff the page serves."""
+    table = _host_table(request, table_name)
+    return hint_stream(request, {table_topic(table.pk): "table", queue_topic(table.casino_id): "queue"})
 
 
 def _open_game(table: Table) -> CanastaGame:

@@ -12,4 +12,5 @@ urlpatterns = [
     path("records/<int:sequence>/", audit_views.record, name="record"),
     path("checks/<slug:check>/start/", audit_views.check_start, name="check_start"),
     path("checks/<int:job_id>/", audit_views.check, name="check"),
+    path("checks/<int:job_id>/stream/", audit_views.check_stream, name="check_stream"),
 ]

@@ -3,7 +3,8 @@ with its change as a difference, and the checks of the record (the audit chain, 
 replay of a time range's rounds) run as background jobs with a progress bar and a result page.
 
 Every page works without JavaScript; with htmx the filter swaps only the results and a running
-check's progress polls itself (``Vary: HX-Request`` on every answer).
+check's progress re-reads itself on each hint of its job, from the page's stream (``Vary:
+HX-Request`` on every answer).
 """
 
 from __future__ import annotations
@@ -23,17 +24,19 @@ from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpRe
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from casino.actors import Actor
 from casino.audit import audit_append
 from casino.audit_jobs import AUDIT_JOB_KINDS, CHAIN_CHECK, LEDGER_CHECK, ROUND_REPLAY
 from casino.errors import ServiceError
+from casino.hints import job_topic
 from casino.htmx import htmx_render, htmx_vary
 from casino.jobs import job_latest, job_start
 from casino.models import AuditRecord, BackgroundJob
 from casino.selectors import audit_record_neighbours, audit_record_search, audit_roles, casino_for_user
+from casino.streams import hint_stream
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 
 RECORDS_PER_PAGE = 50
@@ -339,13 +342,19 @@ def _replay_range(job: BackgroundJob) -> tuple[dt.datetime | None, dt.datetime |
     return moment(job.params.get("from")), moment(job.params.get("to"))
 
 
-@staff_page("view_audit")
-def check(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
-    """A check's page: its progress while it runs (polled every second with htmx, or a refresh
-    link), then what it found. With htmx the progress and, once finished, the result are sent."""
-    job = get_object_or_404(
+def _check_job(job_id: int) -> BackgroundJob:
+    """The check ``job_id`` (a job of the audit's kinds), or 404."""
+    return get_object_or_404(
         BackgroundJob.objects.select_related("created_by"), pk=job_id, kind__in=AUDIT_JOB_KINDS
     )
+
+
+@staff_page("view_audit")
+def check(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
+    """A check's page: its progress while it runs (re-read on each hint of the job from the
+    page's stream, every 15 seconds without it, or a refresh link), then what it found. With htmx
+    the progress and, once finished, the result are sent."""
+    job = _check_job(job_id)
     result = job.result if isinstance(job.result, dict) else {}
     broken = result.get("broken_sequence")
     replay_from, replay_to = _replay_range(job)
@@ -353,6 +362,7 @@ def check(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
         "job": job,
         "title": CHECK_TITLES[job.kind],
         "poll_url": reverse("audit:check", args=[job.pk]),
+        "stream_url": None if job.is_finished else reverse("audit:check_stream", args=[job.pk]),
         "result": result,
         "is_chain": job.kind == CHAIN_CHECK,
         "is_ledger": job.kind == LEDGER_CHECK,
@@ -362,3 +372,11 @@ def check(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
         "replay_to": replay_to,
     }
     return htmx_render(request, "casino/audit/check.html", context, partial="check-poll")
+
+
+@staff_page("view_audit")
+@require_GET
+def check_stream(request: HtmxHttpRequest, job_id: int) -> HttpResponseBase:
+    """The check page's stream (``casino/streams.py``): the hints of its job (``job``)."""
+    job = _check_job(job_id)
+    return hint_stream(request, {job_topic(job.pk): "job"})

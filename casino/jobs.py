@@ -15,6 +15,10 @@ it run:
 ``job_run`` runs a queued job and only a queued one, so a task delivered twice runs it once. A
 runner that raises leaves the job failed with the error's text and no result. ``job_latest`` is the
 newest successful job of a kind with exactly the given params, for pages that reuse a result.
+
+Every change of a job once recorded (running, its progress, its end) is saved by ``job_update``,
+which hints the job's topic (``casino.hints.job_topic``): the pages that show the job follow it
+on their stream and re-read its progress.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from django.utils.translation import gettext as _
 
 from casino.actors import Actor
 from casino.errors import ServiceError, UnknownJobKindError
+from casino.hints import hint, job_topic
 from casino.locking import row_lock
 from casino.models import BackgroundJob
 
@@ -102,6 +107,13 @@ def _run_in_thread(job_id: int) -> None:
         connection.close()
 
 
+def job_update(job_id: int, **fields: Any) -> None:
+    """Save ``fields`` of the job ``job_id`` and hint its topic once saved (at once outside a
+    transaction), so that the pages following the job re-read it."""
+    BackgroundJob.objects.filter(pk=job_id).update(**fields)
+    hint(job_topic(job_id))
+
+
 def _progress_writer(job_id: int) -> Progress:
     last_written = 0.0
 
@@ -111,9 +123,7 @@ def _progress_writer(job_id: int) -> Progress:
         if now - last_written < PROGRESS_INTERVAL_SECONDS and done < total:
             return
         last_written = now
-        BackgroundJob.objects.filter(pk=job_id).update(
-            done=max(done, 0), total=max(total, 0), stage=stage[:STAGE_LENGTH]
-        )
+        job_update(job_id, done=max(done, 0), total=max(total, 0), stage=stage[:STAGE_LENGTH])
 
     return progress
 
@@ -135,7 +145,7 @@ def job_run(job_id: int) -> BackgroundJob:
             return job
         job.status = BackgroundJob.Status.RUNNING
         job.started_at = timezone.now()
-        job.save(update_fields=["status", "started_at"])
+        job_update(job.pk, status=job.status, started_at=job.started_at)
     runner = _runners.get(job.kind)
     try:
         if runner is None:
@@ -150,12 +160,13 @@ def job_run(job_id: int) -> BackgroundJob:
     except Exception as error:  # any failure of the work is the job's result, never the caller's
         logger.exception("background job %s (%s) failed", job.pk, job.kind)
         message = error.message if isinstance(error, ServiceError) else f"{type(error).__name__}: {error}"
-        BackgroundJob.objects.filter(pk=job.pk).update(
-            status=BackgroundJob.Status.FAILED, result=None, error=message, finished_at=timezone.now()
+        job_update(
+            job.pk, status=BackgroundJob.Status.FAILED, result=None, error=message, finished_at=timezone.now()
         )
     else:
         job.refresh_from_db(fields=["done", "total"])
-        BackgroundJob.objects.filter(pk=job.pk).update(
+        job_update(
+            job.pk,
             status=BackgroundJob.Status.SUCCEEDED,
             result=result,
             error="",

@@ -10,6 +10,7 @@ from django.utils import translation
 
 from tests import lanes, worlds
 from tests.asgi_server import asgi_server  # noqa: F401  (a fixture)
+from tests.hints import hints_received  # noqa: F401  (a fixture)
 
 
 def pytest_addoption(parser: Any) -> None:

@@ -141,8 +141,11 @@ def check_and_apply(
     The rows must already be locked by this
     transaction: the new values are checked here against what was read under the lock, and the
     CHECK constraint on the table backs the check up. Raises ``InsufficientFundsError`` naming
-    the first (lowest id) account that would break its rule; nothing is written then. A player
-    whose balance moved is hinted (``player_topic``): their terminal reads it again.
+    the first (lowest id) account that would break its rule; nothing is written then.
+
+    Every move of a cached balance but a hold's placement (``hold_place``) comes through here:
+    the players whose wallets moved are hinted (``casino.hints.player_topic``) for the commit,
+    so that the screens showing their balance re-read it.
     """
     held_deltas = held_deltas or {}
     rows: list[tuple[int, int, int]] = []

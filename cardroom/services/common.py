@@ -36,7 +36,9 @@ def game_rules(game: CanastaGame) -> CanastaRules:
 
 def game_lock(game_id: int) -> CanastaGame:
     """The game row, locked (FOR NO KEY UPDATE), with its table: every command on a game and its
-    deals takes it first."""
+    deals takes it first. It registers the table's hint (``casino/hints.py``: the host's page,
+    the pit floor) for the commit, so that no command on a game can forget it; a refusal, rolled
+    back, hints nothing."""
     game = row_lock(CanastaGame.objects.select_related("table").filter(pk=game_id))
     if game is None:
         raise CanastaNoCanastaGameError(f"no canasta game {game_id}")

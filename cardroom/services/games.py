@@ -65,6 +65,7 @@ from casino.actors import Actor
 from casino.errors import PermissionRefusedError
 from casino.errors import game as engine_call
 from casino.event_log import EventDraft, events_append
+from casino.hints import hint, table_topics
 from casino.locking import row_lock
 from casino.models import Player, RuleSetVersion, Table
 from casino.table_access import require_player
@@ -148,7 +149,8 @@ def canasta_game_open(
     table's ``stake_points``, within its limits) and optional preset ``options`` (rules section
     10, by name). It copies the table's rule set version, its canasta settings and fee; each
     player's hold is ``max_loss_points * stake_minor / stake_points`` (rounded down: what the
-    most a player can lose comes to). Status ``seating``. Locks the table row. Audited
+    most a player can lose comes to). Status ``seating``. Locks the table row (and hints the
+    table's screens, as ``game_lock`` does for every later command of the game). Audited
     ``canasta.game_opened``. Raises ``permission_denied``, ``not_a_canasta_table``,
     ``canasta_game_in_progress``, ``stake_out_of_range``, ``invalid_configuration`` and the
     engine's ``unknown_option`` / ``invalid_ruleset``."""
@@ -158,6 +160,7 @@ def canasta_game_open(
         raise StakeOutOfRangeError("the stake is a whole number of minor units")
     with transaction.atomic():
         row_lock(Table.objects.filter(pk=table.pk))
+        hint(*table_topics(table))
         if CanastaGame.objects.filter(table=table, status__in=OPEN_CANASTA_GAME_STATUSES).exists():
             raise CanastaGameInProgressError("a game is open at this table")
         settings = canasta_config_values(table)

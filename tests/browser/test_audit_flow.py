@@ -5,8 +5,8 @@ An operator changes BJ1's settings; the auditor filters the trail by that operat
 follows the typing without a reload), opens the record and sees its before and after as a
 difference. Then one audit record is altered directly in the database, behind the application's
 back (the append-only triggers off, as the database superuser can); the auditor runs the chain
-check (a check still running, first, shows its progress bar moving without a reload), which runs as a background job in a thread of the server while its page polls the
-progress, and the result page names the altered record and links to it.
+check (a check still running, first, shows its progress bar moving without a reload), which runs as a background job in a thread of the server while its page follows the
+job's stream, and the result page names the altered record and links to it.
 
 Each step's screenshot is written to ``var/screens/audit-flow/`` (``SCREENS_DIR`` overrides the
 folder).
@@ -23,13 +23,15 @@ from django.utils import timezone
 from playwright import sync_api
 
 from casino.audit_jobs import CHAIN_CHECK
+from casino.jobs import job_update
 from casino.models import AuditRecord, BackgroundJob, Table
 from tables.services import Actor, table_settings_change
 from tests.browser.conftest import Screens, signed_in
 from tests.factories import staff_user
 from tests.tampering import raw, triggers_off
 
-# The check's page polls every second; the check of the demo's chain takes a fraction of that.
+# The check's page re-reads its progress on each hint of the job; the check of the demo's chain
+# takes a fraction of a second.
 SHOWN_WITHIN_MS = 10_000
 
 
@@ -94,9 +96,10 @@ def test_the_auditor_filters_the_trail_reads_a_record_and_finds_the_altered_one(
     expect(progress.locator("progress")).to_have_attribute("value", "120")
     screens.take(auditor, "check-in-progress")
     auditor.evaluate("window.notReloaded = true")
-    BackgroundJob.objects.filter(pk=running.pk).update(done=360)
+    job_update(running.pk, done=360)  # as the job's progress is saved, hinted
     expect(progress).to_contain_text("360 of 480", timeout=SHOWN_WITHIN_MS)
-    BackgroundJob.objects.filter(pk=running.pk).update(
+    job_update(
+        running.pk,
         status="succeeded",
         done=480,
         finished_at=timezone.now(),

@@ -109,6 +109,10 @@ def test_the_host_page_is_drawn_again_when_the_game_moves_on_elsewhere(canasta_t
     page = client.get("/cardroom/tables/CA1/").content.decode()
     version = re.search(r"live/\?version=([0-9a-f]+)", page)
     assert version is not None and 'id="cardroom"' in page
+    # the page follows its table's stream, and reads itself again on each hint of the table
+    assert (
+        'sse-connect="/cardroom/tables/CA1/stream/"' in page and 'hx-trigger="sse:table, every 15s"' in page
+    )
     partial = client.get("/cardroom/tables/CA1/", headers={"HX-Request": "true"}).content.decode()
     assert "<html" not in partial and partial.lstrip().startswith('<div id="cardroom"')
     # nothing moved: 204

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import itertools
 import os
-import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -30,43 +28,23 @@ from casino.hints import (
 from casino.models import Table
 from tables.services import bet_place
 from tests.factories import staff_user
+from tests.hints import topics_of
 from tests.tables.conftest import alice_betting, at_terminal, funded_player, refused
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def received() -> Iterator[list[tuple[str, str]]]:
-    """The hints this process's memory transport delivers while the test runs."""
-    heard: list[tuple[str, str]] = []
-    lock = threading.Lock()
-
-    def receive(topic: str, version: str) -> None:
-        with lock:
-            heard.append((topic, version))
-
-    hints.publisher_reset()
-    hints.local_receivers.append(receive)
-    yield heard
-    hints.local_receivers.remove(receive)
-    hints.publisher_reset()
-
-
-def topics_of(heard: list[tuple[str, str]]) -> list[str]:
-    return [topic for topic, _ in heard]
-
-
-def test_a_hint_is_published_after_the_commit_and_not_before(received: list[tuple[str, str]]) -> None:
+def test_a_hint_is_published_after_the_commit_and_not_before(hints_received: list[tuple[str, str]]) -> None:
     with transaction.atomic():
         hint("table:1")
         time.sleep(0.05)
-        assert received == []
+        assert hints_received == []
     assert hints.publisher().flush()
-    assert topics_of(received) == ["table:1"]
+    assert topics_of(hints_received) == ["table:1"]
 
 
 def test_the_topics_of_one_transaction_are_published_once_and_a_rolled_back_savepoint_drops_its_own(
-    received: list[tuple[str, str]],
+    hints_received: list[tuple[str, str]],
 ) -> None:
     with transaction.atomic():
         hint("table:1", "floor:1")
@@ -76,16 +54,16 @@ def test_the_topics_of_one_transaction_are_published_once_and_a_rolled_back_save
             raise RuntimeError("refused")
         hint("floor:1", "player:3")
     assert hints.publisher().flush()
-    assert sorted(topics_of(received)) == ["floor:1", "player:3", "table:1"]
+    assert sorted(topics_of(hints_received)) == ["floor:1", "player:3", "table:1"]
 
 
-def test_a_rolled_back_transaction_publishes_nothing(received: list[tuple[str, str]]) -> None:
+def test_a_rolled_back_transaction_publishes_nothing(hints_received: list[tuple[str, str]]) -> None:
     with pytest.raises(RuntimeError), transaction.atomic():
         hint("table:1")
         raise RuntimeError("refused")
     time.sleep(0.05)
     assert hints.publisher().flush()
-    assert received == []
+    assert hints_received == []
 
 
 def test_a_burst_is_coalesced_to_one_hint_per_window_with_the_last_change_published() -> None:
@@ -115,7 +93,7 @@ def test_a_burst_is_coalesced_to_one_hint_per_window_with_the_last_change_publis
     assert heard[-1] >= started + 1.0  # the changes of the last window were published too
 
 
-def test_a_bet_and_a_refused_bet(received: list[tuple[str, str]], seeded: None) -> None:
+def test_a_bet_and_a_refused_bet(hints_received: list[tuple[str, str]], seeded: None) -> None:
     """A bet hints its table, the pit floor and its player once committed; a refused one hints
     nothing."""
     table = Table.objects.get(name="BJ1")
@@ -123,16 +101,20 @@ def test_a_bet_and_a_refused_bet(received: list[tuple[str, str]], seeded: None) 
     alice, round_ = alice_betting(table, dealer)
     assert hints.publisher().flush()
     time.sleep(0.3)  # past the window
-    received.clear()
+    hints_received.clear()
     bob = funded_player(table, 10_000)
     as_bob = at_terminal(table, bob)
     bet_place(
         round_id=round_.pk, actor=as_bob, box_number=1, kind="behind", stake_minor=500, idempotency_key="b"
     )
     assert hints.publisher().flush()
-    assert set(topics_of(received)) == {table_topic(table.pk), f"floor:{table.casino_id}", f"player:{bob.pk}"}
+    assert set(topics_of(hints_received)) == {
+        table_topic(table.pk),
+        f"floor:{table.casino_id}",
+        f"player:{bob.pk}",
+    }
     time.sleep(0.3)
-    received.clear()
+    hints_received.clear()
     refused(
         "stake_above_table_max",
         bet_place,
@@ -145,7 +127,7 @@ def test_a_bet_and_a_refused_bet(received: list[tuple[str, str]], seeded: None) 
     )
     time.sleep(0.05)
     assert hints.publisher().flush()
-    assert received == []
+    assert hints_received == []
     del alice
 
 

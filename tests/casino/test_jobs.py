@@ -1,8 +1,8 @@
 """Background jobs (casino.jobs): started and audited, run inline in the tests, in a thread
 without a broker, as a Celery task with one; a failing runner leaves a failed job without a
-result; a finished job is never run again; the latest succeeded job with given params; and the
-auditor's three checks as runners (casino.audit_jobs, wallet.jobs, tables.jobs), each registered
-by its app."""
+result; a finished job is never run again; every change of a job hinted; the latest succeeded job
+with given params; and the auditor's three checks as runners (casino.audit_jobs, wallet.jobs,
+tables.jobs), each registered by its app."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from casino.models import AuditRecord, BackgroundJob
 from casino.tasks import job_run_task
 from tables.jobs import round_replay
 from tests.factories import staff_user
+from tests.hints import hinted_by
 from tests.tampering import raw, triggers_off
 from wallet.jobs import ledger_check
 
@@ -178,6 +179,35 @@ def test_without_a_broker_the_job_runs_in_a_thread_after_the_commit(counting: An
 
     job.refresh_from_db()
     assert (job.status, job.result) == ("succeeded", {"doubled": 10})
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_change_of_a_job_hints_it_and_a_refused_start_nothing(
+    counting: Any, failing: Any, hints_received: Any
+) -> None:
+    """Running, its progress and its end hint the job's topic (``job_update``): the pages that show
+    it re-read it."""
+    actor = Actor.staff(staff_user("auditor", "auditor-job-hints"))
+    started: list[BackgroundJob] = []
+
+    heard = hinted_by(
+        hints_received, lambda: started.append(job_start(kind="test.count", params={"n": 1}, actor=actor))
+    )
+
+    assert heard == {f"job:{started[0].pk}"}
+    queued = BackgroundJob.objects.create(kind="test.fail", params={})
+    assert hinted_by(hints_received, lambda: job_run(queued.pk)) == {f"job:{queued.pk}"}
+    assert hinted_by(hints_received, lambda: jobs.job_update(queued.pk, stage="again")) == {
+        f"job:{queued.pk}"
+    }
+    # a finished job is not run again: nothing moved, nothing hinted
+    assert hinted_by(hints_received, lambda: job_run(started[0].pk)) == set()
+
+    def unknown() -> None:
+        with pytest.raises(UnknownJobKindError):
+            job_start(kind="test.nothing", params={}, actor=actor)
+
+    assert hinted_by(hints_received, unknown) == set()
 
 
 def test_with_a_broker_the_job_is_a_celery_task_queued_on_commit(

@@ -3,9 +3,7 @@ published after a commit (casino/hints.py)."""
 
 from __future__ import annotations
 
-import http.client
 import time
-from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -14,38 +12,9 @@ from django.test import Client
 
 from casino.hints import hint, publisher, table_topic
 from casino.models import Table
-from tests.asgi_server import AsgiServer, stream_lines
+from tests.asgi_server import AsgiServer, events, open_stream, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def session_cookie(username: str, password: str) -> str:
-    client = Client()
-    assert client.login(username=username, password=password)
-    return f"sessionid={client.cookies['sessionid'].value}"
-
-
-def open_stream(server: AsgiServer, path: str, headers: dict[str, str]) -> Any:
-    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=3)
-    connection.request("GET", path, headers={"Accept": "text/event-stream", **headers})
-    return connection.getresponse()
-
-
-def events(response: Any, count: int, seconds: float = 3.0) -> list[dict[str, str]]:
-    """The next ``count`` events of the stream (comments and the retry line skipped)."""
-    found: list[dict[str, str]] = []
-    current: dict[str, str] = {}
-    for line in stream_lines(response, until=time.monotonic() + seconds):
-        if line == "":
-            if "event" in current:
-                found.append(current)
-                if len(found) == count:
-                    return found
-            current = {}
-        elif not line.startswith(":"):
-            name, _, value = line.partition(": ")
-            current[name] = value
-    return found
 
 
 def test_console_stream_sends_a_hint_at_once_then_each_committed_change(

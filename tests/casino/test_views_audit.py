@@ -403,11 +403,12 @@ def test_a_running_check_polls_and_its_poll_sends_the_result_when_done(
     running = auditor_client.get(f"/audit/checks/{job.pk}/").content.decode()
     poll = auditor_client.get(f"/audit/checks/{job.pk}/", headers=HTMX).content.decode()
 
-    assert f'hx-get="/audit/checks/{job.pk}/" hx-trigger="every 1s" hx-swap="outerHTML"' in running
+    assert f'hx-get="/audit/checks/{job.pk}/" hx-trigger="sse:job, every 15s" hx-swap="outerHTML"' in running
+    assert f'sse-connect="/audit/checks/{job.pk}/stream/"' in running
     assert '<progress max="480" value="120">' in running
     assert "Checking the audit records" in running and "120 of 480" in running
     assert f'<a class="button secondary" href="/audit/checks/{job.pk}/">Refresh</a>' in running
-    assert "<html" not in poll and "hx-swap-oob" not in poll and 'hx-trigger="every 1s"' in poll
+    assert "<html" not in poll and "hx-swap-oob" not in poll and 'hx-trigger="sse:job, every 15s"' in poll
     BackgroundJob.objects.filter(pk=job.pk).update(
         status="succeeded",
         done=480,
@@ -415,7 +416,7 @@ def test_a_running_check_polls_and_its_poll_sends_the_result_when_done(
         result={"is_intact": True, "checked": 480, "unanchored": 0, "anchors_checked": 0},
     )
     done = auditor_client.get(f"/audit/checks/{job.pk}/", headers=HTMX).content.decode()
-    assert 'hx-trigger="every 1s"' not in done
+    assert "hx-trigger" not in done
     assert '<section id="check-result" class="check-result" hx-swap-oob="true">' in done
     assert "Chain intact: 480 records checked." in done
 
@@ -432,6 +433,7 @@ def test_a_failed_check_says_why(auditor_client: Client) -> None:
     html = auditor_client.get(f"/audit/checks/{job.pk}/").content.decode()
 
     assert "The check could not finish: OperationalError: the server closed the connection" in html
+    assert "sse-connect" not in html  # finished: nothing to follow
 
 
 def test_the_ledger_check_names_the_forged_transfers(auditor_client: Client) -> None:

@@ -43,12 +43,10 @@ from tables.services import (
     shoe_shuffle,
 )
 from tests.accounting.conftest import TRAY, opened
-from tests.casino.test_hints import received, topics_of
+from tests.hints import topics_of
 from tests.factories import staff_user
 from tests.tables.conftest import at_terminal, funded_player, physical, refused
 from tests.tables.payouts_support import boss_dealer, busy_round
-
-__all__ = ["received"]
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -87,7 +85,7 @@ def staff(seeded: Any) -> dict[str, Any]:
 
 
 def test_each_step_of_a_slip_hints_the_desk_the_queue_and_its_tables_console(
-    received: list[tuple[str, str]], staff: dict[str, Any]
+    hints_received: list[tuple[str, str]], staff: dict[str, Any]
 ) -> None:
     table = Table.objects.select_related("casino").get(name="BJ1")
     opened(table, staff["dealer"], staff["pit_boss"])
@@ -100,34 +98,35 @@ def test_each_step_of_a_slip_hints_the_desk_the_queue_and_its_tables_console(
         nonlocal slip
         slip = slip_request(table=table, kind=SlipKind.FILL, amounts=FILL, actor=by["pit_boss"])
 
-    assert published(received, request) == slip_moved
+    assert published(hints_received, request) == slip_moved
     assert slip is not None
-    assert published(received, lambda: slip_issue(slip=slip, actor=by["cashier"])) == slip_moved
+    assert published(hints_received, lambda: slip_issue(slip=slip, actor=by["cashier"])) == slip_moved
     # issued already: refused under the slip's lock, nothing hinted
-    quiet(received)
+    quiet(hints_received)
     refused("slip_step_refused", slip_issue, slip=slip, actor=by["cashier"])
-    nothing_published(received)
-    assert published(received, lambda: slip_receive(slip=slip, actor=by["dealer"])) == slip_moved
-    # a received slip is not voided: refused under the slip's lock, nothing hinted
-    quiet(received)
+    nothing_published(hints_received)
+    assert published(hints_received, lambda: slip_receive(slip=slip, actor=by["dealer"])) == slip_moved
+    # a hints_received slip is not voided: refused under the slip's lock, nothing hinted
+    quiet(hints_received)
     refused("slip_step_refused", slip_void, slip=slip, actor=by["pit_boss"], reason="typo")
-    nothing_published(received)
+    nothing_published(hints_received)
     # a second slip, its void proposed, then approved by a second person (not by its proposer)
     other = slip_request(table=table, kind=SlipKind.CREDIT, amounts=FILL, actor=by["pit_boss"])
     assert (
-        published(received, lambda: slip_void(slip=other, actor=by["pit_boss"], reason="typo")) == slip_moved
+        published(hints_received, lambda: slip_void(slip=other, actor=by["pit_boss"], reason="typo"))
+        == slip_moved
     )
     proposal = slip_void_proposal(other)
     assert proposal is not None and proposal.approval_id is not None
     decide = dict(slip=other, approval_id=proposal.approval_id, approve=True)
-    quiet(received)
+    quiet(hints_received)
     refused("four_eyes_required", slip_void_decide, actor=by["pit_boss"], **decide)
-    nothing_published(received)
-    assert published(received, lambda: slip_void_decide(actor=by["accountant"], **decide)) == slip_moved
+    nothing_published(hints_received)
+    assert published(hints_received, lambda: slip_void_decide(actor=by["accountant"], **decide)) == slip_moved
 
 
 def test_a_count_waiting_for_its_signature_and_signed_hints_the_queue(
-    received: list[tuple[str, str]], staff: dict[str, Any]
+    hints_received: list[tuple[str, str]], staff: dict[str, Any]
 ) -> None:
     table = Table.objects.select_related("casino").get(name="BJ2")
     by = {role: Actor.staff(user) for role, user in staff.items()}
@@ -137,18 +136,18 @@ def test_a_count_waiting_for_its_signature_and_signed_hints_the_queue(
         nonlocal count
         count = tray_count_record(table=table, kind=CountKind.OPENER, amounts=TRAY, actor=by["dealer"])
 
-    assert queue_topic(table.casino_id) in published(received, record)
+    assert queue_topic(table.casino_id) in published(hints_received, record)
     assert count is not None
-    quiet(received)
+    quiet(hints_received)
     refused("same_person_signed_twice", tray_count_sign, count=count, actor=by["dealer"])
-    nothing_published(received)
-    signed = published(received, lambda: tray_count_sign(count=count, actor=by["pit_boss"]))
+    nothing_published(hints_received)
+    signed = published(hints_received, lambda: tray_count_sign(count=count, actor=by["pit_boss"]))
     # the signed opener opens the table too: its console and the floor
     assert {queue_topic(table.casino_id), table_topic(table.pk), floor_topic(table.casino_id)} <= signed
 
 
 def test_a_drop_count_waiting_for_its_verifier_and_signed_hints_the_queue(
-    received: list[tuple[str, str]], staff: dict[str, Any]
+    hints_received: list[tuple[str, str]], staff: dict[str, Any]
 ) -> None:
     table = Table.objects.select_related("casino").get(name="BJ1")
     by = {role: Actor.staff(user) for role, user in staff.items()}
@@ -162,28 +161,28 @@ def test_a_drop_count_waiting_for_its_verifier_and_signed_hints_the_queue(
             table=table, gaming_day=day, shift=shift, total_minor=300_000, actor=by["cashier"]
         )
 
-    assert queue_topic(table.casino_id) in published(received, record)
+    assert queue_topic(table.casino_id) in published(hints_received, record)
     assert count is not None
-    quiet(received)
+    quiet(hints_received)
     refused("same_person_signed_twice", drop_count_sign, count=count, actor=by["cashier"])
-    nothing_published(received)
+    nothing_published(hints_received)
     assert queue_topic(table.casino_id) in published(
-        received, lambda: drop_count_sign(count=count, actor=by["accountant"])
+        hints_received, lambda: drop_count_sign(count=count, actor=by["accountant"])
     )
 
 
 def test_a_payout_held_and_decided_hints_the_queue_and_a_refused_decision_nothing(
-    received: list[tuple[str, str]], staff: dict[str, Any]
+    hints_received: list[tuple[str, str]], staff: dict[str, Any]
 ) -> None:
     table = Table.objects.get(name="BJ1")
     dealer = boss_dealer(staff["pit_boss"])
     held: list[Any] = []
-    hinted = published(received, lambda: held.extend(busy_round(table, dealer, staff["operator"])))
+    hinted = published(hints_received, lambda: held.extend(busy_round(table, dealer, staff["operator"])))
     assert {queue_topic(table.casino_id), table_topic(table.pk), floor_topic(table.casino_id)} <= hinted
     _alice, round_, lines = held
     lines_ids = [line.pk for line in lines]
     # the round's dealer may not decide its payouts
-    quiet(received)
+    quiet(hints_received)
     refused(
         "four_eyes_required",
         payouts_decide,
@@ -193,9 +192,9 @@ def test_a_payout_held_and_decided_hints_the_queue_and_a_refused_decision_nothin
         reject=[],
         reason="",
     )
-    nothing_published(received)
+    nothing_published(hints_received)
     decided = published(
-        received,
+        hints_received,
         lambda: payouts_decide(
             round_id=round_.pk, actor=Actor.staff(staff["pit_boss"]), approve=lines_ids, reject=[], reason=""
         ),
@@ -204,7 +203,7 @@ def test_a_payout_held_and_decided_hints_the_queue_and_a_refused_decision_nothin
 
 
 def test_a_misscan_found_and_corrected_hints_the_queue(
-    received: list[tuple[str, str]], staff: dict[str, Any]
+    hints_received: list[tuple[str, str]], staff: dict[str, Any]
 ) -> None:
     table = Table.objects.get(name="BJ1")
     dealer = Actor.staff(staff["dealer"])
@@ -227,11 +226,11 @@ def test_a_misscan_found_and_corrected_hints_the_queue(
         assert info.value.code == "misscan"
 
     # the misscan waits for a pit boss: the queue shows it
-    assert queue_topic(table.casino_id) in published(received, misscan)
+    assert queue_topic(table.casino_id) in published(hints_received, misscan)
     assert Round.objects.get(pk=round_.pk).awaiting_correction is not None
     correct = dict(round_id=round_.pk, actor=Actor.staff(staff["pit_boss"]), card="TS", reason="misread")
-    assert queue_topic(table.casino_id) in published(received, lambda: card_correct(**correct))
+    assert queue_topic(table.casino_id) in published(hints_received, lambda: card_correct(**correct))
     # nothing left to correct: refused under the round's lock, nothing hinted
-    quiet(received)
+    quiet(hints_received)
     refused("no_misscan", card_correct, **correct)
-    nothing_published(received)
+    nothing_published(hints_received)

@@ -505,7 +505,9 @@ def test_a_rule_set_version_is_approved_on_the_page_only_with_its_house_edge(
     assert "It can be approved once its house edge is shown." in article
     assert f"/operator/approvals/rule-set/{draft.pk}/approve/" not in article
     assert f"/operator/approvals/rule-set/{draft.pk}/reject/" in article
-    assert 'hx-trigger="every 2s"' in article and "<progress" in article
+    assert 'hx-trigger="sse:job, every 15s"' in article and "<progress" in article
+    job = BackgroundJob.objects.get(params__rule_set_version=draft.pk)
+    assert f'sse-connect="/operator/rule-set-versions/edges/stream/?job={job.pk}"' in page
     # approving anyway is refused in words, and nothing is written
     records = AuditRecord.objects.count()
     refused = pit_client.post(f"/operator/approvals/rule-set/{draft.pk}/approve/", **HTMX)

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino.actors import Actor
+from casino.hints import hint, player_topic
 from casino.models import Player, Table
 from wallet.errors import AccountNotFoundError, CasinoMismatchError, HoldNotOpenError, InsufficientFundsError
 from wallet.locking import account_ids_lock, check_and_apply, holds_lock
@@ -38,7 +39,8 @@ def hold_place(
     and no audit record is appended (the bet is recorded in its round's log). Raises
     ``insufficient_funds``, ``account_not_found`` (the player has no wallet yet),
     ``casino_mismatch``, ``invalid_amount``; when it does, nothing was written, and the caller's
-    transaction may go on.
+    transaction may go on. Placed, the hold hints its player (``casino.hints.player_topic``) for
+    the commit, as every other move of a wallet does (``wallet.locking.check_and_apply``).
     """
     require_amount(amount_minor)
     if table is not None and table.casino_id != player.casino_id:
@@ -61,6 +63,7 @@ def hold_place(
             available_minor=account.available_minor,
             needed_minor=amount_minor,
         )
+    hint(player_topic(player.pk))
     return hold
 
 

@@ -10,12 +10,13 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest
 from django.utils.translation import gettext_lazy
 
 from casino.four_eyes import may_decide
 from casino.models import Casino, Player
 from casino.selectors import casino_for_user
+from casino.views import AnyResponse
 from wallet.models import AdjustmentStatus, BalanceAdjustment, Posting, Transfer, TransferKind
 
 CAGE_PERMISSIONS = ("casino.operate_cage", "casino.adjust_balance")
@@ -39,15 +40,13 @@ ADJUSTMENT_DONE_TEXTS = {
     "reject": gettext_lazy("Adjustment rejected."),
 }
 
-View = Callable[..., HttpResponse]
 
-
-def cage_page(view: View) -> View:
+def cage_page(view: Callable[..., AnyResponse]) -> Callable[..., AnyResponse]:
     """Anonymous visitors go to the login page; staff who neither operate the cage nor adjust
-    balances get 403."""
+    balances get 403 (a page, a partial, or a page's stream)."""
 
     @wraps(view)
-    def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> AnyResponse:
         if not any(request.user.has_perm(permission) for permission in CAGE_PERMISSIONS):
             raise PermissionDenied
         return view(request, *args, **kwargs)

@@ -1,18 +1,24 @@
 """The cashier's search (``/cage/``), a player's registration and the player's page: status,
 balance, open holds, pending adjustments, the cage's forms and the statement; the card lock and
-unlock; and the answer after a command on the player, which every form of the page shares."""
+unlock; and the answer after a command on the player, which every form of the page shares.
+
+The page follows the player's stream (``stream/``, ``casino/streams.py``): on each hint of the
+player (a bet, a settlement, any move of the wallet) its money (the balance, the open holds and
+the statement) is read again from ``live/``, which answers 204 while it has not moved; without
+the stream, every 15 seconds."""
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.paginator import Paginator
 from django.db.models import Q
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
@@ -23,11 +29,13 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from casino.actors import Actor
 from casino.errors import ServiceError
+from casino.hints import player_topic
 from casino.htmx import htmx_render, htmx_vary
 from casino.models import Casino, Player
 from casino.money import money
 from casino.refusals import refusal_text
 from casino.services import player_card_lock, player_card_unlock, player_create
+from casino.streams import hint_stream
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from wallet.forms import (
     AdjustmentForm,
@@ -38,7 +46,7 @@ from wallet.forms import (
     ReasonForm,
     form_token,
 )
-from wallet.models import Hold, HoldStatus, TransferKind
+from wallet.models import Hold, HoldStatus, Posting, TransferKind
 from wallet.references import reference_numbers
 from wallet.selectors import Balance, account_balance, player_account, player_statement
 from wallet.services import adjustment_approval_threshold_minor
@@ -132,6 +140,22 @@ def open_holds(player: Player) -> list[OpenHold]:
     ]
 
 
+def money_version(player: Player) -> str:
+    """What the page shows of the player's money, as a short digest: the wallet's balance and held
+    amount, its open holds and its newest posting (the statement's first line)."""
+    account = player_account(player)
+    if account is None:
+        return "no-wallet"
+    holds = list(
+        Hold.objects.filter(account=account, status=HoldStatus.OPEN)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    newest = Posting.objects.filter(account=account).order_by("-pk").values_list("pk", flat=True).first()
+    shown = (account.balance_minor, account.held_minor, holds, newest)
+    return hashlib.sha256(repr(shown).encode()).hexdigest()[:24]
+
+
 def cage_refusal_text(error: ServiceError, balance: Balance) -> str:
     """A refusal in words for the cashier: the player's available money for
     ``insufficient_funds`` (the service speaks of accounts and minor units), else the refusal in
@@ -211,6 +235,9 @@ def _player_context(request: HttpRequest, player: Player, **extra: Any) -> dict[
     page = Paginator(lines, STATEMENT_LINES_PER_PAGE).get_page(request.GET.get("page"))
     context: dict[str, Any] = {
         "player": player,
+        "stream_url": reverse("cage:player_stream", args=[player.pk]),
+        # Read before the money it digests: a move between the two reads is drawn again, never missed.
+        "money_version": money_version(player),
         "status": player_status(player),
         "balance": account_balance(player),
         "holds": open_holds(player),
@@ -272,6 +299,26 @@ def player_page(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     context = _player_context(request, player, **_done_context(player, request.GET))
     partial = "statement" if request.htmx and request.htmx.target == "statement" else "player"
     return htmx_render(request, PLAYER, context, partial=partial)
+
+
+@cage_page
+@require_GET
+def player_live(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
+    """The page's money again (the balance in place, the open holds and the statement's page
+    ``?page=`` out of band) when it moved on from ``?version=``, else 204."""
+    player = cage_player(request, player_id)
+    if request.GET.get("version") == money_version(player):
+        return htmx_vary(HttpResponse(status=204))
+    return htmx_vary(render(request, f"{PLAYER}#player-money", _player_context(request, player)))
+
+
+@cage_page
+@require_GET
+def player_stream(request: HtmxHttpRequest, player_id: int) -> HttpResponseBase:
+    """The page's stream (``casino/streams.py``): the hints of the player (``player``), for the
+    staff the page serves."""
+    player = cage_player(request, player_id)
+    return hint_stream(request, {player_topic(player.pk): "player"})
 
 
 def player_answer(

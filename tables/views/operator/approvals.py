@@ -31,6 +31,7 @@ from tables.services import (
     table_config_proposal_reject,
 )
 from tables.views.operator.common import (
+    edge_stream_url,
     main_edge_of,
     may_decide_now,
     proposal_entry,
@@ -52,7 +53,7 @@ def _approvals_context(casino_id: int, user: Any) -> dict[str, Any]:
         .select_related("table", "approval", "created_by")
         .order_by("pk")
     ]
-    rule_drafts = []
+    rule_drafts: list[dict[str, Any]] = []
     for rule_draft in (
         RuleSetVersion.objects.filter(approval__in=waiting)
         .select_related("rule_set", "created_by", "approval")
@@ -105,7 +106,12 @@ def _approvals_context(casino_id: int, user: Any) -> dict[str, Any]:
                 "may_decide": may_decide_now(paytable_draft.approval, user),
             }
         )
-    return {"proposals": proposals, "rule_drafts": rule_drafts, "paytable_drafts": paytable_drafts}
+    return {
+        "proposals": proposals,
+        "rule_drafts": rule_drafts,
+        "paytable_drafts": paytable_drafts,
+        "stream_url": edge_stream_url(draft["edge"] for draft in rule_drafts),
+    }
 
 
 @staff_page("supervise_pit")

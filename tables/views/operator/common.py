@@ -1,12 +1,15 @@
 """What the operator's pages share: a refusal with its code for a message, the house edge of a
-rule-set version and of side-bet paytables as far as it is known, and a configuration change as
-the pages show it (each field before and after, whether it makes the change wait, and whether the
-person may decide it)."""
+rule-set version and of side-bet paytables as far as it is known (with the stream of the
+computations a page shows running), and a configuration change as the pages show it (each field
+before and after, whether it makes the change wait, and whether the person may decide it)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
 from casino.errors import ServiceError
@@ -43,6 +46,16 @@ def main_edge_of(version: RuleSetVersion | None) -> dict[str, Any]:
     if job is not None and job.status == BackgroundJob.Status.SUCCEEDED and job.result:
         edge["percent"] = percent(job.result["house_edge"])
     return edge
+
+
+def edge_stream_url(edges: Iterable[dict[str, Any] | None]) -> str | None:
+    """The page's ``stream_url`` for the main-game edges it shows (``main_edge_of``): the stream
+    of the computations among them still running (``operator:main_edge_stream``), or None when
+    none runs. Starting one reloads the page (``main_edge``), so that its stream carries it."""
+    running = [edge["job"].pk for edge in edges if edge is not None and edge.get("running")]
+    if not running:
+        return None
+    return reverse("operator:main_edge_stream") + "?" + urlencode([("job", job_id) for job_id in running])
 
 
 def side_edge_of(version: SideBetPaytableVersion | None, decks: int) -> dict[str, Any] | None:

@@ -7,24 +7,27 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
+from django_htmx.http import HttpResponseClientRefresh
 
 from casino.errors import ServiceError
+from casino.hints import job_topic
 from casino.htmx import htmx_vary
-from casino.models import Game, RuleSet, RuleSetVersion
+from casino.models import BackgroundJob, Game, RuleSet, RuleSetVersion
+from casino.streams import hint_stream
 from casino.views import HtmxHttpRequest, staff_page, staff_user
 from games.errors import InvalidRuleSetError
 from tables.errors import NotEditableError
 from tables.forms import PaytableVersionForm, RuleSetVersionForm
 from tables.models import SideBetPaytable
-from tables.odds_jobs import main_game_edge_start, percent, side_bet_edge, version_rules
+from tables.odds_jobs import MAIN_GAME_ODDS, main_game_edge_start, percent, side_bet_edge, version_rules
 from tables.rule_set_texts import OUTCOME_LABELS, option_label, option_lines, options_in_order
 from tables.services import Actor, paytable_version_create, rule_set_version_create
-from tables.views.operator.common import main_edge_of, refusal_message, side_edge_of
+from tables.views.operator.common import edge_stream_url, main_edge_of, refusal_message, side_edge_of
 
 # ------------------------------------------------------------------------------------ the main game's edge
 
@@ -32,9 +35,10 @@ from tables.views.operator.common import main_edge_of, refusal_message, side_edg
 @staff_page("supervise_pit")
 @require_http_methods(["GET", "POST"])
 def main_edge(request: HtmxHttpRequest, version_id: int) -> HttpResponse:
-    """The main-game edge of a rule-set version: POST starts (or joins) its computation; GET
-    shows it, polled every second by the progress bar while it runs. For operators and pit
-    bosses (who approve the version: they see its edge first)."""
+    """The main-game edge of a rule-set version: POST starts (or joins) its computation, and
+    with htmx answers the edge, or, while it runs, reloads the page, whose stream then carries
+    the computation; GET shows it, read again on each hint of its job while it runs. For
+    operators and pit bosses (who approve the version: they see its edge first)."""
     version = get_object_or_404(RuleSetVersion.objects.select_related("rule_set"), pk=version_id)
     error = None
     if request.method == "POST":
@@ -49,10 +53,29 @@ def main_edge(request: HtmxHttpRequest, version_id: int) -> HttpResponse:
                 request.POST.get("next") or reverse("operator:rule_set", args=[version.rule_set_id])
             )
     edge = main_edge_of(version)
+    if request.method == "POST" and edge["running"]:
+        # Running on: the page's stream must carry it, and carries the jobs running as it opens.
+        return htmx_vary(HttpResponseClientRefresh())
     context = {"main": edge, "error": error}
     return htmx_vary(
         render(request, "tables/operator/_main-edge.html", context, status=error.status if error else 200)
     )
+
+
+@staff_page("supervise_pit")
+@require_GET
+def main_edge_stream(request: HtmxHttpRequest) -> HttpResponseBase:
+    """The stream (``casino/streams.py``) of the main-game edge computations a page shows running,
+    ``?job=<id>`` for each: the hints of their jobs (``job``), for the staff who may follow them
+    (as ``main_edge``); 404 for a job that is no such computation."""
+    try:
+        job_ids = sorted({int(value) for value in request.GET.getlist("job")})
+    except ValueError as error:
+        raise Http404("a job is a number") from error
+    computations = BackgroundJob.objects.filter(pk__in=job_ids, kind=MAIN_GAME_ODDS).count()
+    if not job_ids or computations != len(job_ids):
+        raise Http404("no such computation of a main game's edge")
+    return hint_stream(request, {job_topic(job_id): "job" for job_id in job_ids})
 
 
 # ------------------------------------------------------------------------------------ rule sets
@@ -115,13 +138,13 @@ def rule_set_detail(request: HtmxHttpRequest, rule_set_id: int) -> HttpResponse:
     elif request.method == "POST":
         error = NotEditableError(_("Versions of this game's rule sets are not edited here."))
         status = 422
+    edges = {version.pk: main_edge_of(version) for version in versions if rule_set.game == Game.BLACKJACK}
     context = {
         "rule_set": rule_set,
         "versions": versions,
         "rows": _options_rows(rule_set.game, versions),
-        "edges": {
-            version.pk: main_edge_of(version) for version in versions if rule_set.game == Game.BLACKJACK
-        },
+        "edges": edges,
+        "stream_url": edge_stream_url(edges.values()),
         "base": base,
         "form": form,
         "error": error,

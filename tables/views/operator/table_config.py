@@ -20,7 +20,13 @@ from tables.forms import TableConfigForm, TableCreateForm
 from tables.models import SideBetPaytableVersion, TableConfigProposal, TableConfigVersion
 from tables.services import Actor, table_config_change, table_config_current
 from tables.services.table_setup import table_create
-from tables.views.operator.common import CONFIG_LABELS, config_value_text, edges_of, proposal_entry
+from tables.views.operator.common import (
+    CONFIG_LABELS,
+    config_value_text,
+    edge_stream_url,
+    edges_of,
+    proposal_entry,
+)
 
 # How many of a table's versions the history shows side by side (newest first).
 HISTORY_VERSIONS = 8
@@ -101,6 +107,11 @@ def _table_context(
         .select_related("approval", "created_by")
         .first()
     )
+    edges = edges_of(
+        chosen["rule_set_version"] or config.rule_set_version,
+        chosen["perfect_pairs_version"],
+        chosen["twenty_one_plus_three_version"],
+    )
     return {
         "table": table,
         "config": config,
@@ -108,11 +119,8 @@ def _table_context(
         "version_fields": [form[name] for name in TableConfigForm.VERSIONS],
         "limit_fields": [form[name] for name in TableConfigForm.LIMITS],
         "setting_fields": [form[name] for name in TableConfigForm.SETTINGS],
-        "edges": edges_of(
-            chosen["rule_set_version"] or config.rule_set_version,
-            chosen["perfect_pairs_version"],
-            chosen["twenty_one_plus_three_version"],
-        ),
+        "edges": edges,
+        "stream_url": edge_stream_url([edges["main"]]),
         "history": _history(table),
         "proposal": proposal_entry(pending, user) if pending is not None else None,
         "proposals": TableConfigProposal.objects.filter(table=table)
