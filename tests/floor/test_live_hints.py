@@ -43,8 +43,8 @@ from tables.services import (
     shoe_shuffle,
 )
 from tests.accounting.conftest import TRAY, opened
-from tests.hints import topics_of
 from tests.factories import staff_user
+from tests.hints import topics_of
 from tests.tables.conftest import at_terminal, funded_player, physical, refused
 from tests.tables.payouts_support import boss_dealer, busy_round
 
