@@ -40,9 +40,10 @@ from typing import Any
 
 import psycopg
 import redis.asyncio
-from asgiref.sync import sync_to_async
+from asgiref.sync import SyncToAsync, sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
+from django.db import connections
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 
 from casino import hints
@@ -229,6 +230,35 @@ def hint_stream(
     return stream
 
 
+async def release_request_thread() -> None:
+    """Let go of the thread and the database connection the stream's view used.
+
+    Under ASGI, Django runs a request's synchronous code (its middleware, the view) in a thread of
+    the request's own (asgiref's executor of the request's ``ThreadSensitiveContext``), kept until
+    the request ends: for a stream, as long as it is open, idle, with the view's PostgreSQL
+    connection open in it. Ten thousand streams would hold ten thousand threads and connections.
+    Once the stream starts, the view and the middleware are done: the thread's connections are
+    closed in it and the executor is shut down; what the request runs synchronously later (Django
+    closing the response) gets a new one, which the request's end shuts down as usual."""
+    await sync_to_async(connections.close_all)()
+    context = SyncToAsync.thread_sensitive_context.get(None)
+    executor = SyncToAsync.context_to_thread_executor.pop(context, None) if context is not None else None
+    if executor is not None:
+        executor.shutdown(wait=False)
+
+
+def checked(still_allowed: Callable[[], str | None]) -> Callable[[], str | None]:
+    """``still_allowed`` run in a thread of the shared pool, its database connection closed after."""
+
+    def check() -> str | None:
+        try:
+            return still_allowed()
+        finally:
+            connections.close_all()
+
+    return check
+
+
 async def stream_events(
     topics: dict[str, str],
     controls: list[str],
@@ -240,8 +270,11 @@ async def stream_events(
     queue = the_hub.subscribe(watched)
     lifetime = settings.HINTS_STREAM_SECONDS * random.uniform(0.8, 1.0)
     keepalive = settings.HINTS_KEEPALIVE_SECONDS
-    check = sync_to_async(still_allowed) if still_allowed is not None else None
+    check = (
+        sync_to_async(checked(still_allowed), thread_sensitive=False) if still_allowed is not None else None
+    )
     try:
+        await release_request_thread()
         yield f"retry: {settings.HINTS_RETRY_MS}\n\n"
         # The listener away: the first hints below make the screen re-read anyway.
         with contextlib.suppress(TimeoutError):

@@ -3,11 +3,12 @@ published after a commit (casino/hints.py)."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import connection, transaction
 from django.test import Client
 
 from casino.hints import hint, publisher, table_topic
@@ -99,3 +100,37 @@ def test_under_wsgi_a_stream_is_refused_and_the_page_polls(seeded: None) -> None
     response = client.get("/dealer/tables/BJ1/stream/")
     assert response.status_code == 503
     assert b"streams_not_served_here" in response.content
+
+
+def test_a_live_page_reloads_itself_without_javascript(seeded: None) -> None:
+    client = Client()
+    client.force_login(User.objects.get(username="dealer"))
+    page = client.get("/dealer/tables/BJ1/").content.decode()
+    assert 'sse-connect="/dealer/tables/BJ1/stream/"' in page
+    assert '<noscript><meta http-equiv="refresh" content="15"></noscript>' in page
+
+
+def test_an_open_stream_holds_no_thread_and_no_database_connection(
+    seeded: None, asgi_server: AsgiServer
+) -> None:
+    """Thirty open streams: the threads of this process and the connections to the test database
+    are as many as before (the view's thread and connection are let go once the stream starts)."""
+
+    def held() -> tuple[int, int]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
+            return threading.active_count(), cursor.fetchone()[0]
+
+    cookie = session_cookie("dealer", "dealer-demo")
+    before = held()
+    responses = [
+        open_stream(asgi_server, "/dealer/tables/BJ1/stream/", {"Cookie": cookie}) for _ in range(30)
+    ]
+    for response in responses:
+        assert events(response, 2)  # open: its first hints arrived
+    time.sleep(0.5)
+    threads, database = held()
+    assert threads <= before[0] + 2, (before, threads)
+    assert database <= before[1] + 2, (before, database)
+    for response in responses:
+        response.close()

@@ -79,6 +79,7 @@ def test_the_pages_money_is_read_again_once_it_moved(make_player: Callable[..., 
     version = re.search(r'cage/players/\d+/live/\?version=([0-9a-f]+)"', page)
     assert version is not None
     assert f'sse-connect="/cage/players/{player.pk}/stream/"' in page
+    assert 'http-equiv="refresh"' not in page  # amounts are typed here: no reload without JavaScript
     assert 'hx-trigger="sse:player, every 15s"' in page and 'id="statement-page" value="1"' in page
     live = f"/cage/players/{player.pk}/live/?version={version[1]}&page=1"
 

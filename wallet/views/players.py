@@ -236,6 +236,7 @@ def _player_context(request: HttpRequest, player: Player, **extra: Any) -> dict[
     context: dict[str, Any] = {
         "player": player,
         "stream_url": reverse("cage:player_stream", args=[player.pk]),
+        "stream_reload": False,  # the cashier types amounts here: no reload without JavaScript
         # Read before the money it digests: a move between the two reads is drawn again, never missed.
         "money_version": money_version(player),
         "status": player_status(player),
