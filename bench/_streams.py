@@ -18,8 +18,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def uvicorn_start(port: int, log: Any, *, workers: int = 1) -> subprocess.Popen[bytes]:
-    """uvicorn with the calling bench's environment (settings module, database, hints URL)."""
+def uvicorn_start(
+    port: int, log: Any, *, workers: int = 1, environment: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """uvicorn with the calling bench's environment (settings module, database, hints URL), and
+    ``environment`` over it."""
     command = [
         str(ROOT / ".venv/bin/python"),
         "-m",
@@ -37,7 +40,9 @@ def uvicorn_start(port: int, log: Any, *, workers: int = 1) -> subprocess.Popen[
         "--backlog",
         "4096",
     ]
-    return subprocess.Popen(command, cwd=ROOT, env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        command, cwd=ROOT, env={**os.environ, **(environment or {})}, stdout=log, stderr=subprocess.STDOUT
+    )
 
 
 @dataclass
@@ -98,8 +103,6 @@ async def subscribe(port: int, subscriber: Subscriber) -> None:
         await _read_chunked(reader, subscriber)
     except (OSError, asyncio.IncompleteReadError, ValueError, IndexError) as error:
         subscriber.error = repr(error)
-    except asyncio.CancelledError:
-        pass
 
 
 class Loop:
@@ -111,7 +114,7 @@ class Loop:
         self.thread.start()
         self.tasks: list[asyncio.Task[None]] = []
 
-    def open(self, port: int, subscribers: list[Subscriber], *, at_once: int = 100) -> float:
+    def open(self, port: int, subscribers: list[Subscriber], *, at_once: int = 50) -> float:
         """Opens every stream, ``at_once`` connecting together; returns the seconds it took until
         each had its answer's headers."""
         started = time.perf_counter()
@@ -137,7 +140,7 @@ class Loop:
                 task.cancel()
             await asyncio.gather(*self.tasks, return_exceptions=True)
 
-        asyncio.run_coroutine_threadsafe(cancel(), self.loop).result(timeout=60)
+        asyncio.run_coroutine_threadsafe(cancel(), self.loop).result(timeout=300)
         self.tasks.clear()
 
     def stop(self) -> None:

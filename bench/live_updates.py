@@ -617,15 +617,18 @@ def burst(round_: Round, bettors: list[Player], listener: Subscriber) -> tuple[i
     return sum(counts), took, per_second
 
 
-def hammer(port: int, pollers: list[Poller], seconds: float) -> tuple[float, float, float]:
+def hammer(port: int, pollers: list[Poller], seconds: float) -> tuple[float, float, float, dict[int, int]]:
     """Every poller polling as fast as it can, one thread each, for ``seconds``: requests a
-    second, median and p95 round trip."""
+    second, median and p95 round trip, and the answers by status."""
     end = time.perf_counter() + seconds
     latencies: list[list[float]] = [[] for _ in pollers]
+    statuses: list[list[int]] = [[] for _ in pollers]
 
     def run(index: int) -> None:
         while time.perf_counter() < end:
-            latencies[index].append(pollers[index].poll(port)[1])
+            status, elapsed = pollers[index].poll(port)
+            latencies[index].append(elapsed)
+            statuses[index].append(status)
 
     threads = [threading.Thread(target=run, args=(index,)) for index in range(len(pollers))]
     for thread in threads:
@@ -633,27 +636,45 @@ def hammer(port: int, pollers: list[Poller], seconds: float) -> tuple[float, flo
     for thread in threads:
         thread.join()
     every = [value for each in latencies for value in each]
-    return len(every) / seconds, statistics.median(every), _quantile(every, 0.95)
+    counts: dict[int, int] = {}
+    for status in (status for each in statuses for status in each):
+        counts[status] = counts.get(status, 0) + 1
+    return len(every) / seconds, statistics.median(every), _quantile(every, 0.95), counts
 
 
-def pages_on_each_server(
-    ports: tuple[int, int], meter: Meter, consoles: list[Poller], seconds: float
-) -> None:
-    """Part 8: the consoles' re-read (204) from 20 threads at once, on gunicorn and on uvicorn."""
+def pages_on_each_server(port: int, meter: CpuMeter, consoles: list[Poller], seconds: float) -> None:
+    """Part 8: the consoles' re-read (204) from 20 threads at once, on gunicorn and on a uvicorn
+    process serving the pages (Django's advice under ASGI: no persistent connections, so each
+    request opens its own)."""
     print(
         f"\n8. the pages on each server: {CONSOLES} consoles polling live/ (204) as fast as they can, {seconds:.0f} s"
     )
-    for name, port in (("gunicorn", ports[0]), ("uvicorn", ports[1])):
-        for poller in consoles:
-            poller.conn = None
-            poller.poll(port)
-        before = meter.snapshot()
-        rate, median, p95 = hammer(port, consoles, seconds)
-        cpu = Meter.per_second(before, meter.snapshot())
-        print(
-            f"  {name:<9} {rate:>6.0f} requests/s, round trip median {median * 1e3:.1f} ms, p95 {p95 * 1e3:.1f} ms; "
-            f"CPU per request: {name} {cpu[name] / rate * 1e3:.2f} ms, PostgreSQL {cpu['postgres'] / rate * 1e3:.2f} ms"
-        )
+    pages_port = free_port()
+    with tempfile.NamedTemporaryFile("w+b", prefix="live-updates-pages-", suffix=".log", delete=False) as log:
+        pages = uvicorn_start(pages_port, log, environment={"DATABASE_CONN_MAX_AGE": "0"})
+        try:
+            time.sleep(3.0)
+            for name, at, process in (("gunicorn", port, meter.server), ("uvicorn", pages_port, pages)):
+                for poller in consoles:
+                    poller.conn = None
+                    poller.poll(at)
+                server = psutil.Process(process.pid)
+                before = (sum(process_tree_cpu(server).values()), sum(meter._postgres().values()))
+                rate, median, p95, statuses = hammer(at, consoles, seconds)
+                spent = (
+                    sum(process_tree_cpu(server).values()) - before[0],
+                    sum(meter._postgres().values()) - before[1],
+                )
+                answered = rate * seconds
+                print(
+                    f"  {name:<9} {rate:>6.0f} requests/s {statuses}, round trip median {median * 1e3:.1f} ms, p95 "
+                    f"{p95 * 1e3:.1f} ms; CPU per request: {name} {spent[0] / answered * 1e3:.2f} ms, "
+                    f"PostgreSQL {spent[1] / answered * 1e3:.2f} ms"
+                )
+        finally:
+            pages.terminate()
+            pages.wait(timeout=30)
+            Path(log.name).unlink()
     for poller in consoles:
         poller.conn = None
 
@@ -739,7 +760,9 @@ def streaming(
         Subscriber(table_stream_path(round_), watchers[index % len(watchers)])
         for index in range(streams_many)
     ]
-    opened = loop.open(stream_port, many, at_once=200)
+    # 50 opening at once: each opening's checks take a database connection for a moment, and
+    # PostgreSQL's max_connections (100) bounds how many may at once.
+    opened = loop.open(stream_port, many, at_once=50)
     time.sleep(2.0)
     held = sum(1 for subscriber in many if subscriber.status == 200 and not subscriber.error)
     full = rss(server)
@@ -751,7 +774,7 @@ def streaming(
     if errors:
         print(f"  errors {len(errors)}, the first: {errors[:2]}")
     loop.stop()
-    pages_on_each_server(ports, meter, consoles, 5.0)
+    pages_on_each_server(ports[0], meter.polling, consoles, 5.0)
 
 
 def polling(
