@@ -182,6 +182,19 @@ class Poller:
         raise AssertionError("unreachable")
 
 
+def terminal_at(table: Table, index: int) -> tuple[Terminal, str]:
+    """A player terminal of the table, registered, and its credential's token."""
+    terminal = terminal_register(
+        casino=table.casino,
+        name=f"LU-{index}",
+        kind=Terminal.Kind.PLAYER_TERMINAL,
+        table=table,
+        actor=Actor.automatic("system"),
+    )
+    _, token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
+    return terminal, token
+
+
 def setup(many: int) -> tuple[Round, list[Poller], list[Poller], list[Player], list[dict[str, str]]]:
     call_command("migrate", verbosity=0)
     seed_all()
@@ -211,14 +224,7 @@ def setup(many: int) -> tuple[Round, list[Poller], list[Poller], list[Player], l
             actor=Actor.automatic("system"),
         )
         system_buy_in(player=player, amount_minor=10**9, actor=Actor.automatic("bench"))
-        terminal = terminal_register(
-            casino=casino,
-            name=f"LU-{index}",
-            kind=Terminal.Kind.PLAYER_TERMINAL,
-            table=table,
-            actor=Actor.automatic("system"),
-        )
-        _, token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
+        terminal, token = terminal_at(table, index)
         _, player_token = player_session_start(terminal=terminal, card_number=card, pin=pin)
         headers = {"Authorization": f"Terminal {token}", "X-Player-Token": player_token}
         terminals.append(Poller("terminal", f"/api/v1/tables/{table.pk}/state/", headers))
@@ -226,14 +232,7 @@ def setup(many: int) -> tuple[Round, list[Poller], list[Poller], list[Player], l
     # The terminals that only follow the table's stream (4 and 7): a credential each, no player.
     watchers = [terminal.headers for terminal in terminals]
     for index in range(TERMINALS, many):
-        terminal = terminal_register(
-            casino=casino,
-            name=f"LU-{index}",
-            kind=Terminal.Kind.PLAYER_TERMINAL,
-            table=table,
-            actor=Actor.automatic("system"),
-        )
-        _, token = terminal_credential_issue(terminal=terminal, actor=Actor.automatic("system"))
+        _, token = terminal_at(table, index)
         watchers.append({"Authorization": f"Terminal {token}"})
     consoles = []
     for _ in range(CONSOLES):

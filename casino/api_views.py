@@ -69,6 +69,15 @@ class TerminalApiView(APIView):
         # The authentication classes put the Terminal on request.user, which DRF types as a user.
         return cast(Terminal, self.request.user)
 
+    @property
+    def table(self) -> Table:
+        """The table the terminal is placed at (AtOwnTable refuses a terminal without one before
+        a view asks; the refusal here is for the type checker)."""
+        table = self.terminal.table
+        if table is None:
+            raise NotFoundError("This terminal is not placed at a table.")
+        return table
+
 
 class PlayerApiView(TerminalApiView):
     """A player signed in at this terminal: terminal credential plus player token."""
@@ -169,13 +178,6 @@ class TablePlayerView(PlayerApiView):
     def actor(self) -> Actor:
         return Actor.at_terminal(self.terminal, self.session.player)
 
-    @property
-    def table(self) -> Table:
-        table = self.terminal.table
-        if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
-            raise NotFoundError("This terminal is not placed at a table.")
-        return table
-
 
 class DealerApiView(TerminalApiView):
     """The dealer terminal placed at this table. Each command is one service called with the
@@ -186,13 +188,6 @@ class DealerApiView(TerminalApiView):
 
     def actor(self) -> Actor:
         return Actor.at_terminal(self.terminal)
-
-    @property
-    def table(self) -> Table:
-        table = self.terminal.table
-        if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
-            raise NotFoundError("This terminal is not placed at a table.")
-        return table
 
 
 # ---------------------------------------------------------------- streams

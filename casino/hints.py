@@ -242,18 +242,24 @@ class RedisTransport(Transport):
         return self.waits.pop(topic, self.window_ms)
 
 
+def postgres_parameters() -> dict[str, Any]:
+    """How to open a connection of one's own to the application's database, in autocommit (the
+    publisher's NOTIFY, the streams' LISTEN)."""
+    database = settings.DATABASES["default"]
+    return {
+        "dbname": database["NAME"],
+        "user": database.get("USER") or None,
+        "password": database.get("PASSWORD") or None,
+        "host": database.get("HOST") or None,
+        "port": database.get("PORT") or None,
+        "connect_timeout": 3,
+        "autocommit": True,
+    }
+
+
 def postgres_connect() -> psycopg.Connection[Any]:
     """A connection of its own to the application's database, in autocommit."""
-    database = settings.DATABASES["default"]
-    return psycopg.connect(
-        dbname=database["NAME"],
-        user=database.get("USER") or None,
-        password=database.get("PASSWORD") or None,
-        host=database.get("HOST") or None,
-        port=database.get("PORT") or None,
-        connect_timeout=3,
-        autocommit=True,
-    )
+    return psycopg.connect(**postgres_parameters())
 
 
 def transport_for(url: str, window_ms: int) -> Transport:

@@ -126,16 +126,7 @@ class Hub:
             await client.aclose()
 
     async def listen_postgres(self, first: bool) -> None:
-        database = settings.DATABASES["default"]
-        connection = await psycopg.AsyncConnection.connect(
-            dbname=database["NAME"],
-            user=database.get("USER") or None,
-            password=database.get("PASSWORD") or None,
-            host=database.get("HOST") or None,
-            port=database.get("PORT") or None,
-            connect_timeout=3,
-            autocommit=True,
-        )
+        connection = await psycopg.AsyncConnection.connect(**hints.postgres_parameters())
         async with connection:
             await connection.execute(f"LISTEN {hints.POSTGRES_CHANNEL}")
             self.listening(first)

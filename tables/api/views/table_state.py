@@ -22,9 +22,8 @@ from casino.api_views import (
     terminal_stream,
 )
 from casino.authentication import TerminalOptionalPlayerAuthentication
-from casino.errors import NotFoundError
 from casino.hints import table_topic
-from casino.models import PlayerSession, Table
+from casino.models import PlayerSession
 from casino.schema import problems
 from tables.api import serializers as s
 from tables.api.state import etag_matches, table_state_version_current, table_state_wait, terminal_state
@@ -51,13 +50,6 @@ class TableTerminalView(TerminalApiView):
     authentication_classes = [TerminalOptionalPlayerAuthentication]
     permission_classes = [IsTerminal, AtOwnTable]
     throttle_classes = [TerminalRateThrottle, PlayerRateThrottle]
-
-    @property
-    def table(self) -> Table:
-        table = self.terminal.table
-        if table is None:  # AtOwnTable refuses a terminal without a table; this is for the type checker
-            raise NotFoundError("This terminal is not placed at a table.")
-        return table
 
 
 class TableStateView(TableTerminalView):
