@@ -27,9 +27,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PUSHED_WITHIN_MS = 2_000
 
 
-def betting_round(table: Table) -> Round:
+def betting_round(table: Table, betting_seconds: int = 600) -> Round:
     table_settings_applied(
-        table=table, operator=staff_user("operator", "operator-push"), settings={"betting_seconds": 600}
+        table=table,
+        operator=staff_user("operator", "operator-push"),
+        settings={"betting_seconds": betting_seconds},
     )
     dealer = staff_user("dealer", "dealer-push")
     dealer_sign_on(table=table, actor=Actor.staff(dealer))
@@ -146,3 +148,21 @@ def test_a_stream_closed_mid_round_resumes_with_last_event_id_and_shows_what_a_f
         "#console"
     ).get_attribute("data-version")
     assert dealer.locator("#boxes").inner_text() == fresh.locator("#boxes").inner_text()
+
+
+def test_an_open_console_drives_its_rounds_countdown_without_a_worker(
+    browser: Any, live_server: Any, seeded: Any
+) -> None:
+    """No worker runs here and nothing else happens at the table: at the end of the betting
+    countdown the console reads itself again, and that read closes the betting (the overdue
+    default), as the second-by-second poll did."""
+    expect = sync_api.expect
+    table = Table.objects.get(name="BJ1")
+    round_ = betting_round(table, betting_seconds=3)
+    bet(player("T-PUSH-1", "1000000001", "1111"), table, round_, 1, "countdown-1")
+    dealer = signed_in(browser, live_server, "dealer", "dealer-demo")
+    dealer.goto(f"{live_server.url}/dealer/tables/BJ1/")
+    expect(dealer.locator("#round-status")).to_have_attribute("data-status", "betting")
+    expect(dealer.locator("#round-status")).not_to_have_attribute("data-status", "betting", timeout=6_000)
+    round_.refresh_from_db()
+    assert round_.status != "betting"
