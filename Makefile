@@ -44,7 +44,7 @@ run: install
 	$(ON_DATABASE) sh -c '$(MIGRATE) && $(SEED) \
 		&& echo "Serving the back office on http://$(HOST):$(PORT)/ (Ctrl-C stops it)" \
 		&& DJANGO_SETTINGS_MODULE=casino.settings.development exec $(BIN)/python -m uvicorn \
-			casino.asgi:application --host $(HOST) --port $(PORT) --no-access-log'
+			casino.asgi:application --host $(HOST) --port $(PORT) --no-access-log --lifespan off'
 
 test: install
 	$(ON_DATABASE_AS_SUPERUSER) $(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -32,6 +32,7 @@ version is this process's start token and a counter, unique without a shared sto
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import logging
 import secrets
@@ -341,6 +342,9 @@ def publisher() -> Publisher:
     with _publisher_lock:
         if _publisher is None:
             _publisher = Publisher(transport_for(settings.HINTS_URL, settings.HINTS_WINDOW_MS))
+            # A process that ends soon after its last commit (a management command) publishes
+            # what it hinted before it exits: the thread is a daemon, stopped at exit.
+            atexit.register(_publisher.flush, 2.0)
         return _publisher
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import itertools
 import os
+import subprocess
+import sys
 import time
 from typing import Any
 
 import psycopg
 import pytest
 import redis
+from django.conf import settings
 from django.db import transaction
 
 from casino import hints
@@ -172,3 +175,26 @@ def test_redis_one_window_for_every_process_and_one_counter(transactional_db: An
             payloads.append(message["data"].decode())
     assert payloads == [f"{topic} {first}", f"{topic} {second}"]
     pubsub.close()
+
+
+def test_a_process_that_ends_after_its_commit_publishes_its_hints_first(transactional_db: Any) -> None:
+    """A management command that ends right after its last commit: its hints are published
+    before the process exits (PostgreSQL's NOTIFY, heard here)."""
+    listener = postgres_connect()
+    listener.execute(f"LISTEN {POSTGRES_CHANNEL}")
+    database = settings.DATABASES["default"]
+    url = (
+        f"postgres://{database['USER'] or ''}@{database['HOST'] or '127.0.0.1'}:{database['PORT'] or 5432}"
+        f"/{database['NAME']}"
+    )
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "casino.settings.development",
+        "DATABASE_URL": url,
+        "HINTS_URL": "postgres",
+    }
+    script = "import django; django.setup(); from casino.hints import hint; hint('table:4242')"
+    subprocess.run([sys.executable, "-c", script], env=environment, check=True, timeout=60)
+    notices = list(listener.notifies(timeout=2, stop_after=1))
+    assert [notice.payload.split(" ")[0] for notice in notices] == ["table:4242"]
+    listener.close()
