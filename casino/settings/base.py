@@ -63,6 +63,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz and /readyz (casino/health.py), for probes calling a process by its address over
+    # plain HTTP: before the host check, the HTTPS redirect and the session.
+    "casino.health.HealthMiddleware",
     # Under /api/, Django's own error pages become problem+json (casino/api_middleware.py), the
     # HTTPS redirect's refusal of a bad Host included: outside SecurityMiddleware, whose headers
     # it adds to its answers itself.
