@@ -66,6 +66,8 @@ MIDDLEWARE = [
     # /healthz and /readyz (casino/health.py), for probes calling a process by its address over
     # plain HTTP: before the host check, the HTTPS redirect and the session.
     "casino.health.HealthMiddleware",
+    # The request's id (nginx's X-Request-ID, else a new one) on every log line and answered back.
+    "casino.request_log.RequestIdMiddleware",
     # Under /api/, Django's own error pages become problem+json (casino/api_middleware.py), the
     # HTTPS redirect's refusal of a bad Host included: outside SecurityMiddleware, whose headers
     # it adds to its answers itself.
@@ -347,9 +349,23 @@ ADJUSTMENT_APPROVAL_THRESHOLD_MINOR = int(os.environ.get("ADJUSTMENT_APPROVAL_TH
 # (tables.services.config_changes.table_config_change).
 TABLE_LIMIT_CHANGE_APPROVAL_MINOR = int(os.environ.get("TABLE_LIMIT_CHANGE_APPROVAL_MINOR", "100000"))
 
+# LOG_FORMAT=json writes each log line as one JSON object with the request's id
+# (casino/request_log.py; the production default), "text" the message alone.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text")
 LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "casino.request_log.RequestIdFilter"}},
+    "formatters": {
+        "json": {"()": "casino.request_log.JsonFormatter"},
+        "text": {"format": "%(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "json" if LOG_FORMAT == "json" else "text",
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }

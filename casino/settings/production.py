@@ -42,3 +42,5 @@ SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_SECURE = True
 X_FRAME_OPTIONS = "DENY"
 LOGGING["root"]["level"] = os.environ.get("LOG_LEVEL", "WARNING")  # noqa: F405
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "json")
+LOGGING["handlers"]["console"]["formatter"] = "json" if LOG_FORMAT == "json" else "text"  # noqa: F405
