@@ -403,7 +403,10 @@ def test_a_running_check_polls_and_its_poll_sends_the_result_when_done(
     running = auditor_client.get(f"/audit/checks/{job.pk}/").content.decode()
     poll = auditor_client.get(f"/audit/checks/{job.pk}/", headers=HTMX).content.decode()
 
-    assert f'hx-get="/audit/checks/{job.pk}/" hx-trigger="sse:job, every 15s" hx-swap="outerHTML"' in running
+    assert (
+        f'hx-get="/audit/checks/{job.pk}/" hx-trigger="sse:job, every 15s" hx-sync="this:replace" hx-disinherit="hx-sync" hx-swap="outerHTML"'
+        in running
+    )
     assert f'sse-connect="/audit/checks/{job.pk}/stream/"' in running
     assert '<progress max="480" value="120">' in running
     assert "Checking the audit records" in running and "120 of 480" in running

@@ -133,7 +133,7 @@ def test_a_live_page_follows_its_stream_and_its_parts_re_read_on_their_hints(
     # and the header's count re-reads itself on the queue's hints
     assert (
         '<a class="waiting" id="waiting-for-you" href="/pit/" hx-get="/waiting/" hx-trigger="sse:queue" '
-        'hx-swap="outerHTML">Waiting for you <span class="pill">0</span></a>'
+        'hx-sync="this:replace" hx-disinherit="hx-sync" hx-swap="outerHTML">Waiting for you <span class="pill">0</span></a>'
     ) in html
 
 
@@ -145,7 +145,7 @@ def test_the_header_count_is_read_alone_and_is_live_only_on_a_page_with_a_stream
     assert fragment.status_code == 200
     assert fragment.content.decode().strip() == (
         '<a class="waiting" id="waiting-for-you" href="/pit/" hx-get="/waiting/" hx-trigger="sse:queue" '
-        'hx-swap="outerHTML">Waiting for you <span class="pill">0</span></a>'
+        'hx-sync="this:replace" hx-disinherit="hx-sync" hx-swap="outerHTML">Waiting for you <span class="pill">0</span></a>'
     )
     # a page without a stream shows the count as it is, with nothing to re-read it
     audit = client.get("/audit/").content.decode()
