@@ -188,7 +188,9 @@ class MemoryTransport(Transport):
 
 
 class PostgresTransport(Transport):
-    """NOTIFY from a connection of the publisher's own (autocommit), one statement a hint."""
+    """NOTIFY from a connection of the publisher's own (autocommit), one statement a hint. The
+    statement is SQL because NOTIFY has no ORM form; it is not a shortcut of a path the ORM could
+    take, so no bench stands behind it."""
 
     def __init__(self, window_ms: int) -> None:
         self.window = LocalWindow(window_ms)

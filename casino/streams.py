@@ -36,7 +36,6 @@ import logging
 import random
 import threading
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
 import psycopg
 import redis.asyncio
@@ -299,13 +298,3 @@ async def stream_events(
                 yield event(topics[topic], topic, version, shown)
     finally:
         the_hub.unsubscribe(watched, queue)
-
-
-def stream_state() -> dict[str, Any]:
-    """What this process holds (bench and metrics): its streams and topics."""
-    with _hubs_lock:
-        hubs = list(_hubs.values())
-    return {
-        "streams": sum(each.streams for each in hubs),
-        "topics": sum(len(each.queues) for each in hubs),
-    }
